@@ -1,0 +1,886 @@
+/**
+ * The engine: one deterministic state machine, commands in, events out.
+ *
+ * Pipeline of an order (exchange-core's stages): validate (errors, no state change) →
+ * admit (engine rejections: client ids, open-order cap, risk pre-trade) → match (book only) →
+ * settle each fill (risk) → rest or finish. The event translator at the bottom of this file is
+ * the only place that builds public event shapes.
+ *
+ * Time: `apply` first moves the engine clock to the command's time (never backwards) and runs
+ * what came due — GTT expiries, dead man's switches, buffered modifies — then the command.
+ *
+ * Determinism: no clock, no randomness, iteration only over insertion-ordered Maps or sorted
+ * lists; the same command stream yields the same event stream.
+ */
+import { accountKey, createAccount, type Account } from './account.ts';
+import { createBook, crosses, insertOrder, levelAt, reduceOrder, removeOrder, bestLevel, type Book } from './book.ts';
+import { addExpiry, createExpiry, dueOrders, hasDue, removeExpiry, type Expiry } from './expiry.ts';
+import { compileMarket, meetsMinNotional, onTierTick, type MarketSpec } from './market.ts';
+import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
+import {
+  bufferModify,
+  cancelPending,
+  createModifyBuffer,
+  expiredModifies,
+  forgetCancels,
+  nextBufferDeadline,
+  rememberCancel,
+  takePending,
+  targetKey,
+  type ModifyBuffer,
+} from './modify-buffer.ts';
+import type { Order } from './order.ts';
+import { preTrade, reduceAllowance, settleFill } from './risk.ts';
+import { arm, createSwitches, disarm, takeDue, type Switches } from './schedule-cancel.ts';
+import { createSequences, nextGlobal, type Sequences } from './sequence.ts';
+import { LIMITS } from './spec.ts';
+import type { ErrorType, OrderStatus, RejectionReason } from './spec.ts';
+import {
+  TIF_ALO,
+  TIF_FOK,
+  TIF_GTT,
+  TIF_IOC,
+  type CancelAllCommand,
+  type CancelOrderCommand,
+  type Command,
+  type CommandResult,
+  type EngineConfig,
+  type EngineEvent,
+  type EngineLimits,
+  type EventSink,
+  type InvalidResult,
+  type ModifyOrderCommand,
+  type OrderResult,
+  type PlaceOrderCommand,
+  type RejectedResult,
+  type ScheduleCancelCommand,
+  type SideCode,
+  type TradeEntry,
+} from './types.ts';
+
+export const DEFAULT_LIMITS: EngineLimits = {
+  openOrdersPerMarket: 1000,
+  modifyBufferUs: 1_000_000,
+};
+
+export interface MarketState {
+  spec: MarketSpec;
+  book: Book;
+  /** Per-market sequence (sequence.ts). */
+  seq: number;
+  oraclePrice: number;
+  markPrice: number;
+  // Per-command scratch, reset by flush.
+  touched: boolean;
+  dirtyBids: number[];
+  dirtyAsks: number[];
+  trades: TradeEntry[];
+  tradesTaker: Order | null;
+  bboBefore: [number, number, number, number];
+}
+
+export interface Engine {
+  markets: Map<number, MarketState>;
+  accounts: Map<string, Account>;
+  /** Live orders (resting or untriggered) by id. */
+  orders: Map<number, Order>;
+  limits: EngineLimits;
+  sink: EventSink;
+  time: number;
+  seq: Sequences;
+  /** The next orderId to issue; ids below it were issued. */
+  nextOrderId: number;
+  nextTradeId: number;
+  expiry: Expiry;
+  switches: Switches;
+  modifies: ModifyBuffer;
+  touchedMarkets: MarketState[];
+  /** The order currently taking liquidity, and its market (read by the match hooks). */
+  taker: Order | null;
+  takerMarket: MarketState | null;
+  hooks: MatchHooks;
+}
+
+export function createEngine(config: EngineConfig, sink: EventSink = () => {}): Engine {
+  const engine: Engine = {
+    markets: new Map(),
+    accounts: new Map(),
+    orders: new Map(),
+    limits: { ...DEFAULT_LIMITS, ...config.limits },
+    sink,
+    time: 0,
+    seq: createSequences(),
+    nextOrderId: 1,
+    nextTradeId: 1,
+    expiry: createExpiry(),
+    switches: createSwitches(),
+    modifies: createModifyBuffer(),
+    touchedMarkets: [],
+    taker: null,
+    takerMarket: null,
+    hooks: undefined as unknown as MatchHooks,
+  };
+  engine.hooks = {
+    onFill: (maker, price, qty) => onFill(engine, maker, price, qty),
+    makerAllowance: reduceAllowance,
+    dropMaker: (maker) => {
+      const ms = engine.takerMarket!;
+      unrest(engine, ms, maker);
+      finish(engine, maker, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
+    },
+  };
+  for (const def of config.markets) addMarketState(engine, compileMarket(def));
+  return engine;
+}
+
+function addMarketState(engine: Engine, spec: MarketSpec): MarketState {
+  const ms: MarketState = {
+    spec,
+    book: createBook(),
+    seq: 0,
+    oraclePrice: 0,
+    markPrice: 0,
+    touched: false,
+    dirtyBids: [],
+    dirtyAsks: [],
+    trades: [],
+    tradesTaker: null,
+    bboBefore: [0, 0, 0, 0],
+  };
+  engine.markets.set(spec.id, ms);
+  return ms;
+}
+
+/** Applies one command; its events go to the sink before this returns. */
+export function apply(engine: Engine, command: Command): CommandResult {
+  const time = command.time > engine.time ? command.time : engine.time;
+  engine.time = time;
+  runTimers(engine, time);
+  let result: CommandResult;
+  switch (command.type) {
+    case 'placeOrder':
+      result = placeOrder(engine, command);
+      break;
+    case 'cancelOrder':
+      result = cancelOrder(engine, command);
+      break;
+    case 'modifyOrder':
+      result = modifyOrder(engine, command);
+      break;
+    case 'cancelAll':
+      result = cancelAll(engine, command);
+      break;
+    case 'scheduleCancel':
+      result = scheduleCancel(engine, command);
+      break;
+    case 'setPrices': {
+      const ms = engine.markets.get(command.marketId);
+      if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+      if (!validPrice(command.oraclePrice) || !validPrice(command.markPrice)) {
+        return invalid('InvalidRequest', 'prices must be non-negative integer ticks');
+      }
+      ms.oraclePrice = command.oraclePrice;
+      ms.markPrice = command.markPrice;
+      engine.sink({ type: 'prices', globalSeq: nextGlobal(engine.seq), time, marketId: ms.spec.id, oraclePrice: ms.oraclePrice, markPrice: ms.markPrice });
+      result = { kind: 'done' };
+      break;
+    }
+    case 'addMarket': {
+      if (engine.markets.has(command.market.id)) return invalid('InvalidRequest', 'market id already exists', 'marketId');
+      let spec: MarketSpec;
+      try {
+        spec = compileMarket(command.market);
+      } catch (err) {
+        return invalid('InvalidRequest', (err as Error).message);
+      }
+      addMarketState(engine, spec);
+      engine.sink({ type: 'market', globalSeq: nextGlobal(engine.seq), time, marketId: spec.id, status: spec.status });
+      result = { kind: 'done' };
+      break;
+    }
+    case 'setMarketStatus': {
+      const ms = engine.markets.get(command.marketId);
+      if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+      if (command.status !== 'ONLINE' && command.status !== 'OFFLINE') return invalid('InvalidRequest', 'invalid market status', 'status');
+      ms.spec.status = command.status;
+      engine.sink({ type: 'market', globalSeq: nextGlobal(engine.seq), time, marketId: ms.spec.id, status: command.status });
+      result = { kind: 'done' };
+      break;
+    }
+    case 'advanceTime':
+      result = { kind: 'done' };
+      break;
+    default: {
+      const unknown: never = command;
+      return invalid('InvalidRequest', `unknown command ${(unknown as { type: string }).type}`);
+    }
+  }
+  flush(engine);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timers
+
+function runTimers(engine: Engine, time: number): void {
+  if (hasDue(engine.expiry, time)) {
+    for (const order of dueOrders(engine.expiry, time)) {
+      const ms = engine.markets.get(order.marketId)!;
+      unrest(engine, ms, order);
+      finish(engine, order, 'REJECTED', 'EXPIRED');
+    }
+  }
+  if (engine.switches.next <= time) {
+    for (const { sw, fires } of takeDue(engine.switches, time)) {
+      emitSwitch(engine, sw.account, sw.marketId, fires ? 'fired' : 'capped', sw.deadline);
+      if (fires) cancelScope(engine, sw.account, sw.marketId);
+    }
+  }
+  if (nextBufferDeadline(engine.modifies) <= time) {
+    for (const pending of expiredModifies(engine.modifies, time)) {
+      const c = pending.command;
+      emitRejected(engine, pending.account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
+    }
+    forgetCancels(engine.modifies, time);
+  }
+  if (engine.touchedMarkets.length > 0) flush(engine);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+function invalid(errorType: ErrorType, error: string, field?: string): InvalidResult {
+  return field === undefined ? { kind: 'invalid', errorType, error } : { kind: 'invalid', errorType, error, field };
+}
+
+function validPrice(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
+}
+
+const CLIENT_ID = /^[A-Za-z0-9_-]{1,36}$/;
+
+function onlineMarket(engine: Engine, marketId: number): MarketState | InvalidResult {
+  const ms = engine.markets.get(marketId);
+  if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+  if (ms.spec.status !== 'ONLINE') return invalid('Unavailable', 'market is not online', 'marketId');
+  return ms;
+}
+
+/** Checks a limit price: positive integer ticks on its tier's tick. */
+function checkPrice(ms: MarketState, price: number): InvalidResult | undefined {
+  if (!Number.isSafeInteger(price) || price <= 0) return invalid('InvalidRequest', 'price must be positive', 'price');
+  if (!onTierTick(ms.spec, price)) return invalid('Tick', 'price is not a multiple of the tick size for its price tier', 'price');
+  return undefined;
+}
+
+function checkGoodTilTime(engine: Engine, goodTilTime: number): InvalidResult | undefined {
+  if (!Number.isSafeInteger(goodTilTime) || goodTilTime < engine.time + LIMITS.minGoodTilTimeAheadUs) {
+    return invalid('InvalidRequest', 'goodTilTime must be at least one month in the future', 'goodTilTime');
+  }
+  return undefined;
+}
+
+function validatePlace(engine: Engine, ms: MarketState, c: PlaceOrderCommand): InvalidResult | undefined {
+  if (c.side !== 0 && c.side !== 1) return invalid('InvalidRequest', 'invalid side', 'orderSide');
+  if (c.tif !== TIF_GTT && c.tif !== TIF_FOK && c.tif !== TIF_IOC && c.tif !== TIF_ALO) return invalid('InvalidRequest', 'invalid timeInForce', 'timeInForce');
+  if (c.orderType !== 0 && c.orderType !== 1) return invalid('InvalidRequest', 'invalid orderType', 'orderType');
+  const priceError = checkPrice(ms, c.price);
+  if (priceError !== undefined) return priceError;
+  const spec = ms.spec;
+  if (!Number.isSafeInteger(c.size) || c.size <= 0) return invalid('InvalidRequest', 'quantity must be positive', 'quantity');
+  if (c.size > spec.maxSize) return invalid('InvalidRequest', 'quantity above maximum order size', 'quantity');
+  if (!c.reduceOnly && c.size < spec.minSize) return invalid('InvalidRequest', 'quantity below minimum order size', 'quantity');
+  if (c.orderType === 1) {
+    if (c.tif !== TIF_IOC) return invalid('InvalidRequest', 'MARKET orders must use IOC', 'timeInForce');
+    const mark = ms.markPrice;
+    if (mark <= 0) return invalid('OracleDeviation', 'mark price unavailable for market order', 'price');
+    // |price - mark| <= 10 % of mark, in integers: |price - mark| * 1e6 <= mark * 1e5.
+    const deviation = c.price > mark ? c.price - mark : mark - c.price;
+    if (deviation * 1_000_000 > mark * LIMITS.marketOrderBandPpm) {
+      return invalid('OracleDeviation', 'market order price must be within 10% of mark price', 'price');
+    }
+  }
+  const gttError = checkGoodTilTime(engine, c.goodTilTime);
+  if (gttError !== undefined) return gttError;
+  if (c.clientId !== undefined && (typeof c.clientId !== 'string' || !CLIENT_ID.test(c.clientId))) {
+    return invalid('InvalidRequest', 'clientId must be 1-36 characters of A-Z a-z 0-9 _ -', 'clientId');
+  }
+  if (c.reduceOnly !== true && c.reduceOnly !== false) return invalid('InvalidRequest', 'reduceOnly must be a boolean', 'reduceOnly');
+  if (!c.reduceOnly && !meetsMinNotional(spec, c.price, c.size)) return invalid('InvalidRequest', 'order notional below minimum', 'quantity');
+  return undefined;
+}
+
+function validAccountRef(address: unknown, accountIndex: unknown): boolean {
+  return typeof address === 'string' && Number.isInteger(accountIndex) && (accountIndex as number) >= 0 && (accountIndex as number) <= LIMITS.subaccountMax;
+}
+
+function getAccount(engine: Engine, address: string, index: number): Account {
+  const key = accountKey(address, index);
+  let account = engine.accounts.get(key);
+  if (account === undefined) {
+    account = createAccount(address, index);
+    engine.accounts.set(key, account);
+  }
+  return account;
+}
+
+// ---------------------------------------------------------------------------------------------
+// placeOrder
+
+function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
+  if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
+  const ms = onlineMarket(engine, c.marketId);
+  if ('kind' in ms) return ms;
+  const error = validatePlace(engine, ms, c);
+  if (error !== undefined) return error;
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const time = engine.time;
+  const order: Order = {
+    id: engine.nextOrderId++,
+    account,
+    marketId: c.marketId,
+    side: c.side,
+    orderType: c.orderType,
+    tif: c.tif,
+    reduceOnly: c.reduceOnly,
+    clientId: c.clientId,
+    price: c.price,
+    size: c.size,
+    remaining: c.size,
+    filled: 0,
+    filledValue: 0n,
+    goodTilTime: c.goodTilTime,
+    createdAt: time,
+    updatedAt: time,
+    status: 'PENDING',
+    rejectionReason: undefined,
+    cancelReason: undefined,
+    level: null,
+    prev: null,
+    next: null,
+    expBucket: null,
+    expPrev: null,
+    expNext: null,
+  };
+  const reason = admit(engine, ms, order);
+  if (reason !== undefined) {
+    finish(engine, order, 'REJECTED', reason);
+    return orderResult(order);
+  }
+  execute(engine, ms, order);
+  if (engine.modifies.pending.size > 0) applyBufferedModify(engine, ms, order);
+  return orderResult(order);
+}
+
+function orderResult(order: Order): OrderResult {
+  return { kind: 'order', orderId: order.id, status: order.status, rejectionReason: order.rejectionReason };
+}
+
+/** Engine rejections decided before the order meets the book. */
+function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason | undefined {
+  const account = order.account;
+  if (order.clientId !== undefined) {
+    if (account.clientIds.has(order.clientId)) return 'DUPLICATE_CLIENT_ID';
+    if (account.clientIds.size >= LIMITS.liveClientIdsPerAccount) return 'TOO_MANY_CLIENT_IDS';
+  }
+  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.openByMarket.get(order.marketId) ?? 0) >= engine.limits.openOrdersPerMarket) {
+    return 'OPEN_ORDER_CAP_EXCEEDED';
+  }
+  return preTrade(account, ms.spec, order.side, order.price, order.remaining, order.reduceOnly);
+}
+
+/**
+ * Takes liquidity, then rests or finishes the order. Shared by placement, crossing modifies and
+ * cancel-replace; the order is not live when this starts.
+ */
+function execute(engine: Engine, ms: MarketState, order: Order): void {
+  const book = ms.book;
+  if (order.tif === TIF_ALO) {
+    if (crosses(book, order.side, order.price)) return finish(engine, order, 'REJECTED', 'POST_ONLY_WOULD_CROSS');
+    return rest(engine, ms, order);
+  }
+  let maxQty = order.remaining;
+  if (order.reduceOnly) {
+    const allowance = reduceAllowance(order);
+    if (allowance <= 0) return finish(engine, order, order.filled > 0 ? 'CANCELED' : 'REJECTED', 'REDUCE_ONLY_WOULD_INCREASE');
+    if (allowance < maxQty) maxQty = allowance;
+  }
+  if (order.tif === TIF_FOK && (maxQty < order.remaining || fillableQty(book, order, order.remaining, engine.hooks) < order.remaining)) {
+    return finish(engine, order, 'REJECTED', 'FOK_FAILED');
+  }
+  let stop: number = 0;
+  if (crosses(book, order.side, order.price)) {
+    touch(engine, ms);
+    engine.taker = order;
+    engine.takerMarket = ms;
+    stop = matchTaker(book, order, maxQty, engine.hooks);
+    engine.taker = null;
+  }
+  if (stop === MATCH_SELF_TRADE) return finish(engine, order, order.filled > 0 ? 'CANCELED' : 'REJECTED', 'SELF_TRADE');
+  if (order.remaining === 0) return finish(engine, order, 'FILLED', undefined);
+  if (order.tif !== TIF_GTT) {
+    return order.filled > 0 ? finish(engine, order, 'CANCELED', undefined) : finish(engine, order, 'REJECTED', 'IOC_CANCELED');
+  }
+  if (order.reduceOnly && reduceAllowance(order) <= 0) return finish(engine, order, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
+  rest(engine, ms, order);
+}
+
+function rest(engine: Engine, ms: MarketState, order: Order): void {
+  order.status = order.filled > 0 ? 'PARTIALLY_FILLED' : 'OPEN';
+  order.updatedAt = engine.time;
+  makeLive(engine, order);
+  touch(engine, ms);
+  insertOrder(ms.book, order);
+  (order.side === 0 ? ms.dirtyBids : ms.dirtyAsks).push(order.price);
+  emitOrder(engine, order);
+}
+
+/** Ends an order that is not (or no longer) on the book, with its final event. */
+function finish(engine: Engine, order: Order, status: OrderStatus, reason: RejectionReason | undefined): void {
+  order.status = status;
+  order.rejectionReason = reason;
+  order.updatedAt = engine.time;
+  if (engine.orders.get(order.id) === order) releaseLive(engine, order);
+  emitOrder(engine, order);
+}
+
+function makeLive(engine: Engine, order: Order): void {
+  const account = order.account;
+  engine.orders.set(order.id, order);
+  account.orders.set(order.id, order);
+  if (order.clientId !== undefined) account.clientIds.set(order.clientId, order);
+  account.openByMarket.set(order.marketId, (account.openByMarket.get(order.marketId) ?? 0) + 1);
+  addExpiry(engine.expiry, order);
+}
+
+function releaseLive(engine: Engine, order: Order): void {
+  const account = order.account;
+  engine.orders.delete(order.id);
+  account.orders.delete(order.id);
+  if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
+  account.openByMarket.set(order.marketId, account.openByMarket.get(order.marketId)! - 1);
+  removeExpiry(engine.expiry, order);
+}
+
+/** Takes a resting order off the book (it stays live until released). */
+function unrest(engine: Engine, ms: MarketState, order: Order): void {
+  if (order.level === null) return;
+  touch(engine, ms);
+  (order.side === 0 ? ms.dirtyBids : ms.dirtyAsks).push(order.price);
+  removeOrder(ms.book, order);
+}
+
+function onFill(engine: Engine, maker: Order, price: number, qty: number): void {
+  const taker = engine.taker!;
+  const ms = engine.takerMarket!;
+  touch(engine, ms);
+  (maker.side === 0 ? ms.dirtyBids : ms.dirtyAsks).push(price);
+  const product = price * qty;
+  const value = Number.isSafeInteger(product) ? BigInt(product) : BigInt(price) * BigInt(qty);
+  taker.remaining -= qty;
+  taker.filled += qty;
+  taker.filledValue += value;
+  maker.filled += qty;
+  maker.filledValue += value;
+  settleFill(maker.account, ms.spec.id, maker.side, qty);
+  settleFill(taker.account, ms.spec.id, taker.side, qty);
+  const tradeId = engine.nextTradeId++;
+  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER');
+  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER');
+  if (ms.tradesTaker !== taker) {
+    if (ms.trades.length > 0) emitTrades(engine, ms);
+    ms.tradesTaker = taker;
+  }
+  ms.trades.push({
+    tradeId,
+    price,
+    size: qty,
+    makerOrderId: maker.id,
+    makerAddress: maker.account.address,
+    makerAccountIndex: maker.account.index,
+    takerAddress: taker.account.address,
+    takerAccountIndex: taker.account.index,
+  });
+  if (maker.remaining === 0) {
+    finish(engine, maker, 'FILLED', undefined);
+  } else {
+    maker.status = 'PARTIALLY_FILLED';
+    maker.updatedAt = engine.time;
+    emitOrder(engine, maker);
+    // A reduce-only maker whose position is gone can never fill again.
+    if (maker.reduceOnly && reduceAllowance(maker) <= 0) {
+      unrest(engine, ms, maker);
+      finish(engine, maker, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// cancelOrder, cancelAll
+
+function findTarget(engine: Engine, account: Account, marketId: number, orderId: number | undefined, clientId: string | undefined): Order | undefined {
+  const order = orderId !== undefined ? engine.orders.get(orderId) : clientId !== undefined ? account.clientIds.get(clientId) : undefined;
+  if (order === undefined || order.account !== account || order.marketId !== marketId) return undefined;
+  return order;
+}
+
+function checkTargetRef(orderId: unknown, clientId: unknown): InvalidResult | undefined {
+  if ((orderId === undefined) === (clientId === undefined)) return invalid('InvalidRequest', 'exactly one of orderId or clientId is required', 'orderId');
+  if (orderId !== undefined && (!Number.isSafeInteger(orderId) || (orderId as number) <= 0)) return invalid('InvalidRequest', 'invalid orderId', 'orderId');
+  if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId))) return invalid('InvalidRequest', 'invalid clientId', 'clientId');
+  return undefined;
+}
+
+function cancelOrder(engine: Engine, c: CancelOrderCommand): CommandResult {
+  if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
+  const refError = checkTargetRef(c.orderId, c.clientId);
+  if (refError !== undefined) return refError;
+  const ms = engine.markets.get(c.marketId);
+  if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const key = targetKey(account, c.orderId, c.clientId);
+  // Cancels dominate modifies: a modify still waiting for this target is refused, and one
+  // arriving within the window is refused too.
+  rememberCancel(engine.modifies, key, engine.time + engine.limits.modifyBufferUs);
+  const superseded = takePending(engine.modifies, key);
+  if (superseded !== undefined) {
+    emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'MODIFY_SUPERSEDED_BY_CANCEL');
+  }
+  const order = findTarget(engine, account, c.marketId, c.orderId, c.clientId);
+  if (order === undefined) return rejectCommand(engine, account, 'cancelOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND');
+  // The other name of the same order is covered as well.
+  if (c.orderId === undefined) rememberCancel(engine.modifies, targetKey(account, order.id, undefined), engine.time + engine.limits.modifyBufferUs);
+  else if (order.clientId !== undefined) rememberCancel(engine.modifies, targetKey(account, undefined, order.clientId), engine.time + engine.limits.modifyBufferUs);
+  cancelLive(engine, ms, order);
+  return orderResult(order);
+}
+
+function cancelLive(engine: Engine, ms: MarketState, order: Order): void {
+  unrest(engine, ms, order);
+  finish(engine, order, 'CANCELED', undefined);
+}
+
+function cancelAll(engine: Engine, c: CancelAllCommand): CommandResult {
+  if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
+  if (c.marketId !== undefined && !engine.markets.has(c.marketId)) return invalid('InvalidRequest', 'unknown market', 'marketId');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  return { kind: 'done', canceled: cancelScope(engine, account, c.marketId) };
+}
+
+/** Cancels every live order of an account, or of one of its markets, oldest first. */
+function cancelScope(engine: Engine, account: Account, marketId: number | undefined): number {
+  const targets: Order[] = [];
+  for (const order of account.orders.values()) if (marketId === undefined || order.marketId === marketId) targets.push(order);
+  targets.sort((a, b) => a.id - b.id);
+  for (const order of targets) cancelLive(engine, engine.markets.get(order.marketId)!, order);
+  return targets.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// modifyOrder
+
+function modifyOrder(engine: Engine, c: ModifyOrderCommand): CommandResult {
+  if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
+  const refError = checkTargetRef(c.orderId, c.clientId);
+  if (refError !== undefined) return refError;
+  const ms = onlineMarket(engine, c.marketId);
+  if ('kind' in ms) return ms;
+  const priceError = checkPrice(ms, c.price);
+  if (priceError !== undefined) return priceError;
+  if (!Number.isSafeInteger(c.size) || c.size < 0) return invalid('InvalidRequest', 'quantity must be a non-negative size', 'quantity');
+  if (c.size > ms.spec.maxSize) return invalid('InvalidRequest', 'quantity above maximum order size', 'quantity');
+  if (c.side !== undefined && c.side !== 0 && c.side !== 1) return invalid('InvalidRequest', 'invalid side', 'side');
+  if (c.tif !== undefined && (!Number.isInteger(c.tif) || c.tif < 0 || c.tif > 3)) return invalid('InvalidRequest', 'invalid timeInForce', 'timeInForce');
+  if (c.goodTilTime !== undefined) {
+    const gttError = checkGoodTilTime(engine, c.goodTilTime);
+    if (gttError !== undefined) return gttError;
+  }
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const target = findTarget(engine, account, c.marketId, c.orderId, c.clientId);
+  if (target !== undefined) return applyModify(engine, ms, target, c, false);
+  const key = targetKey(account, c.orderId, c.clientId);
+  if (cancelPending(engine.modifies, key, engine.time)) {
+    return rejectCommand(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'MODIFY_SUPERSEDED_BY_CANCEL');
+  }
+  // An issued orderId that is not live has ended; only a target that may still arrive waits.
+  if (c.orderId !== undefined && c.orderId < engine.nextOrderId) {
+    return rejectCommand(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
+  }
+  const replaced = bufferModify(engine.modifies, account, key, c, engine.time + engine.limits.modifyBufferUs);
+  if (replaced !== undefined) {
+    const p = replaced.command;
+    emitRejected(engine, account, 'modifyOrder', p.marketId, p.orderId, p.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
+  }
+  return { kind: 'done', buffered: true };
+}
+
+/** A placement that a buffered modify was waiting for: cancel it and replace it. */
+function applyBufferedModify(engine: Engine, ms: MarketState, order: Order): void {
+  const account = order.account;
+  let pending = takePending(engine.modifies, targetKey(account, order.id, undefined));
+  if (pending === undefined && order.clientId !== undefined) pending = takePending(engine.modifies, targetKey(account, undefined, order.clientId));
+  if (pending === undefined) return;
+  const c = pending.command;
+  if (order.status !== 'OPEN' && order.status !== 'PARTIALLY_FILLED') {
+    emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
+    return;
+  }
+  if (c.marketId !== order.marketId) {
+    emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
+    return;
+  }
+  applyModify(engine, ms, order, c, true);
+}
+
+function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOrderCommand, forceReplace: boolean): CommandResult {
+  const account = target.account;
+  const reject = (reason: RejectionReason): RejectedResult =>
+    rejectCommand(engine, account, 'modifyOrder', c.marketId, target.id, target.clientId, reason);
+  if (target.status === 'UNTRIGGERED') return reject('MODIFY_TPSL_NOT_SUPPORTED');
+  if ((c.side !== undefined && c.side !== target.side) || (c.tif !== undefined && c.tif !== target.tif) || (c.reduceOnly !== undefined && c.reduceOnly !== target.reduceOnly)) {
+    return reject('MODIFY_CHANGED_IMMUTABLE_FIELD');
+  }
+  if (c.size === 0) return reject('MODIFY_ZERO_SIZE');
+  if (c.size <= target.filled) {
+    cancelLive(engine, ms, target);
+    return reject('MODIFY_SIZE_ALREADY_FILLED');
+  }
+  if (!target.reduceOnly && !meetsMinNotional(ms.spec, c.price, c.size)) return invalid('InvalidRequest', 'order notional below minimum', 'quantity');
+  const newRemaining = c.size - target.filled;
+  const capReason = preTrade(account, ms.spec, target.side, c.price, newRemaining, target.reduceOnly);
+  if (capReason === 'POSITION_SIZE_CAP_EXCEEDED') return reject(capReason);
+
+  const replace = forceReplace || (c.goodTilTime !== undefined && c.goodTilTime !== target.goodTilTime);
+  if (replace) {
+    // Cancel-replace: the CANCELED update comes first, then the replacement's own outcome,
+    // under the same orderId with increasing account sequence numbers.
+    unrest(engine, ms, target);
+    target.cancelReason = 'MODIFY_CANCELED';
+    finish(engine, target, 'CANCELED', undefined);
+    target.cancelReason = undefined;
+    target.price = c.price;
+    target.size = c.size;
+    target.remaining = newRemaining;
+    if (c.goodTilTime !== undefined) target.goodTilTime = c.goodTilTime;
+    execute(engine, ms, target);
+    return orderResult(target);
+  }
+  if (crosses(ms.book, target.side, c.price)) {
+    // A crossing modify takes liquidity like a new order: fills, then rests or is refused.
+    unrest(engine, ms, target);
+    releaseLive(engine, target);
+    target.price = c.price;
+    target.size = c.size;
+    target.remaining = newRemaining;
+    execute(engine, ms, target);
+    return orderResult(target);
+  }
+  touch(engine, ms);
+  const dirty = target.side === 0 ? ms.dirtyBids : ms.dirtyAsks;
+  if (c.price === target.price && newRemaining <= target.remaining) {
+    // Same price, smaller size: keeps its place in the queue.
+    if (newRemaining < target.remaining) reduceOrder(ms.book, target, target.remaining - newRemaining);
+    dirty.push(target.price);
+  } else {
+    // New price, or more size at the same price: goes to the back of the queue.
+    dirty.push(target.price);
+    removeOrder(ms.book, target);
+    target.price = c.price;
+    target.remaining = newRemaining;
+    insertOrder(ms.book, target);
+    dirty.push(target.price);
+  }
+  target.size = c.size;
+  target.updatedAt = engine.time;
+  emitOrder(engine, target);
+  return orderResult(target);
+}
+
+// ---------------------------------------------------------------------------------------------
+// scheduleCancel
+
+function scheduleCancel(engine: Engine, c: ScheduleCancelCommand): CommandResult {
+  if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
+  if (c.marketId !== undefined && !engine.markets.has(c.marketId)) return invalid('InvalidRequest', 'unknown market', 'marketId');
+  if (c.deadline === null) {
+    const account = getAccount(engine, c.address, c.accountIndex);
+    if (disarm(engine.switches, account, c.marketId)) emitSwitch(engine, account, c.marketId, 'disarmed', undefined);
+    return { kind: 'done', switchState: 'disarmed' };
+  }
+  const ahead = c.deadline - engine.time;
+  if (!Number.isSafeInteger(c.deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
+    return invalid('InvalidRequest', 'time must be 5 seconds to 5 minutes in the future', 'time');
+  }
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const outcome = arm(engine.switches, account, c.marketId, c.deadline, engine.time);
+  if (outcome === 'fireCap') return { kind: 'limited', error: 'dead man\'s switch fired 10 times today for this subaccount' };
+  if (outcome === 'armedCap') return { kind: 'limited', error: 'too many armed dead man\'s switches for this wallet' };
+  emitSwitch(engine, account, c.marketId, 'armed', c.deadline);
+  return { kind: 'done', switchState: 'scheduled' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event translator: the only place public event shapes are built.
+
+function touch(engine: Engine, ms: MarketState): void {
+  if (ms.touched) return;
+  ms.touched = true;
+  ms.seq++;
+  const bid = bestLevel(ms.book.bids);
+  const ask = bestLevel(ms.book.asks);
+  const before = ms.bboBefore;
+  before[0] = bid === undefined ? 0 : bid.price;
+  before[1] = bid === undefined ? 0 : bid.size;
+  before[2] = ask === undefined ? 0 : ask.price;
+  before[3] = ask === undefined ? 0 : ask.size;
+  engine.touchedMarkets.push(ms);
+}
+
+function flush(engine: Engine): void {
+  const touched = engine.touchedMarkets;
+  for (let i = 0; i < touched.length; i++) {
+    const ms = touched[i]!;
+    if (ms.trades.length > 0) emitTrades(engine, ms);
+    ms.tradesTaker = null;
+    const bids = levelSizes(ms, 0, ms.dirtyBids);
+    const asks = levelSizes(ms, 1, ms.dirtyAsks);
+    ms.dirtyBids.length = 0;
+    ms.dirtyAsks.length = 0;
+    const time = engine.time;
+    engine.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
+    const bid = bestLevel(ms.book.bids);
+    const ask = bestLevel(ms.book.asks);
+    const bidPrice = bid === undefined ? 0 : bid.price;
+    const bidSize = bid === undefined ? 0 : bid.size;
+    const askPrice = ask === undefined ? 0 : ask.price;
+    const askSize = ask === undefined ? 0 : ask.size;
+    const b = ms.bboBefore;
+    if (b[0] !== bidPrice || b[1] !== bidSize || b[2] !== askPrice || b[3] !== askSize) {
+      engine.sink({ type: 'bbo', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bidPrice, bidSize, askPrice, askSize });
+    }
+    ms.touched = false;
+  }
+  touched.length = 0;
+}
+
+/** Absolute sizes of the levels a command touched, each price once, as flat pairs. */
+function levelSizes(ms: MarketState, side: SideCode, dirty: number[]): number[] {
+  const out: number[] = [];
+  const bookSide = side === 0 ? ms.book.bids : ms.book.asks;
+  for (let i = 0; i < dirty.length; i++) {
+    const price = dirty[i]!;
+    let seen = false;
+    for (let j = 0; j < out.length; j += 2) {
+      if (out[j] === price) {
+        seen = true;
+        break;
+      }
+    }
+    if (seen) continue;
+    const level = levelAt(bookSide, price);
+    out.push(price, level === undefined ? 0 : level.size);
+  }
+  return out;
+}
+
+function emitOrder(engine: Engine, o: Order): void {
+  const account = o.account;
+  engine.sink({
+    type: 'order',
+    globalSeq: nextGlobal(engine.seq),
+    accountSeq: ++account.seq,
+    time: engine.time,
+    orderId: o.id,
+    address: account.address,
+    accountIndex: account.index,
+    marketId: o.marketId,
+    clientId: o.clientId,
+    side: o.side,
+    orderType: o.orderType,
+    tif: o.tif,
+    reduceOnly: o.reduceOnly,
+    price: o.price,
+    size: o.size,
+    remaining: o.remaining,
+    filled: o.filled,
+    filledValue: o.filledValue,
+    goodTilTime: o.goodTilTime,
+    createdAt: o.createdAt,
+    status: o.status,
+    rejectionReason: o.rejectionReason,
+    cancelReason: o.cancelReason,
+  } satisfies EngineEvent);
+}
+
+function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: number, price: number, qty: number, role: 'MAKER' | 'TAKER'): void {
+  const account = o.account;
+  engine.sink({
+    type: 'fill',
+    globalSeq: nextGlobal(engine.seq),
+    accountSeq: ++account.seq,
+    marketSeq: ms.seq,
+    time: engine.time,
+    tradeId,
+    orderId: o.id,
+    address: account.address,
+    accountIndex: account.index,
+    clientId: o.clientId,
+    marketId: o.marketId,
+    side: o.side,
+    price,
+    size: qty,
+    role,
+    orderSize: o.size,
+    remaining: o.remaining,
+  });
+}
+
+function emitTrades(engine: Engine, ms: MarketState): void {
+  const taker = ms.tradesTaker!;
+  engine.sink({
+    type: 'trades',
+    globalSeq: nextGlobal(engine.seq),
+    time: engine.time,
+    marketSeq: ms.seq,
+    marketId: ms.spec.id,
+    takerOrderId: taker.id,
+    takerSide: taker.side,
+    entries: ms.trades,
+  });
+  ms.trades = [];
+}
+
+function rejectCommand(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): RejectedResult {
+  emitRejected(engine, account, command, marketId, orderId, clientId, reason);
+  return { kind: 'rejected', orderId, clientId, rejectionReason: reason };
+}
+
+function emitRejected(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): void {
+  engine.sink({
+    type: 'rejected',
+    globalSeq: nextGlobal(engine.seq),
+    accountSeq: ++account.seq,
+    time: engine.time,
+    command,
+    address: account.address,
+    accountIndex: account.index,
+    marketId,
+    orderId,
+    clientId,
+    rejectionReason: reason,
+  });
+}
+
+function emitSwitch(engine: Engine, account: Account, marketId: number | undefined, action: 'armed' | 'disarmed' | 'fired' | 'capped', deadline: number | undefined): void {
+  engine.sink({
+    type: 'switch',
+    globalSeq: nextGlobal(engine.seq),
+    accountSeq: ++account.seq,
+    time: engine.time,
+    address: account.address,
+    accountIndex: account.index,
+    marketId,
+    action,
+    deadline,
+  });
+}

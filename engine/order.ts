@@ -1,0 +1,80 @@
+/**
+ * Orders: the live record and its state machine.
+ *
+ * Contract: an `Order` is mutable engine state, owned by exactly one account and one market.
+ * While it rests it is linked into one book level (`prev`/`next`/`level`) and, for GTT orders,
+ * one expiry bucket (`expPrev`/`expNext`/`expBucket`); nothing outside `book.ts` and
+ * `expiry.ts` touches those links. Public shapes are built from it by the event translator in
+ * `engine.ts`, never by handing the record out.
+ *
+ * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
+ * emitted update against it.
+ */
+import type { CancelReason, OrderStatus, RejectionReason } from './spec.ts';
+import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
+import type { Account } from './account.ts';
+import type { Level } from './book.ts';
+import type { ExpiryBucket } from './expiry.ts';
+
+export interface Order {
+  id: number;
+  account: Account;
+  marketId: number;
+  side: SideCode;
+  orderType: OrderTypeCode;
+  tif: TifCode;
+  reduceOnly: boolean;
+  clientId: string | undefined;
+  /** Ticks. */
+  price: number;
+  /** Total size in quantums (the modify `quantity`). */
+  size: number;
+  remaining: number;
+  filled: number;
+  /** Σ price·size of fills, in ticks·quantums. */
+  filledValue: bigint;
+  goodTilTime: number;
+  createdAt: number;
+  updatedAt: number;
+  status: OrderStatus;
+  rejectionReason: RejectionReason | undefined;
+  cancelReason: CancelReason | undefined;
+  // Book links (book.ts).
+  level: Level | null;
+  prev: Order | null;
+  next: Order | null;
+  // Expiry links (expiry.ts).
+  expBucket: ExpiryBucket | null;
+  expPrev: Order | null;
+  expNext: Order | null;
+}
+
+/**
+ * Every status move the engine makes. `null` stands for "new": the first update an order gets.
+ * Unusual rows carry the rule they come from.
+ */
+export const ORDER_TRANSITIONS: ReadonlyMap<OrderStatus | null, ReadonlySet<OrderStatus>> = new Map<
+  OrderStatus | null,
+  ReadonlySet<OrderStatus>
+>([
+  // A new order rests, fills on arrival, or is refused; an IOC/FOK remainder is canceled
+  // (CANCELED with filledSize > 0, interface.md "Other order facts").
+  [null, new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  // Resting orders fill, get canceled, or expire at goodTilTime (REJECTED/EXPIRED, supplement
+  // §10). An in-place modify re-reports OPEN/PARTIALLY_FILLED; a crossing modify of an ALO
+  // order is REJECTED (interface.md: "a crossing modify gives a fill then PLACED or REJECTED").
+  ['OPEN', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  ['PARTIALLY_FILLED', new Set<OrderStatus>(['PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  // Cancel-replace (interface.md States and transitions): CANCELED with MODIFY_CANCELED, then
+  // the replacement lives on under the same orderId and starts over.
+  ['CANCELED', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+]);
+
+export function isTransitionAllowed(from: OrderStatus | null, to: OrderStatus): boolean {
+  return ORDER_TRANSITIONS.get(from)?.has(to) ?? false;
+}
+
+/** True while the order rests on the book or waits for a trigger. */
+export function isLive(order: Order): boolean {
+  return order.status === 'OPEN' || order.status === 'PARTIALLY_FILLED' || order.status === 'UNTRIGGERED';
+}

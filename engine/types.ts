@@ -1,0 +1,379 @@
+/**
+ * The engine's plain data: commands in, events out, results back.
+ *
+ * Contract:
+ * - Prices are integer ticks of the market's top-level tickSize; sizes are integer quantums of
+ *   its stepSize; both are JS numbers (exact below 2^53, far above any venue bound). Money is
+ *   bigint (issue 3).
+ * - Every command carries its own `time` (unix microseconds). The engine reads no clock: time
+ *   only moves when a command says so, and never backwards (an older time is taken as the
+ *   engine's current time).
+ * - Commands are imperative (`placeOrder`), events are past tense (`order` updates, `fill`s,
+ *   `trades`, `book` deltas). Each event carries the sequence numbers its channel needs.
+ */
+import type {
+  CancelReason,
+  ErrorType,
+  FillRole,
+  MarketCategory,
+  MarketStatus,
+  OrderStatus,
+  RejectionReason,
+} from './spec.ts';
+
+/** 0 = buy (bid), 1 = sell (ask): the signed payload's `s`. */
+export type SideCode = 0 | 1;
+/** 0 GTT, 1 FOK, 2 IOC, 3 ALO: the signed payload's `t`. */
+export type TifCode = 0 | 1 | 2 | 3;
+export const TIF_GTT = 0;
+export const TIF_FOK = 1;
+export const TIF_IOC = 2;
+export const TIF_ALO = 3;
+/** 0 LIMIT, 1 MARKET. */
+export type OrderTypeCode = 0 | 1;
+
+/** A market as configured: decimal strings exactly as the venue writes them. */
+export interface MarketDef {
+  id: number;
+  displayName: string;
+  baseAsset: string;
+  fullAssetName?: string;
+  status: MarketStatus;
+  category: MarketCategory | null;
+  tickSize: string;
+  stepSize: string;
+  /** Ascending bands; the last one has no upToPrice. Ticks must be multiples of tickSize. */
+  tickTiers: { upToPrice?: string; tick: string }[];
+  minOrderNotional: string;
+  minOrderSize: string;
+  maxOrderSize: string;
+  initialMarginFraction: string;
+  maintenanceMarginFraction: string;
+  offHoursInitialMarginFraction: string;
+  /** Defaults to floor(1 / IMF). */
+  maxLeverage?: number;
+  /** Seconds of day in `timezone`; null for 24/7 markets. */
+  regularTradingHours: {
+    startSecondsOfDay: number;
+    endSecondsOfDay: number;
+    timezone: string;
+    isOvernight?: boolean;
+  } | null;
+  /** Unix seconds. */
+  addedTimestamp: number;
+}
+
+/** Engine-wide limits that the venue does not publish; defaults in docs/decisions.md. */
+export interface EngineLimits {
+  /** Open orders (resting + untriggered) per account and market. */
+  openOrdersPerMarket: number;
+  /** How long a modify whose target is unknown waits for the placement (µs). */
+  modifyBufferUs: number;
+}
+
+export interface EngineConfig {
+  markets: MarketDef[];
+  limits?: Partial<EngineLimits>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+interface CommandBase {
+  /** Unix microseconds at which the command is processed. */
+  time: number;
+}
+
+interface AccountRef {
+  /** Lowercase 0x-hex master address. */
+  address: string;
+  accountIndex: number;
+}
+
+export interface AddMarketCommand extends CommandBase {
+  type: 'addMarket';
+  market: MarketDef;
+}
+
+export interface SetMarketStatusCommand extends CommandBase {
+  type: 'setMarketStatus';
+  marketId: number;
+  status: MarketStatus;
+}
+
+/** Oracle and mark prices in ticks; 0 means unavailable. Issue 3 derives mark from the book. */
+export interface SetPricesCommand extends CommandBase {
+  type: 'setPrices';
+  marketId: number;
+  oraclePrice: number;
+  markPrice: number;
+}
+
+export interface PlaceOrderCommand extends CommandBase, AccountRef {
+  type: 'placeOrder';
+  marketId: number;
+  side: SideCode;
+  orderType: OrderTypeCode;
+  tif: TifCode;
+  /** Ticks. For MARKET orders the worst acceptable price. */
+  price: number;
+  /** Quantums. */
+  size: number;
+  reduceOnly: boolean;
+  clientId?: string | undefined;
+  /** Unix microseconds. */
+  goodTilTime: number;
+}
+
+export interface CancelOrderCommand extends CommandBase, AccountRef {
+  type: 'cancelOrder';
+  marketId: number;
+  /** Exactly one of orderId and clientId. */
+  orderId?: number | undefined;
+  clientId?: string | undefined;
+}
+
+export interface CancelAllCommand extends CommandBase, AccountRef {
+  type: 'cancelAll';
+  /** Omitted: every market. */
+  marketId?: number | undefined;
+}
+
+export interface ModifyOrderCommand extends CommandBase, AccountRef {
+  type: 'modifyOrder';
+  marketId: number;
+  orderId?: number | undefined;
+  clientId?: string | undefined;
+  /** Ticks. */
+  price: number;
+  /** New total size in quantums, filled part included. */
+  size: number;
+  /** Immutable fields: when given they must equal the resting order's. */
+  side?: SideCode | undefined;
+  tif?: TifCode | undefined;
+  reduceOnly?: boolean | undefined;
+  /** A value different from the resting order's performs a cancel-replace. */
+  goodTilTime?: number | undefined;
+}
+
+export interface ScheduleCancelCommand extends CommandBase, AccountRef {
+  type: 'scheduleCancel';
+  /** Omitted: the account-wide switch. */
+  marketId?: number | undefined;
+  /** Unix microseconds; null disarms. */
+  deadline: number | null;
+}
+
+/** Moves time forward: expiries, dead man's switches and buffered modifies fire. */
+export interface AdvanceTimeCommand extends CommandBase {
+  type: 'advanceTime';
+}
+
+export type Command =
+  | AddMarketCommand
+  | SetMarketStatusCommand
+  | SetPricesCommand
+  | PlaceOrderCommand
+  | CancelOrderCommand
+  | CancelAllCommand
+  | ModifyOrderCommand
+  | ScheduleCancelCommand
+  | AdvanceTimeCommand;
+
+export type CommandType = Command['type'];
+
+// ---------------------------------------------------------------------------------------------
+// Results: what the caller learns synchronously.
+
+/** Failed validation: the command changed nothing and produced no event. */
+export interface InvalidResult {
+  kind: 'invalid';
+  errorType: ErrorType;
+  error: string;
+  /** The request field at fault, when there is one. */
+  field?: string;
+}
+
+/** A limit refused the command (HTTP 429 at the gateway); nothing changed. */
+export interface LimitedResult {
+  kind: 'limited';
+  error: string;
+}
+
+export interface OrderResult {
+  kind: 'order';
+  orderId: number;
+  /** The order's status after the command (OPEN, FILLED, REJECTED, CANCELED, ...). */
+  status: OrderStatus;
+  rejectionReason?: RejectionReason | undefined;
+}
+
+/** A cancel or modify that the engine turned down; its event is a `rejected`. */
+export interface RejectedResult {
+  kind: 'rejected';
+  orderId?: number | undefined;
+  clientId?: string | undefined;
+  rejectionReason: RejectionReason;
+}
+
+export interface DoneResult {
+  kind: 'done';
+  /** Orders canceled by cancelAll. */
+  canceled?: number;
+  /** scheduleCancel outcome. */
+  switchState?: 'scheduled' | 'disarmed';
+  /** The modify is waiting for its target to arrive. */
+  buffered?: boolean;
+}
+
+export type CommandResult = InvalidResult | LimitedResult | OrderResult | RejectedResult | DoneResult;
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+interface EventBase {
+  /** Exchange-wide counter; every event takes the next value. */
+  globalSeq: number;
+  /** Unix microseconds. */
+  time: number;
+}
+
+/** One order's state after a change: the orders channel's record. */
+export interface OrderEvent extends EventBase {
+  type: 'order';
+  accountSeq: number;
+  orderId: number;
+  address: string;
+  accountIndex: number;
+  marketId: number;
+  clientId: string | undefined;
+  side: SideCode;
+  orderType: OrderTypeCode;
+  tif: TifCode;
+  reduceOnly: boolean;
+  price: number;
+  /** Original (total) size in quantums. */
+  size: number;
+  remaining: number;
+  filled: number;
+  /** Σ price·size over fills (ticks·quantums), for avgFillPrice. */
+  filledValue: bigint;
+  goodTilTime: number;
+  createdAt: number;
+  status: OrderStatus;
+  rejectionReason: RejectionReason | undefined;
+  cancelReason: CancelReason | undefined;
+}
+
+/** One account's side of one trade. */
+export interface FillEvent extends EventBase {
+  type: 'fill';
+  accountSeq: number;
+  marketSeq: number;
+  tradeId: number;
+  orderId: number;
+  address: string;
+  accountIndex: number;
+  clientId: string | undefined;
+  marketId: number;
+  side: SideCode;
+  price: number;
+  size: number;
+  role: FillRole;
+  /** The order's size and what is left after this fill. */
+  orderSize: number;
+  remaining: number;
+}
+
+export interface TradeEntry {
+  tradeId: number;
+  price: number;
+  size: number;
+  makerOrderId: number;
+  makerAddress: string;
+  makerAccountIndex: number;
+  takerAddress: string;
+  takerAccountIndex: number;
+}
+
+/** Public trades of one taker execution: entries share taker, time and sequence. */
+export interface TradesEvent extends EventBase {
+  type: 'trades';
+  marketSeq: number;
+  marketId: number;
+  takerOrderId: number;
+  takerSide: SideCode;
+  entries: TradeEntry[];
+}
+
+/**
+ * The book levels one command changed in one market, as absolute sizes (0 removes the level).
+ * Flat pairs: [price, size, price, size, ...].
+ */
+export interface BookEvent extends EventBase {
+  type: 'book';
+  marketSeq: number;
+  marketId: number;
+  bids: number[];
+  asks: number[];
+}
+
+/** Top of book after a command that changed it; price 0 with size 0 means an empty side. */
+export interface BboEvent extends EventBase {
+  type: 'bbo';
+  marketSeq: number;
+  marketId: number;
+  bidPrice: number;
+  bidSize: number;
+  askPrice: number;
+  askSize: number;
+}
+
+/** A cancel or modify the engine refused (the order, if any, is unchanged unless said). */
+export interface RejectedEvent extends EventBase {
+  type: 'rejected';
+  accountSeq: number;
+  command: 'cancelOrder' | 'modifyOrder';
+  address: string;
+  accountIndex: number;
+  marketId: number;
+  orderId: number | undefined;
+  clientId: string | undefined;
+  rejectionReason: RejectionReason;
+}
+
+export interface SwitchEvent extends EventBase {
+  type: 'switch';
+  accountSeq: number;
+  address: string;
+  accountIndex: number;
+  marketId: number | undefined;
+  action: 'armed' | 'disarmed' | 'fired' | 'capped';
+  deadline: number | undefined;
+}
+
+export interface MarketEvent extends EventBase {
+  type: 'market';
+  marketId: number;
+  status: MarketStatus;
+}
+
+export interface PricesEvent extends EventBase {
+  type: 'prices';
+  marketId: number;
+  oraclePrice: number;
+  markPrice: number;
+}
+
+export type EngineEvent =
+  | OrderEvent
+  | FillEvent
+  | TradesEvent
+  | BookEvent
+  | BboEvent
+  | RejectedEvent
+  | SwitchEvent
+  | MarketEvent
+  | PricesEvent;
+
+export type EventSink = (event: EngineEvent) => void;
