@@ -1,0 +1,244 @@
+/**
+ * perpsim's engine as a bench runner, plus the resting-order memory probe.
+ *
+ * Commands are pre-built before timing (one object per op, fresh for every run since the
+ * engine may keep references to them). Cancels and modifies name orders by the id the engine
+ * returned for the corresponding place, which only exists at run time, so the timed loop
+ * patches `orderId` into the pre-built object from a ref -> orderId table.
+ */
+import { apply, createEngine } from '../engine/index.ts';
+import type {
+  CancelOrderCommand,
+  Command,
+  CommandResult,
+  EngineEvent,
+  EventSink,
+  ModifyOrderCommand,
+  PlaceOrderCommand,
+} from '../engine/types.ts';
+import type { Runner } from './runners.ts';
+import {
+  accounts,
+  GTT_AHEAD_US,
+  MAKER_ACCOUNTS,
+  MARKETS,
+  marketDefs,
+  marketId,
+  START_MID,
+  START_TIME_US,
+  type Account,
+} from './setup.ts';
+import { OP_ALO, OP_CANCEL, OP_GTT, OP_MARKET, OP_NAMES, type Stream } from './stream.ts';
+
+type Engine = ReturnType<typeof createEngine>;
+
+/** Counts of result shapes and event types, keyed by a readable label. */
+export type Tally = Map<string, number>;
+
+function bump(t: Tally, key: string): void {
+  t.set(key, (t.get(key) ?? 0) + 1);
+}
+
+export interface PerpsimState {
+  engine: Engine;
+  commands: Command[];
+  /** Engine orderId by stream ref. */
+  orderIds: Float64Array;
+  counter: { events: number };
+  /** Present on the validation pass only: results and events by kind. */
+  tally: Tally | null;
+  eventTally: Tally | null;
+}
+
+/** The stream's op i happens 1 µs after op i-1; setup commands come just before op 0. */
+function opTime(i: number): number {
+  return START_TIME_US + 1_000 + i;
+}
+
+export function newEngine(sink: EventSink): Engine {
+  const engine = createEngine({ markets: marketDefs() }, sink);
+  for (let m = 0; m < MARKETS; m++) {
+    const res = apply(engine, {
+      type: 'setPrices',
+      time: START_TIME_US,
+      marketId: marketId(m),
+      oraclePrice: START_MID,
+      markPrice: START_MID,
+    });
+    if (res.kind === 'invalid' || res.kind === 'limited') {
+      throw new Error(`setPrices for market ${marketId(m)} refused: ${JSON.stringify(res)}`);
+    }
+  }
+  return engine;
+}
+
+function buildCommands(s: Stream, accts: Account[]): Command[] {
+  const out = new Array<Command>(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const k = s.kind[i]!;
+    const a = accts[s.account[i]!]!;
+    const time = opTime(i);
+    const mkt = marketId(s.market[i]!);
+    if (k === OP_CANCEL) {
+      const c: CancelOrderCommand = {
+        type: 'cancelOrder', time, address: a.address, accountIndex: a.accountIndex,
+        marketId: mkt, orderId: 0,
+      };
+      out[i] = c;
+    } else if (k > OP_CANCEL) {
+      const c: ModifyOrderCommand = {
+        type: 'modifyOrder', time, address: a.address, accountIndex: a.accountIndex,
+        marketId: mkt, orderId: 0, price: s.price[i]!, size: s.total[i]!,
+      };
+      out[i] = c;
+    } else {
+      const c: PlaceOrderCommand = {
+        type: 'placeOrder', time, address: a.address, accountIndex: a.accountIndex,
+        marketId: mkt,
+        side: s.side[i] === 0 ? 0 : 1,
+        orderType: k === OP_MARKET ? 1 : 0,
+        tif: k === OP_GTT ? 0 : k === OP_ALO ? 3 : 2,
+        price: s.price[i]!,
+        size: s.size[i]!,
+        reduceOnly: false,
+        goodTilTime: time + GTT_AHEAD_US,
+      };
+      out[i] = c;
+    }
+  }
+  return out;
+}
+
+function runPlain(st: PerpsimState, s: Stream, from: number, to: number): void {
+  const { engine, commands, orderIds } = st;
+  const { kind, ref } = s;
+  for (let i = from; i < to; i++) {
+    const cmd = commands[i]!;
+    if (kind[i]! >= OP_CANCEL) {
+      (cmd as CancelOrderCommand | ModifyOrderCommand).orderId = orderIds[ref[i]!]!;
+      apply(engine, cmd);
+    } else {
+      const res = apply(engine, cmd);
+      if (res.kind === 'order') orderIds[ref[i]!] = res.orderId;
+    }
+  }
+}
+
+function resultLabel(op: number, res: CommandResult): string {
+  const name = OP_NAMES[op]!;
+  switch (res.kind) {
+    case 'order':
+      return `${name}: order ${res.status}${res.rejectionReason ? ` (${res.rejectionReason})` : ''}`;
+    case 'rejected':
+      return `${name}: rejected ${res.rejectionReason}`;
+    case 'invalid':
+      return `${name}: invalid ${res.errorType}${res.field ? ` [${res.field}]` : ''}: ${res.error}`;
+    case 'limited':
+      return `${name}: limited: ${res.error}`;
+    case 'done':
+      return `${name}: done${res.buffered ? ' (buffered)' : ''}`;
+  }
+}
+
+function runTallied(st: PerpsimState, s: Stream, from: number, to: number): void {
+  const { engine, commands, orderIds } = st;
+  const tally = st.tally!;
+  for (let i = from; i < to; i++) {
+    const cmd = commands[i]!;
+    const k = s.kind[i]!;
+    if (k >= OP_CANCEL) {
+      (cmd as CancelOrderCommand | ModifyOrderCommand).orderId = orderIds[s.ref[i]!]!;
+    }
+    const res = apply(engine, cmd);
+    if (k < OP_CANCEL && res.kind === 'order') orderIds[s.ref[i]!] = res.orderId;
+    bump(tally, resultLabel(k, res));
+  }
+}
+
+function prepare(s: Stream, tallied: boolean): PerpsimState {
+  const counter = { events: 0 };
+  const eventTally: Tally | null = tallied ? new Map() : null;
+  const sink: EventSink = eventTally
+    ? (e: EngineEvent) => {
+        counter.events++;
+        bump(eventTally, e.type);
+      }
+    : () => {
+        counter.events++;
+      };
+  const st: PerpsimState = {
+    engine: newEngine(sink),
+    commands: buildCommands(s, accounts()),
+    orderIds: new Float64Array(s.refs).fill(-1),
+    counter,
+    tally: tallied ? new Map() : null,
+    eventTally,
+  };
+  (tallied ? runTallied : runPlain)(st, s, 0, s.prefill);
+  return st;
+}
+
+/** The timed runner: counting sink, no result inspection beyond keeping order ids. */
+export const perpsimRunner: Runner<PerpsimState> = {
+  name: 'perpsim',
+  prepare: (s) => prepare(s, false),
+  run: runPlain,
+  summary: (st) => `events ${st.counter.events}`,
+};
+
+/** The validation pass (also the warm-up): every result and event is classified. */
+export const perpsimTalliedRunner: Runner<PerpsimState> = {
+  name: 'perpsim (validation pass)',
+  prepare: (s) => prepare(s, true),
+  run: runTallied,
+  summary: (st) => `events ${st.counter.events}`,
+};
+
+export interface MemoryResult {
+  orders: number;
+  heapDeltaBytes: number;
+  rejected: Tally;
+}
+
+/**
+ * Rests `orders` non-crossing orders over all markets (bids below, asks above the mark,
+ * 500 levels a side, accounts cycling so each holds an equal share per market) and measures
+ * the heap growth after full GCs. Commands are built one at a time so only what the engine
+ * keeps is counted.
+ */
+export function perpsimMemory(orders: number): MemoryResult {
+  const gc = globalThis.gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  const accts = accounts();
+  const rejected: Tally = new Map();
+  let events = 0;
+  const engine = newEngine(() => {
+    events++;
+  });
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < orders; i++) {
+    const m = i % MARKETS;
+    const j = Math.floor(i / MARKETS);
+    const side = j & 1 ? 1 : 0;
+    const level = 1 + (Math.floor(j / 2) % 500);
+    const a = accts[j % MAKER_ACCOUNTS]!;
+    const time = START_TIME_US + 1_000 + i;
+    const res = apply(engine, {
+      type: 'placeOrder', time, address: a.address, accountIndex: a.accountIndex,
+      marketId: marketId(m), side, orderType: 0, tif: 0,
+      price: side === 0 ? START_MID - level : START_MID + level,
+      size: 100 + ((i * 7_919) % 1_900),
+      reduceOnly: false,
+      goodTilTime: time + GTT_AHEAD_US,
+    });
+    if (res.kind !== 'order' || res.status !== 'OPEN') bump(rejected, resultLabel(OP_GTT, res));
+  }
+  gc();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  // Keeps the engine reachable until after the measurement.
+  if (events < 0) console.log(engine);
+  return { orders, heapDeltaBytes: after - before, rejected };
+}
