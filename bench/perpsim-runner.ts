@@ -1,10 +1,9 @@
 /**
  * perpsim's engine as a bench runner, plus the resting-order memory probe.
  *
- * Commands are pre-built before timing (one object per op, fresh for every run since the
- * engine may keep references to them). Cancels and modifies name orders by the id the engine
- * returned for the corresponding place, which only exists at run time, so the timed loop
- * patches `orderId` into the pre-built object from a ref -> orderId table.
+ * Commands are built when applied (as a gateway builds one per request) from the stream's
+ * typed arrays. Cancels and modifies name orders by the id the engine returned for the
+ * corresponding place, which only exists at run time: a ref -> orderId table supplies it.
  */
 import { apply, createEngine } from '../engine/index.ts';
 import type {
@@ -41,7 +40,7 @@ function bump(t: Tally, key: string): void {
 
 export interface PerpsimState {
   engine: Engine;
-  commands: Command[];
+  accts: Account[];
   /** Engine orderId by stream ref. */
   orderIds: Float64Array;
   counter: { events: number };
@@ -72,55 +71,49 @@ export function newEngine(sink: EventSink): Engine {
   return engine;
 }
 
-function buildCommands(s: Stream, accts: Account[]): Command[] {
-  const out = new Array<Command>(s.length);
-  for (let i = 0; i < s.length; i++) {
-    const k = s.kind[i]!;
-    const a = accts[s.account[i]!]!;
-    const time = opTime(i);
-    const mkt = marketId(s.market[i]!);
-    if (k === OP_CANCEL) {
-      const c: CancelOrderCommand = {
-        type: 'cancelOrder', time, address: a.address, accountIndex: a.accountIndex,
-        marketId: mkt, orderId: 0,
-      };
-      out[i] = c;
-    } else if (k > OP_CANCEL) {
-      const c: ModifyOrderCommand = {
-        type: 'modifyOrder', time, address: a.address, accountIndex: a.accountIndex,
-        marketId: mkt, orderId: 0, price: s.price[i]!, size: s.total[i]!,
-      };
-      out[i] = c;
-    } else {
-      const c: PlaceOrderCommand = {
-        type: 'placeOrder', time, address: a.address, accountIndex: a.accountIndex,
-        marketId: mkt,
-        side: s.side[i] === 0 ? 0 : 1,
-        orderType: k === OP_MARKET ? 1 : 0,
-        tif: k === OP_GTT ? 0 : k === OP_ALO ? 3 : 2,
-        price: s.price[i]!,
-        size: s.size[i]!,
-        reduceOnly: false,
-        goodTilTime: time + GTT_AHEAD_US,
-      };
-      out[i] = c;
-    }
+/**
+ * The command for op i, built when it is applied — as a gateway builds one per request — so
+ * the timed loop pays for the allocation but reads only the stream's typed arrays.
+ */
+function commandAt(s: Stream, i: number, accts: Account[], orderIds: Float64Array): Command {
+  const k = s.kind[i]!;
+  const a = accts[s.account[i]!]!;
+  const time = opTime(i);
+  const mkt = marketId(s.market[i]!);
+  if (k === OP_CANCEL) {
+    const c: CancelOrderCommand = {
+      type: 'cancelOrder', time, address: a.address, accountIndex: a.accountIndex,
+      marketId: mkt, orderId: orderIds[s.ref[i]!]!,
+    };
+    return c;
   }
-  return out;
+  if (k > OP_CANCEL) {
+    const c: ModifyOrderCommand = {
+      type: 'modifyOrder', time, address: a.address, accountIndex: a.accountIndex,
+      marketId: mkt, orderId: orderIds[s.ref[i]!]!, price: s.price[i]!, size: s.total[i]!,
+    };
+    return c;
+  }
+  const c: PlaceOrderCommand = {
+    type: 'placeOrder', time, address: a.address, accountIndex: a.accountIndex,
+    marketId: mkt,
+    side: s.side[i] === 0 ? 0 : 1,
+    orderType: k === OP_MARKET ? 1 : 0,
+    tif: k === OP_GTT ? 0 : k === OP_ALO ? 3 : 2,
+    price: s.price[i]!,
+    size: s.size[i]!,
+    reduceOnly: false,
+    goodTilTime: time + GTT_AHEAD_US,
+  };
+  return c;
 }
 
 function runPlain(st: PerpsimState, s: Stream, from: number, to: number): void {
-  const { engine, commands, orderIds } = st;
+  const { engine, accts, orderIds } = st;
   const { kind, ref } = s;
   for (let i = from; i < to; i++) {
-    const cmd = commands[i]!;
-    if (kind[i]! >= OP_CANCEL) {
-      (cmd as CancelOrderCommand | ModifyOrderCommand).orderId = orderIds[ref[i]!]!;
-      apply(engine, cmd);
-    } else {
-      const res = apply(engine, cmd);
-      if (res.kind === 'order') orderIds[ref[i]!] = res.orderId;
-    }
+    const res = apply(engine, commandAt(s, i, accts, orderIds));
+    if (kind[i]! < OP_CANCEL && res.kind === 'order') orderIds[ref[i]!] = res.orderId;
   }
 }
 
@@ -141,15 +134,11 @@ function resultLabel(op: number, res: CommandResult): string {
 }
 
 function runTallied(st: PerpsimState, s: Stream, from: number, to: number): void {
-  const { engine, commands, orderIds } = st;
+  const { engine, accts, orderIds } = st;
   const tally = st.tally!;
   for (let i = from; i < to; i++) {
-    const cmd = commands[i]!;
     const k = s.kind[i]!;
-    if (k >= OP_CANCEL) {
-      (cmd as CancelOrderCommand | ModifyOrderCommand).orderId = orderIds[s.ref[i]!]!;
-    }
-    const res = apply(engine, cmd);
+    const res = apply(engine, commandAt(s, i, accts, orderIds));
     if (k < OP_CANCEL && res.kind === 'order') orderIds[s.ref[i]!] = res.orderId;
     bump(tally, resultLabel(k, res));
   }
@@ -168,7 +157,7 @@ function prepare(s: Stream, tallied: boolean): PerpsimState {
       };
   const st: PerpsimState = {
     engine: newEngine(sink),
-    commands: buildCommands(s, accounts()),
+    accts: accounts(),
     orderIds: new Float64Array(s.refs).fill(-1),
     counter,
     tally: tallied ? new Map() : null,

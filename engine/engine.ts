@@ -12,8 +12,8 @@
  * Determinism: no clock, no randomness, iteration only over insertion-ordered Maps or sorted
  * lists; the same command stream yields the same event stream.
  */
-import { accountKey, createAccount, type Account } from './account.ts';
-import { createBook, crosses, insertOrder, levelAt, reduceOrder, removeOrder, bestLevel, type Book } from './book.ts';
+import { createAccountIndex, getOrCreateAccount, linkOrder, unlinkOrder, type Account, type AccountIndex } from './account.ts';
+import { createBook, crosses, insertOrder, levelAt, reduceOrder, removeOrder, bestLevel, type Book, type BookSide } from './book.ts';
 import { addExpiry, createExpiry, dueOrders, hasDue, removeExpiry, type Expiry } from './expiry.ts';
 import { compileMarket, meetsMinNotional, onTierTick, type MarketSpec } from './market.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
@@ -30,6 +30,7 @@ import {
   type ModifyBuffer,
 } from './modify-buffer.ts';
 import type { Order } from './order.ts';
+import { createOrderTable, deleteOrder, getOrder, putOrder, type OrderTable } from './order-table.ts';
 import { preTrade, reduceAllowance, settleFill } from './risk.ts';
 import { arm, createSwitches, disarm, takeDue, type Switches } from './schedule-cancel.ts';
 import { createSequences, nextGlobal, type Sequences } from './sequence.ts';
@@ -65,6 +66,8 @@ export const DEFAULT_LIMITS: EngineLimits = {
 
 export interface MarketState {
   spec: MarketSpec;
+  /** Dense index of the market, for per-account arrays. */
+  slot: number;
   book: Book;
   /** Per-market sequence (sequence.ts). */
   seq: number;
@@ -72,8 +75,11 @@ export interface MarketState {
   markPrice: number;
   // Per-command scratch, reset by flush.
   touched: boolean;
+  /** Prices whose level changed in this command; only the first `dirtyBidCount` are current. */
   dirtyBids: number[];
   dirtyAsks: number[];
+  dirtyBidCount: number;
+  dirtyAskCount: number;
   trades: TradeEntry[];
   tradesTaker: Order | null;
   bboBefore: [number, number, number, number];
@@ -81,9 +87,9 @@ export interface MarketState {
 
 export interface Engine {
   markets: Map<number, MarketState>;
-  accounts: Map<string, Account>;
+  accounts: AccountIndex;
   /** Live orders (resting or untriggered) by id. */
-  orders: Map<number, Order>;
+  orders: OrderTable;
   limits: EngineLimits;
   sink: EventSink;
   time: number;
@@ -94,7 +100,9 @@ export interface Engine {
   expiry: Expiry;
   switches: Switches;
   modifies: ModifyBuffer;
+  /** Markets changed by the current command; the first `touchedCount` are current. */
   touchedMarkets: MarketState[];
+  touchedCount: number;
   /** The order currently taking liquidity, and its market (read by the match hooks). */
   taker: Order | null;
   takerMarket: MarketState | null;
@@ -104,8 +112,8 @@ export interface Engine {
 export function createEngine(config: EngineConfig, sink: EventSink = () => {}): Engine {
   const engine: Engine = {
     markets: new Map(),
-    accounts: new Map(),
-    orders: new Map(),
+    accounts: createAccountIndex(),
+    orders: createOrderTable(),
     limits: { ...DEFAULT_LIMITS, ...config.limits },
     sink,
     time: 0,
@@ -116,6 +124,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     switches: createSwitches(),
     modifies: createModifyBuffer(),
     touchedMarkets: [],
+    touchedCount: 0,
     taker: null,
     takerMarket: null,
     hooks: undefined as unknown as MatchHooks,
@@ -136,6 +145,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
 function addMarketState(engine: Engine, spec: MarketSpec): MarketState {
   const ms: MarketState = {
     spec,
+    slot: engine.markets.size,
     book: createBook(),
     seq: 0,
     oraclePrice: 0,
@@ -143,6 +153,8 @@ function addMarketState(engine: Engine, spec: MarketSpec): MarketState {
     touched: false,
     dirtyBids: [],
     dirtyAsks: [],
+    dirtyBidCount: 0,
+    dirtyAskCount: 0,
     trades: [],
     tradesTaker: null,
     bboBefore: [0, 0, 0, 0],
@@ -243,7 +255,7 @@ function runTimers(engine: Engine, time: number): void {
     }
     forgetCancels(engine.modifies, time);
   }
-  if (engine.touchedMarkets.length > 0) flush(engine);
+  if (engine.touchedCount > 0) flush(engine);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,13 +327,7 @@ function validAccountRef(address: unknown, accountIndex: unknown): boolean {
 }
 
 function getAccount(engine: Engine, address: string, index: number): Account {
-  const key = accountKey(address, index);
-  let account = engine.accounts.get(key);
-  if (account === undefined) {
-    account = createAccount(address, index);
-    engine.accounts.set(key, account);
-  }
-  return account;
+  return getOrCreateAccount(engine.accounts, address, index);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,6 +345,7 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
     id: engine.nextOrderId++,
     account,
     marketId: c.marketId,
+    slot: ms.slot,
     side: c.side,
     orderType: c.orderType,
     tif: c.tif,
@@ -348,7 +355,7 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
     size: c.size,
     remaining: c.size,
     filled: 0,
-    filledValue: 0n,
+    filledValue: 0,
     goodTilTime: c.goodTilTime,
     createdAt: time,
     updatedAt: time,
@@ -358,6 +365,8 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
     level: null,
     prev: null,
     next: null,
+    aPrev: null,
+    aNext: null,
     expBucket: null,
     expPrev: null,
     expNext: null,
@@ -383,10 +392,10 @@ function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason |
     if (account.clientIds.has(order.clientId)) return 'DUPLICATE_CLIENT_ID';
     if (account.clientIds.size >= LIMITS.liveClientIdsPerAccount) return 'TOO_MANY_CLIENT_IDS';
   }
-  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.openByMarket.get(order.marketId) ?? 0) >= engine.limits.openOrdersPerMarket) {
+  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.openBySlot[ms.slot] ?? 0) >= engine.limits.openOrdersPerMarket) {
     return 'OPEN_ORDER_CAP_EXCEEDED';
   }
-  return preTrade(account, ms.spec, order.side, order.price, order.remaining, order.reduceOnly);
+  return preTrade(account, ms.spec, ms.slot, order.side, order.price, order.remaining, order.reduceOnly);
 }
 
 /**
@@ -428,10 +437,10 @@ function execute(engine: Engine, ms: MarketState, order: Order): void {
 function rest(engine: Engine, ms: MarketState, order: Order): void {
   order.status = order.filled > 0 ? 'PARTIALLY_FILLED' : 'OPEN';
   order.updatedAt = engine.time;
-  makeLive(engine, order);
+  makeLive(engine, ms, order);
   touch(engine, ms);
   insertOrder(ms.book, order);
-  (order.side === 0 ? ms.dirtyBids : ms.dirtyAsks).push(order.price);
+  markDirty(ms, order.side, order.price);
   emitOrder(engine, order);
 }
 
@@ -440,25 +449,25 @@ function finish(engine: Engine, order: Order, status: OrderStatus, reason: Rejec
   order.status = status;
   order.rejectionReason = reason;
   order.updatedAt = engine.time;
-  if (engine.orders.get(order.id) === order) releaseLive(engine, order);
+  if (getOrder(engine.orders, order.id) === order) releaseLive(engine, order);
   emitOrder(engine, order);
 }
 
-function makeLive(engine: Engine, order: Order): void {
+function makeLive(engine: Engine, ms: MarketState, order: Order): void {
   const account = order.account;
-  engine.orders.set(order.id, order);
-  account.orders.set(order.id, order);
+  putOrder(engine.orders, order);
+  linkOrder(account, order);
   if (order.clientId !== undefined) account.clientIds.set(order.clientId, order);
-  account.openByMarket.set(order.marketId, (account.openByMarket.get(order.marketId) ?? 0) + 1);
+  account.openBySlot[ms.slot] = (account.openBySlot[ms.slot] ?? 0) + 1;
   addExpiry(engine.expiry, order);
 }
 
 function releaseLive(engine: Engine, order: Order): void {
   const account = order.account;
-  engine.orders.delete(order.id);
-  account.orders.delete(order.id);
+  deleteOrder(engine.orders, order.id);
+  unlinkOrder(account, order);
   if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
-  account.openByMarket.set(order.marketId, account.openByMarket.get(order.marketId)! - 1);
+  account.openBySlot[order.slot]!--;
   removeExpiry(engine.expiry, order);
 }
 
@@ -466,7 +475,7 @@ function releaseLive(engine: Engine, order: Order): void {
 function unrest(engine: Engine, ms: MarketState, order: Order): void {
   if (order.level === null) return;
   touch(engine, ms);
-  (order.side === 0 ? ms.dirtyBids : ms.dirtyAsks).push(order.price);
+  markDirty(ms, order.side, order.price);
   removeOrder(ms.book, order);
 }
 
@@ -474,16 +483,15 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
   const taker = engine.taker!;
   const ms = engine.takerMarket!;
   touch(engine, ms);
-  (maker.side === 0 ? ms.dirtyBids : ms.dirtyAsks).push(price);
-  const product = price * qty;
-  const value = Number.isSafeInteger(product) ? BigInt(product) : BigInt(price) * BigInt(qty);
+  markDirty(ms, maker.side, price);
+  const value = price * qty;
   taker.remaining -= qty;
   taker.filled += qty;
   taker.filledValue += value;
   maker.filled += qty;
   maker.filledValue += value;
-  settleFill(maker.account, ms.spec.id, maker.side, qty);
-  settleFill(taker.account, ms.spec.id, taker.side, qty);
+  settleFill(maker.account, ms.slot, maker.side, qty);
+  settleFill(taker.account, ms.slot, taker.side, qty);
   const tradeId = engine.nextTradeId++;
   emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER');
   emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER');
@@ -519,7 +527,7 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
 // cancelOrder, cancelAll
 
 function findTarget(engine: Engine, account: Account, marketId: number, orderId: number | undefined, clientId: string | undefined): Order | undefined {
-  const order = orderId !== undefined ? engine.orders.get(orderId) : clientId !== undefined ? account.clientIds.get(clientId) : undefined;
+  const order = orderId !== undefined ? getOrder(engine.orders, orderId) : clientId !== undefined ? account.clientIds.get(clientId) : undefined;
   if (order === undefined || order.account !== account || order.marketId !== marketId) return undefined;
   return order;
 }
@@ -538,19 +546,18 @@ function cancelOrder(engine: Engine, c: CancelOrderCommand): CommandResult {
   const ms = engine.markets.get(c.marketId);
   if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
   const account = getAccount(engine, c.address, c.accountIndex);
-  const key = targetKey(account, c.orderId, c.clientId);
   // Cancels dominate modifies: a modify still waiting for this target is refused, and one
-  // arriving within the window is refused too.
-  rememberCancel(engine.modifies, key, engine.time + engine.limits.modifyBufferUs);
-  const superseded = takePending(engine.modifies, key);
-  if (superseded !== undefined) {
+  // arriving within the window is refused too (under either name of the order).
+  if (engine.modifies.pending.size > 0 && takePending(engine.modifies, targetKey(account, c.orderId, c.clientId)) !== undefined) {
     emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'MODIFY_SUPERSEDED_BY_CANCEL');
   }
   const order = findTarget(engine, account, c.marketId, c.orderId, c.clientId);
-  if (order === undefined) return rejectCommand(engine, account, 'cancelOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND');
-  // The other name of the same order is covered as well.
-  if (c.orderId === undefined) rememberCancel(engine.modifies, targetKey(account, order.id, undefined), engine.time + engine.limits.modifyBufferUs);
-  else if (order.clientId !== undefined) rememberCancel(engine.modifies, targetKey(account, undefined, order.clientId), engine.time + engine.limits.modifyBufferUs);
+  const deadline = engine.time + engine.limits.modifyBufferUs;
+  if (order === undefined) {
+    rememberCancel(engine.modifies, account, c.orderId ?? -1, c.clientId, deadline);
+    return rejectCommand(engine, account, 'cancelOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND');
+  }
+  rememberCancel(engine.modifies, account, order.id, order.clientId, deadline);
   cancelLive(engine, ms, order);
   return orderResult(order);
 }
@@ -570,7 +577,7 @@ function cancelAll(engine: Engine, c: CancelAllCommand): CommandResult {
 /** Cancels every live order of an account, or of one of its markets, oldest first. */
 function cancelScope(engine: Engine, account: Account, marketId: number | undefined): number {
   const targets: Order[] = [];
-  for (const order of account.orders.values()) if (marketId === undefined || order.marketId === marketId) targets.push(order);
+  for (let o = account.head; o !== null; o = o.aNext) if (marketId === undefined || o.marketId === marketId) targets.push(o);
   targets.sort((a, b) => a.id - b.id);
   for (const order of targets) cancelLive(engine, engine.markets.get(order.marketId)!, order);
   return targets.length;
@@ -598,15 +605,14 @@ function modifyOrder(engine: Engine, c: ModifyOrderCommand): CommandResult {
   const account = getAccount(engine, c.address, c.accountIndex);
   const target = findTarget(engine, account, c.marketId, c.orderId, c.clientId);
   if (target !== undefined) return applyModify(engine, ms, target, c, false);
-  const key = targetKey(account, c.orderId, c.clientId);
-  if (cancelPending(engine.modifies, key, engine.time)) {
+  if (cancelPending(engine.modifies, account, c.orderId, c.clientId, engine.time)) {
     return rejectCommand(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'MODIFY_SUPERSEDED_BY_CANCEL');
   }
   // An issued orderId that is not live has ended; only a target that may still arrive waits.
   if (c.orderId !== undefined && c.orderId < engine.nextOrderId) {
     return rejectCommand(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
   }
-  const replaced = bufferModify(engine.modifies, account, key, c, engine.time + engine.limits.modifyBufferUs);
+  const replaced = bufferModify(engine.modifies, account, targetKey(account, c.orderId, c.clientId), c, engine.time + engine.limits.modifyBufferUs);
   if (replaced !== undefined) {
     const p = replaced.command;
     emitRejected(engine, account, 'modifyOrder', p.marketId, p.orderId, p.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
@@ -647,7 +653,7 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   }
   if (!target.reduceOnly && !meetsMinNotional(ms.spec, c.price, c.size)) return invalid('InvalidRequest', 'order notional below minimum', 'quantity');
   const newRemaining = c.size - target.filled;
-  const capReason = preTrade(account, ms.spec, target.side, c.price, newRemaining, target.reduceOnly);
+  const capReason = preTrade(account, ms.spec, ms.slot, target.side, c.price, newRemaining, target.reduceOnly);
   if (capReason === 'POSITION_SIZE_CAP_EXCEEDED') return reject(capReason);
 
   const replace = forceReplace || (c.goodTilTime !== undefined && c.goodTilTime !== target.goodTilTime);
@@ -676,19 +682,17 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
     return orderResult(target);
   }
   touch(engine, ms);
-  const dirty = target.side === 0 ? ms.dirtyBids : ms.dirtyAsks;
+  markDirty(ms, target.side, target.price);
   if (c.price === target.price && newRemaining <= target.remaining) {
     // Same price, smaller size: keeps its place in the queue.
     if (newRemaining < target.remaining) reduceOrder(ms.book, target, target.remaining - newRemaining);
-    dirty.push(target.price);
   } else {
     // New price, or more size at the same price: goes to the back of the queue.
-    dirty.push(target.price);
     removeOrder(ms.book, target);
     target.price = c.price;
     target.remaining = newRemaining;
     insertOrder(ms.book, target);
-    dirty.push(target.price);
+    markDirty(ms, target.side, target.price);
   }
   target.size = c.size;
   target.updatedAt = engine.time;
@@ -722,6 +726,11 @@ function scheduleCancel(engine: Engine, c: ScheduleCancelCommand): CommandResult
 // ---------------------------------------------------------------------------------------------
 // Event translator: the only place public event shapes are built.
 
+function markDirty(ms: MarketState, side: SideCode, price: number): void {
+  if (side === 0) ms.dirtyBids[ms.dirtyBidCount++] = price;
+  else ms.dirtyAsks[ms.dirtyAskCount++] = price;
+}
+
 function touch(engine: Engine, ms: MarketState): void {
   if (ms.touched) return;
   ms.touched = true;
@@ -733,19 +742,19 @@ function touch(engine: Engine, ms: MarketState): void {
   before[1] = bid === undefined ? 0 : bid.size;
   before[2] = ask === undefined ? 0 : ask.price;
   before[3] = ask === undefined ? 0 : ask.size;
-  engine.touchedMarkets.push(ms);
+  engine.touchedMarkets[engine.touchedCount++] = ms;
 }
 
 function flush(engine: Engine): void {
   const touched = engine.touchedMarkets;
-  for (let i = 0; i < touched.length; i++) {
+  for (let i = 0; i < engine.touchedCount; i++) {
     const ms = touched[i]!;
     if (ms.trades.length > 0) emitTrades(engine, ms);
     ms.tradesTaker = null;
-    const bids = levelSizes(ms, 0, ms.dirtyBids);
-    const asks = levelSizes(ms, 1, ms.dirtyAsks);
-    ms.dirtyBids.length = 0;
-    ms.dirtyAsks.length = 0;
+    const bids = levelSizes(ms.book.bids, ms.dirtyBids, ms.dirtyBidCount);
+    const asks = levelSizes(ms.book.asks, ms.dirtyAsks, ms.dirtyAskCount);
+    ms.dirtyBidCount = 0;
+    ms.dirtyAskCount = 0;
     const time = engine.time;
     engine.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
     const bid = bestLevel(ms.book.bids);
@@ -760,14 +769,13 @@ function flush(engine: Engine): void {
     }
     ms.touched = false;
   }
-  touched.length = 0;
+  engine.touchedCount = 0;
 }
 
 /** Absolute sizes of the levels a command touched, each price once, as flat pairs. */
-function levelSizes(ms: MarketState, side: SideCode, dirty: number[]): number[] {
+function levelSizes(bookSide: BookSide, dirty: number[], count: number): number[] {
   const out: number[] = [];
-  const bookSide = side === 0 ? ms.book.bids : ms.book.asks;
-  for (let i = 0; i < dirty.length; i++) {
+  for (let i = 0; i < count; i++) {
     const price = dirty[i]!;
     let seen = false;
     for (let j = 0; j < out.length; j += 2) {

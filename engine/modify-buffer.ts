@@ -7,9 +7,10 @@
  * - a cancel is remembered for the same window, so a modify that follows it is rejected with
  *   MODIFY_SUPERSEDED_BY_CANCEL (cancels dominate modifies) rather than "not found".
  *
- * Keys name a target the way the request did: by orderId or by clientId, within one account.
- * Both windows are the same length and engine time never goes back, so deadlines arrive in
- * insertion order and a FIFO queue expires them in O(1) each.
+ * Both windows have the same length and engine time never goes back, so deadlines arrive in
+ * insertion order and expire from the front. Remembered cancels are written on every cancel
+ * and read only when a modify misses its target, so they sit in a ring of parallel arrays
+ * (a few stores per cancel, no hashing) and a miss scans the window newest-first.
  */
 import type { Account } from './account.ts';
 import type { ModifyOrderCommand } from './types.ts';
@@ -23,22 +24,36 @@ export interface PendingModify {
   active: boolean;
 }
 
-interface Remembered {
-  key: string;
-  deadline: number;
+export interface CancelRing {
+  accounts: (Account | undefined)[];
+  orderIds: Float64Array;
+  clientIds: (string | undefined)[];
+  deadlines: Float64Array;
+  /** Oldest entry and number of entries. */
+  head: number;
+  count: number;
 }
 
 export interface ModifyBuffer {
   pending: Map<string, PendingModify>;
   pendingQueue: PendingModify[];
   pendingHead: number;
-  cancels: Map<string, number>;
-  cancelQueue: Remembered[];
-  cancelHead: number;
+  cancels: CancelRing;
 }
 
 export function createModifyBuffer(): ModifyBuffer {
-  return { pending: new Map(), pendingQueue: [], pendingHead: 0, cancels: new Map(), cancelQueue: [], cancelHead: 0 };
+  return { pending: new Map(), pendingQueue: [], pendingHead: 0, cancels: createRing(1024) };
+}
+
+function createRing(capacity: number): CancelRing {
+  return {
+    accounts: new Array<Account | undefined>(capacity).fill(undefined),
+    orderIds: new Float64Array(capacity),
+    clientIds: new Array<string | undefined>(capacity).fill(undefined),
+    deadlines: new Float64Array(capacity),
+    head: 0,
+    count: 0,
+  };
 }
 
 export function targetKey(account: Account, orderId: number | undefined, clientId: string | undefined): string {
@@ -57,7 +72,6 @@ export function bufferModify(buffer: ModifyBuffer, account: Account, key: string
 
 /** Removes and returns the active buffered modify for a target, if any. */
 export function takePending(buffer: ModifyBuffer, key: string): PendingModify | undefined {
-  if (buffer.pending.size === 0) return undefined;
   const entry = buffer.pending.get(key);
   if (entry === undefined) return undefined;
   buffer.pending.delete(key);
@@ -76,44 +90,67 @@ export function expiredModifies(buffer: ModifyBuffer, time: number): PendingModi
     buffer.pending.delete(entry.key);
     out.push(entry);
   }
-  compact(buffer);
+  if (buffer.pendingHead === queue.length) {
+    queue.length = 0;
+    buffer.pendingHead = 0;
+  }
   return out;
 }
 
-export function rememberCancel(buffer: ModifyBuffer, key: string, deadline: number): void {
-  buffer.cancels.set(key, deadline);
-  buffer.cancelQueue.push({ key, deadline });
+/** Remembers a cancel of an order known by `orderId` and/or `clientId` (-1 / undefined: none). */
+export function rememberCancel(buffer: ModifyBuffer, account: Account, orderId: number, clientId: string | undefined, deadline: number): void {
+  let ring = buffer.cancels;
+  if (ring.count === ring.orderIds.length) ring = buffer.cancels = grow(ring);
+  const i = (ring.head + ring.count) % ring.orderIds.length;
+  ring.accounts[i] = account;
+  ring.orderIds[i] = orderId;
+  ring.clientIds[i] = clientId;
+  ring.deadlines[i] = deadline;
+  ring.count++;
 }
 
-export function cancelPending(buffer: ModifyBuffer, key: string, time: number): boolean {
-  const deadline = buffer.cancels.get(key);
-  return deadline !== undefined && deadline > time;
+function grow(ring: CancelRing): CancelRing {
+  const next = createRing(ring.orderIds.length * 2);
+  const n = ring.orderIds.length;
+  for (let k = 0; k < ring.count; k++) {
+    const i = (ring.head + k) % n;
+    next.accounts[k] = ring.accounts[i];
+    next.orderIds[k] = ring.orderIds[i]!;
+    next.clientIds[k] = ring.clientIds[i];
+    next.deadlines[k] = ring.deadlines[i]!;
+  }
+  next.count = ring.count;
+  return next;
+}
+
+/** True when a cancel of this target is still within its window at `time`. */
+export function cancelPending(buffer: ModifyBuffer, account: Account, orderId: number | undefined, clientId: string | undefined, time: number): boolean {
+  const ring = buffer.cancels;
+  const n = ring.orderIds.length;
+  for (let k = ring.count - 1; k >= 0; k--) {
+    const i = (ring.head + k) % n;
+    if (ring.deadlines[i]! <= time) return false;
+    if (ring.accounts[i] !== account) continue;
+    if (orderId !== undefined ? ring.orderIds[i] === orderId : ring.clientIds[i] === clientId) return true;
+  }
+  return false;
 }
 
 export function forgetCancels(buffer: ModifyBuffer, time: number): void {
-  const queue = buffer.cancelQueue;
-  while (buffer.cancelHead < queue.length && queue[buffer.cancelHead]!.deadline <= time) {
-    const entry = queue[buffer.cancelHead++]!;
-    if (buffer.cancels.get(entry.key) === entry.deadline) buffer.cancels.delete(entry.key);
-  }
-  compact(buffer);
-}
-
-/** Drops consumed queue prefixes once they dominate, keeping memory bounded. */
-function compact(buffer: ModifyBuffer): void {
-  if (buffer.pendingHead > 1024 && buffer.pendingHead * 2 > buffer.pendingQueue.length) {
-    buffer.pendingQueue = buffer.pendingQueue.slice(buffer.pendingHead);
-    buffer.pendingHead = 0;
-  }
-  if (buffer.cancelHead > 1024 && buffer.cancelHead * 2 > buffer.cancelQueue.length) {
-    buffer.cancelQueue = buffer.cancelQueue.slice(buffer.cancelHead);
-    buffer.cancelHead = 0;
+  const ring = buffer.cancels;
+  const n = ring.orderIds.length;
+  while (ring.count > 0 && ring.deadlines[ring.head]! <= time) {
+    ring.accounts[ring.head] = undefined;
+    ring.clientIds[ring.head] = undefined;
+    ring.head = (ring.head + 1) % n;
+    ring.count--;
   }
 }
 
 /** The earliest deadline of anything remembered, for the engine's cheap timer check. */
 export function nextBufferDeadline(buffer: ModifyBuffer): number {
   const p = buffer.pendingQueue[buffer.pendingHead];
-  const c = buffer.cancelQueue[buffer.cancelHead];
-  return Math.min(p === undefined ? Infinity : p.deadline, c === undefined ? Infinity : c.deadline);
+  const ring = buffer.cancels;
+  const c = ring.count > 0 ? ring.deadlines[ring.head]! : Infinity;
+  return p === undefined ? c : Math.min(p.deadline, c);
 }

@@ -20,6 +20,8 @@ export interface Order {
   id: number;
   account: Account;
   marketId: number;
+  /** The market's dense slot (MarketState.slot), for per-account arrays. */
+  slot: number;
   side: SideCode;
   orderType: OrderTypeCode;
   tif: TifCode;
@@ -31,8 +33,11 @@ export interface Order {
   size: number;
   remaining: number;
   filled: number;
-  /** Σ price·size of fills, in ticks·quantums. */
-  filledValue: bigint;
+  /**
+   * Σ price·size of fills in ticks·quantums, for avgFillPrice: exact below 2^53, a correctly
+   * rounded double above (money is computed from the fill rows, never from this).
+   */
+  filledValue: number;
   goodTilTime: number;
   createdAt: number;
   updatedAt: number;
@@ -43,6 +48,9 @@ export interface Order {
   level: Level | null;
   prev: Order | null;
   next: Order | null;
+  // Account links (account.ts).
+  aPrev: Order | null;
+  aNext: Order | null;
   // Expiry links (expiry.ts).
   expBucket: ExpiryBucket | null;
   expPrev: Order | null;

@@ -19,8 +19,8 @@ import type { Order } from './order.ts';
 import type { RejectionReason } from './spec.ts';
 import type { SideCode } from './types.ts';
 
-export function preTrade(account: Account, market: MarketSpec, side: SideCode, price: number, size: number, reduceOnly: boolean): RejectionReason | undefined {
-  const position = positionOf(account, market.id);
+export function preTrade(account: Account, market: MarketSpec, slot: number, side: SideCode, price: number, size: number, reduceOnly: boolean): RejectionReason | undefined {
+  const position = positionOf(account, slot);
   if (reduceOnly) {
     if (side === 0 ? position >= 0 : position <= 0) return 'REDUCE_ONLY_WOULD_INCREASE';
     return undefined;
@@ -34,14 +34,12 @@ export function preTrade(account: Account, market: MarketSpec, side: SideCode, p
 
 /** How much more a reduce-only order may fill: the opposite position's size, or 0. */
 export function reduceAllowance(order: Order): number {
-  const position = positionOf(order.account, order.marketId);
+  const position = positionOf(order.account, order.slot);
   if (order.side === 0) return position < 0 ? -position : 0;
   return position > 0 ? position : 0;
 }
 
-export function settleFill(account: Account, marketId: number, side: SideCode, qty: number): void {
-  const position = account.positions.get(marketId) ?? 0;
-  const after = side === 0 ? position + qty : position - qty;
-  if (after === 0) account.positions.delete(marketId);
-  else account.positions.set(marketId, after);
+export function settleFill(account: Account, slot: number, side: SideCode, qty: number): void {
+  const position = account.positionBySlot[slot] ?? 0;
+  account.positionBySlot[slot] = side === 0 ? position + qty : position - qty;
 }

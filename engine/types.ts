@@ -256,8 +256,8 @@ export interface OrderEvent extends EventBase {
   size: number;
   remaining: number;
   filled: number;
-  /** Σ price·size over fills (ticks·quantums), for avgFillPrice. */
-  filledValue: bigint;
+  /** Σ price·size over fills (ticks·quantums), for avgFillPrice (order.ts). */
+  filledValue: number;
   goodTilTime: number;
   createdAt: number;
   status: OrderStatus;
