@@ -57,7 +57,8 @@ export function bookSide(book: Book, side: SideCode): BookSide {
 
 export function bestLevel(side: BookSide): Level | undefined {
   const levels = side.levels;
-  return levels[levels.length - 1];
+  // Never index -1: a miss there is a slow named-property lookup, not an array read.
+  return levels.length === 0 ? undefined : levels[levels.length - 1];
 }
 
 export function levelAt(side: BookSide, price: number): Level | undefined {

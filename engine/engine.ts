@@ -14,7 +14,7 @@
  */
 import { createAccountIndex, getOrCreateAccount, linkOrder, unlinkOrder, type Account, type AccountIndex } from './account.ts';
 import { createBook, crosses, insertOrder, levelAt, reduceOrder, removeOrder, bestLevel, type Book, type BookSide } from './book.ts';
-import { addExpiry, createExpiry, dueOrders, hasDue, removeExpiry, type Expiry } from './expiry.ts';
+import { addExpiry, compactExpiry, createExpiry, dueOrders, hasDue, type Expiry } from './expiry.ts';
 import { compileMarket, meetsMinNotional, onTierTick, type MarketSpec } from './market.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
 import {
@@ -107,6 +107,8 @@ export interface Engine {
   taker: Order | null;
   takerMarket: MarketState | null;
   hooks: MatchHooks;
+  /** The live order for an id (bound once, for the expiry heap). */
+  lookup: (id: number) => Order | undefined;
 }
 
 export function createEngine(config: EngineConfig, sink: EventSink = () => {}): Engine {
@@ -128,7 +130,9 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     taker: null,
     takerMarket: null,
     hooks: undefined as unknown as MatchHooks,
+    lookup: undefined as unknown as (id: number) => Order | undefined,
   };
+  engine.lookup = (id) => getOrder(engine.orders, id);
   engine.hooks = {
     onFill: (maker, price, qty) => onFill(engine, maker, price, qty),
     makerAllowance: reduceAllowance,
@@ -236,12 +240,13 @@ export function apply(engine: Engine, command: Command): CommandResult {
 
 function runTimers(engine: Engine, time: number): void {
   if (hasDue(engine.expiry, time)) {
-    for (const order of dueOrders(engine.expiry, time)) {
+    for (const order of dueOrders(engine.expiry, time, engine.lookup)) {
       const ms = engine.markets.get(order.marketId)!;
       unrest(engine, ms, order);
       finish(engine, order, 'REJECTED', 'EXPIRED');
     }
   }
+  compactExpiry(engine.expiry, engine.orders.size, engine.lookup);
   if (engine.switches.next <= time) {
     for (const { sw, fires } of takeDue(engine.switches, time)) {
       emitSwitch(engine, sw.account, sw.marketId, fires ? 'fired' : 'capped', sw.deadline);
@@ -367,9 +372,6 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
     next: null,
     aPrev: null,
     aNext: null,
-    expBucket: null,
-    expPrev: null,
-    expNext: null,
   };
   const reason = admit(engine, ms, order);
   if (reason !== undefined) {
@@ -468,7 +470,6 @@ function releaseLive(engine: Engine, order: Order): void {
   unlinkOrder(account, order);
   if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
   account.openBySlot[order.slot]!--;
-  removeExpiry(engine.expiry, order);
 }
 
 /** Takes a resting order off the book (it stays live until released). */

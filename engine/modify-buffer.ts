@@ -90,7 +90,7 @@ export function expiredModifies(buffer: ModifyBuffer, time: number): PendingModi
     buffer.pending.delete(entry.key);
     out.push(entry);
   }
-  if (buffer.pendingHead === queue.length) {
+  if (buffer.pendingHead === queue.length && queue.length > 0) {
     queue.length = 0;
     buffer.pendingHead = 0;
   }

@@ -2,9 +2,9 @@
  * Orders: the live record and its state machine.
  *
  * Contract: an `Order` is mutable engine state, owned by exactly one account and one market.
- * While it rests it is linked into one book level (`prev`/`next`/`level`) and, for GTT orders,
- * one expiry bucket (`expPrev`/`expNext`/`expBucket`); nothing outside `book.ts` and
- * `expiry.ts` touches those links. Public shapes are built from it by the event translator in
+ * While it rests it is linked into one book level (`prev`/`next`/`level`) and into its
+ * account's list of live orders (`aPrev`/`aNext`); nothing outside `book.ts` and `account.ts`
+ * touches those links. Public shapes are built from it by the event translator in
  * `engine.ts`, never by handing the record out.
  *
  * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
@@ -14,7 +14,6 @@ import type { CancelReason, OrderStatus, RejectionReason } from './spec.ts';
 import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
 import type { Account } from './account.ts';
 import type { Level } from './book.ts';
-import type { ExpiryBucket } from './expiry.ts';
 
 export interface Order {
   id: number;
@@ -51,10 +50,6 @@ export interface Order {
   // Account links (account.ts).
   aPrev: Order | null;
   aNext: Order | null;
-  // Expiry links (expiry.ts).
-  expBucket: ExpiryBucket | null;
-  expPrev: Order | null;
-  expNext: Order | null;
 }
 
 /**
