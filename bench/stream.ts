@@ -23,7 +23,7 @@ import {
   TIF_GTT,
   TIF_IOC,
 } from './bare-book.ts';
-import { Prng } from './prng.ts';
+import { createPrng } from '../sim/prng.ts';
 import { MAKER_ACCOUNTS, MARKETS, PRICE_SPAN, START_MID, TAKER_ACCOUNTS } from './setup.ts';
 
 export const OP_GTT = 0;
@@ -116,7 +116,7 @@ const PRICE_CEIL = START_MID + 1_000;
 export function generateStream(opts: StreamOptions): Stream {
   const prefill = opts.targetPerMarket * MARKETS;
   const length = prefill + opts.ops;
-  const rng = new Prng(opts.seed);
+  const rng = createPrng(opts.seed);
   // Every op could be a place, so that bounds the refs.
   const book = new BareBook(MARKETS, PRICE_SPAN, length);
   const s: Stream = {

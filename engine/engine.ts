@@ -599,13 +599,17 @@ function modifyOrder(engine: Engine, c: ModifyOrderCommand): CommandResult {
   if (c.size > ms.spec.maxSize) return invalid('InvalidRequest', 'quantity above maximum order size', 'quantity');
   if (c.side !== undefined && c.side !== 0 && c.side !== 1) return invalid('InvalidRequest', 'invalid side', 'side');
   if (c.tif !== undefined && (!Number.isInteger(c.tif) || c.tif < 0 || c.tif > 3)) return invalid('InvalidRequest', 'invalid timeInForce', 'timeInForce');
+  if (c.goodTilTime !== undefined && !Number.isSafeInteger(c.goodTilTime)) return invalid('InvalidRequest', 'invalid goodTilTime', 'goodTilTime');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const target = findTarget(engine, account, c.marketId, c.orderId, c.clientId);
+  if (target !== undefined) return applyModify(engine, ms, target, c, false);
+  // A modify that may wait is checked now, as far as it can be without its target, so that it
+  // cannot turn out invalid when the target arrives.
   if (c.goodTilTime !== undefined) {
     const gttError = checkGoodTilTime(engine, c.goodTilTime);
     if (gttError !== undefined) return gttError;
   }
-  const account = getAccount(engine, c.address, c.accountIndex);
-  const target = findTarget(engine, account, c.marketId, c.orderId, c.clientId);
-  if (target !== undefined) return applyModify(engine, ms, target, c, false);
+  if (c.reduceOnly !== true && !meetsMinNotional(ms.spec, c.price, c.size)) return invalid('InvalidRequest', 'order notional below minimum', 'quantity');
   if (cancelPending(engine.modifies, account, c.orderId, c.clientId, engine.time)) {
     return rejectCommand(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'MODIFY_SUPERSEDED_BY_CANCEL');
   }
@@ -636,7 +640,8 @@ function applyBufferedModify(engine: Engine, ms: MarketState, order: Order): voi
     emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
     return;
   }
-  applyModify(engine, ms, order, c, true);
+  const result = applyModify(engine, ms, order, c, true);
+  if (result.kind === 'invalid') emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
 }
 
 function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOrderCommand, forceReplace: boolean): CommandResult {
@@ -658,6 +663,11 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   if (capReason === 'POSITION_SIZE_CAP_EXCEEDED') return reject(capReason);
 
   const replace = forceReplace || (c.goodTilTime !== undefined && c.goodTilTime !== target.goodTilTime);
+  // Only a new goodTilTime must be a month ahead; echoing the resting order's own is no change.
+  if (replace && !forceReplace) {
+    const gttError = checkGoodTilTime(engine, c.goodTilTime!);
+    if (gttError !== undefined) return gttError;
+  }
   if (replace) {
     // Cancel-replace: the CANCELED update comes first, then the replacement's own outcome,
     // under the same orderId with increasing account sequence numbers.

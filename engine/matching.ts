@@ -66,12 +66,22 @@ export function fillableQty(book: Book, taker: Order, maxQty: number, hooks: Mat
   const buy = taker.side === 0;
   const levels = (buy ? book.asks : book.bids).levels;
   let total = 0;
+  // Reduce-only makers of one account share that account's one position.
+  let allowances: Map<Order['account'], number> | null = null;
   for (let i = levels.length - 1; i >= 0 && total < maxQty; i--) {
     const level = levels[i]!;
     if (buy ? level.price > taker.price : level.price < taker.price) break;
     for (let maker = level.head; maker !== null && total < maxQty; maker = maker.next) {
       if (maker.account === taker.account) return total;
-      total += maker.reduceOnly ? Math.min(maker.remaining, Math.max(0, hooks.makerAllowance(maker))) : maker.remaining;
+      if (!maker.reduceOnly) {
+        total += maker.remaining;
+        continue;
+      }
+      allowances ??= new Map();
+      const left = allowances.get(maker.account) ?? Math.max(0, hooks.makerAllowance(maker));
+      const take = Math.min(maker.remaining, left);
+      allowances.set(maker.account, left - take);
+      total += take;
     }
   }
   return total < maxQty ? total : maxQty;

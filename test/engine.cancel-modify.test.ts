@@ -175,6 +175,17 @@ describe('modify rejections: the original keeps resting unchanged', () => {
     expect(h.modify({ orderId: id, price: 1000, size: 500 })).toMatchObject({ kind: 'rejected', rejectionReason: 'ORDER_NOT_FOUND_FOR_MODIFY' });
   });
 
+  it('takes the resting order\'s own goodTilTime as no change, even once it is less than a month away', () => {
+    const h = harness();
+    const gtt = h.time + 40 * DAY_US;
+    const id = idOf(h.place({ side: 0, price: 1000, size: 1000, goodTilTime: gtt }));
+    h.advance(11 * DAY_US);
+    h.take();
+    expect(h.modify({ orderId: id, price: 999, size: 1000, goodTilTime: gtt })).toMatchObject({ kind: 'order', status: 'OPEN' });
+    expect(orderUpdates(h.take())).toEqual([{ orderId: id, status: 'OPEN', remaining: 1000, filled: 0, price: 999 }]);
+    expect(h.modify({ orderId: id, price: 999, size: 1000, goodTilTime: gtt + 1 })).toMatchObject({ kind: 'invalid', field: 'goodTilTime' });
+  });
+
   it('validates price and size like a placement', () => {
     const h = harness();
     const id = idOf(h.place({ side: 0, price: 1000, size: 1000 }));

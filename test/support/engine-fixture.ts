@@ -44,6 +44,14 @@ export const ALICE = '0x' + 'a'.repeat(40);
 export const BOB = '0x' + 'b'.repeat(40);
 export const CAROL = '0x' + 'c'.repeat(40);
 
+/** Four subaccounts over three wallets: enough for self-trade, cross-account and subaccount cases. */
+export const TEST_ACCOUNTS = [
+  { address: ALICE, accountIndex: 0 },
+  { address: ALICE, accountIndex: 1 },
+  { address: BOB, accountIndex: 0 },
+  { address: CAROL, accountIndex: 0 },
+] as const;
+
 export interface Harness {
   engine: Engine;
   events: EngineEvent[];
