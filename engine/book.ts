@@ -15,9 +15,11 @@
  * from the top (splice). Best level O(1).
  *
  * Measured alternatives (docs/decisions.md): functional-red-black-tree allocates a path of nodes
- * per insert and was slower than this array for books whose activity sits near the top.
+ * per insert and was slower than this array for books whose activity sits near the top; the
+ * price lookup is an integer hash table (price-index.ts) rather than a Map.
  */
 import type { Order } from './order.ts';
+import { createPriceIndex, priceDelete, priceGet, priceSet, type PriceIndex } from './price-index.ts';
 import type { SideCode } from './types.ts';
 
 export interface Level {
@@ -36,7 +38,7 @@ export interface BookSide {
   side: SideCode;
   /** Worst to best. */
   levels: Level[];
-  byPrice: Map<number, Level>;
+  byPrice: PriceIndex<Level>;
 }
 
 export interface Book {
@@ -46,8 +48,8 @@ export interface Book {
 
 export function createBook(): Book {
   return {
-    bids: { side: 0, levels: [], byPrice: new Map() },
-    asks: { side: 1, levels: [], byPrice: new Map() },
+    bids: { side: 0, levels: [], byPrice: createPriceIndex() },
+    asks: { side: 1, levels: [], byPrice: createPriceIndex() },
   };
 }
 
@@ -62,13 +64,13 @@ export function bestLevel(side: BookSide): Level | undefined {
 }
 
 export function levelAt(side: BookSide, price: number): Level | undefined {
-  return side.byPrice.get(price);
+  return priceGet(side.byPrice, price);
 }
 
 /** Appends a resting order at the back of its price level. */
 export function insertOrder(book: Book, order: Order): void {
   const side = order.side === 0 ? book.bids : book.asks;
-  let level = side.byPrice.get(order.price);
+  let level = priceGet(side.byPrice, order.price);
   if (level === undefined) level = addLevel(side, order.price);
   order.level = level;
   order.next = null;
@@ -122,12 +124,12 @@ function addLevel(side: BookSide, price: number): Level {
     }
     levels.splice(lo, 0, level);
   }
-  side.byPrice.set(price, level);
+  priceSet(side.byPrice, price, level);
   return level;
 }
 
 function dropLevel(side: BookSide, level: Level): void {
-  side.byPrice.delete(level.price);
+  priceDelete(side.byPrice, level.price);
   const levels = side.levels;
   const n = levels.length;
   if (levels[n - 1] === level) {

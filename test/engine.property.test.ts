@@ -18,7 +18,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bestLevel, type BookSide } from '../engine/book.ts';
+import { bestLevel, levelAt, type BookSide } from '../engine/book.ts';
 import type { Engine } from '../engine/engine.ts';
 import { isTransitionAllowed } from '../engine/order.ts';
 import { TERMINAL_ORDER_STATUSES, type OrderStatus } from '../engine/spec.ts';
@@ -479,7 +479,7 @@ describe('rule: "level sizes equal the sum of their orders"', () => {
             check(level.key === (side.side === 0 ? level.price : -level.price) && level.side === side.side, () => `${tag()}: bad key/side`);
             check(level.key > previousKey, () => `${tag()}: levels not sorted worst to best`);
             previousKey = level.key;
-            check(side.byPrice.get(level.price) === level, () => `${tag()}: not in the price index`);
+            check(levelAt(side, level.price) === level, () => `${tag()}: not in the price index`);
             let sum = 0;
             let count = 0;
             let previous = null;
