@@ -1,0 +1,22 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+// Benchmarks are not timed tests: this only proves each script still runs end to end on a small
+// stream and ends with its one JSON line of figures.
+describe('every benchmark ends by printing one JSON line of its figures', () => {
+  it.each([
+    ['engine', 'bench/engine.bench.ts', ['opsPerSec', 'bareBookOpsPerSec', 'nodejsOrderBookOpsPerSec', 'heapMBPer1MOrders']],
+    ['levels', 'bench/levels.bench.ts', ['rbTreeOpsPerSec', 'arrayOpsPerSec']],
+  ])('%s', (name, file, keys) => {
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
+      env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const last = run.stdout.trim().split('\n').at(-1)!;
+    const figures = JSON.parse(last) as Record<string, unknown>;
+    expect(figures.bench).toBe(name);
+    for (const key of keys) expect(typeof figures[key]).toBe('number');
+  });
+});
