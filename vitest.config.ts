@@ -6,5 +6,6 @@ export default defineConfig({
     // Property tests run many cases; keep the default timeout generous but bounded.
     testTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
