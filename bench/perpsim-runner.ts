@@ -31,6 +31,9 @@ import { OP_ALO, OP_CANCEL, OP_GTT, OP_MARKET, OP_NAMES, type Stream } from './s
 
 type Engine = ReturnType<typeof createEngine>;
 
+/** Each bench account's deposit: ten million USD in quote quantums. */
+const BENCH_FUNDING = 10_000_000n * 1_000_000_000n;
+
 /** Counts of result shapes and event types, keyed by a readable label. */
 export type Tally = Map<string, number>;
 
@@ -57,16 +60,13 @@ function opTime(i: number): number {
 export function newEngine(sink: EventSink): Engine {
   const engine = createEngine({ markets: marketDefs() }, sink);
   for (let m = 0; m < MARKETS; m++) {
-    const res = apply(engine, {
-      type: 'setPrices',
-      time: START_TIME_US,
-      marketId: marketId(m),
-      oraclePrice: START_MID,
-      markPrice: START_MID,
-    });
-    if (res.kind === 'invalid' || res.kind === 'limited') {
-      throw new Error(`setPrices for market ${marketId(m)} refused: ${JSON.stringify(res)}`);
-    }
+    const res = apply(engine, { type: 'setOraclePrice', time: START_TIME_US, marketId: marketId(m), price: START_MID });
+    if (res.kind !== 'done') throw new Error(`setOraclePrice for market ${marketId(m)} refused: ${JSON.stringify(res)}`);
+  }
+  // Funded accounts: every maker and taker can carry its orders' initial margin.
+  for (const { address, accountIndex } of accounts()) {
+    const res = apply(engine, { type: 'deposit', time: START_TIME_US, address, accountIndex, amount: BENCH_FUNDING });
+    if (res.kind !== 'done') throw new Error(`deposit refused: ${JSON.stringify(res)}`);
   }
   return engine;
 }
@@ -128,6 +128,8 @@ function resultLabel(op: number, res: CommandResult): string {
       return `${name}: invalid ${res.errorType}${res.field ? ` [${res.field}]` : ''}: ${res.error}`;
     case 'limited':
       return `${name}: limited: ${res.error}`;
+    case 'conflict':
+      return `${name}: conflict: ${res.error}`;
     case 'done':
       return `${name}: done${res.buffered ? ' (buffered)' : ''}`;
   }

@@ -5,13 +5,16 @@
  * through `AccountIndex` (by address, then by subaccount: the address string of a command is
  * hashed once, no key string is built per command). It links the account's live orders into an
  * intrusive list (cancel-all walks it), indexes them by clientId (DUPLICATE_CLIENT_ID /
- * TOO_MANY_CLIENT_IDS), counts open orders per market slot (OPEN_ORDER_CAP_EXCEEDED) and owns
- * the per-account sequence counter. Positions are signed quantums per market; issue 3's risk
- * modules extend this record with collateral and margin.
+ * TOO_MANY_CLIENT_IDS), keeps one `AccountMarket` per market it touched (position, leverage,
+ * isolated pool, open-order exposure: position.ts) and owns the per-account sequence counter
+ * and the money: `quote` is netQuoteBalance in quote quantums (1e-9 USD), as bigint.
  */
 import type { Order } from './order.ts';
+import { createAccountMarket, type AccountMarket } from './position.ts';
 
 export interface Account {
+  /** Dense id (creation order): how typed-array indexes name the account. */
+  id: number;
   key: string;
   address: string;
   index: number;
@@ -22,10 +25,30 @@ export interface Account {
   tail: Order | null;
   liveCount: number;
   clientIds: Map<string, Order>;
-  /** Open orders per market slot (MarketState.slot). */
-  openBySlot: number[];
-  /** Signed position size in quantums per market slot. */
-  positionBySlot: number[];
+  /** Per market slot (MarketState.slot). */
+  markets: (AccountMarket | undefined)[];
+  /** The AccountMarkets with a position, live orders or an isolated pool: what margin sums over. */
+  active: AccountMarket[];
+  /** Collateral plus realized PnL, minus fees, funding and interest (netQuoteBalance). */
+  quote: bigint;
+  netDeposits: bigint;
+  /** False until the first deposit: such an account "has no activity yet" (404 upstream). */
+  activated: boolean;
+  /** Quote quantums traded per UTC day, the last 30 days (ring by day number). */
+  volumeByDay: bigint[];
+  volumeDay: number[];
+  /** rollingVolume() of `rollingDay`, kept current by addVolume. */
+  rollingDay: number;
+  rolling: bigint;
+  lifetimeVolume: bigint;
+  lifetimeFeesPaid: bigint;
+  /** Bumped whenever the account's margin picture changes (stale liquidation-index entries). */
+  riskVersion: number;
+  /** In the engine's end-of-command risk queue. */
+  riskQueued: boolean;
+  /** Borrow interest accrued on a negative quote balance since the last settlement. */
+  accruedInterest: bigint;
+  interestSince: number;
 }
 
 export interface AccountIndex {
@@ -68,6 +91,7 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
   let account = subs[index];
   if (account === undefined) {
     account = {
+      id: accounts.all.length,
       key: accountKey(address, index),
       address,
       index,
@@ -76,8 +100,21 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       tail: null,
       liveCount: 0,
       clientIds: new Map(),
-      openBySlot: [],
-      positionBySlot: [],
+      markets: [],
+      active: [],
+      quote: 0n,
+      netDeposits: 0n,
+      activated: false,
+      volumeByDay: new Array<bigint>(30).fill(0n),
+      volumeDay: new Array<number>(30).fill(-1),
+      rollingDay: -1,
+      rolling: 0n,
+      lifetimeVolume: 0n,
+      lifetimeFeesPaid: 0n,
+      riskVersion: 0,
+      riskQueued: false,
+      accruedInterest: 0n,
+      interestSince: 0,
     };
     subs[index] = account;
     accounts.all.push(account);
@@ -86,7 +123,55 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
 }
 
 export function positionOf(account: Account, slot: number): number {
-  return account.positionBySlot[slot] ?? 0;
+  return account.markets[slot]?.size ?? 0;
+}
+
+/** The account's record for a market, created (and marked active) on first use. */
+export function accountMarket(account: Account, slot: number, marketId: number): AccountMarket {
+  let am = account.markets[slot];
+  if (am === undefined) {
+    am = createAccountMarket(slot, marketId);
+    account.markets[slot] = am;
+  }
+  return am;
+}
+
+/** Keeps `active` to the markets that matter for margin; cheap to call after any change. */
+export function refreshActive(account: Account, am: AccountMarket): void {
+  const matters = am.size !== 0 || am.openOrders > 0 || am.isolatedMargin !== 0n;
+  if (matters === am.listed) return;
+  am.listed = matters;
+  if (matters) account.active.push(am);
+  else account.active.splice(account.active.indexOf(am), 1);
+}
+
+const US_PER_DAY = 86_400_000_000;
+
+/** Adds traded notional to the rolling 30-day window and the lifetime total. */
+export function addVolume(account: Account, value: bigint, time: number): void {
+  const day = Math.floor(time / US_PER_DAY);
+  const i = day % 30;
+  if (account.volumeDay[i] !== day) {
+    account.volumeDay[i] = day;
+    account.volumeByDay[i] = 0n;
+  }
+  account.volumeByDay[i] = account.volumeByDay[i]! + value;
+  account.lifetimeVolume += value;
+  if (account.rollingDay === day) account.rolling += value;
+}
+
+/** Volume of the last 30 UTC days (today included), quote quantums. */
+export function rollingVolume(account: Account, time: number): bigint {
+  const today = Math.floor(time / US_PER_DAY);
+  if (account.rollingDay === today) return account.rolling;
+  let total = 0n;
+  for (let i = 0; i < 30; i++) {
+    const day = account.volumeDay[i]!;
+    if (day >= 0 && day > today - 30 && day <= today) total += account.volumeByDay[i]!;
+  }
+  account.rollingDay = today;
+  account.rolling = total;
+  return total;
 }
 
 /** Appends a live order to its account's list. */

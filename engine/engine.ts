@@ -2,21 +2,28 @@
  * The engine: one deterministic state machine, commands in, events out.
  *
  * Pipeline of an order (exchange-core's stages): validate (errors, no state change) →
- * admit (engine rejections: client ids, open-order cap, risk pre-trade) → match (book only) →
- * settle each fill (risk) → rest or finish. The event translator at the bottom of this file is
- * the only place that builds public event shapes.
+ * admit (engine rejections: client ids, open-order cap, risk pre-trade in risk.ts) → match
+ * (book and matching only) → settle each fill (risk.ts) → rest or finish. Accounts whose margin
+ * picture changed are re-checked once at the end of the command (liquidation.ts), never in the
+ * middle of a match. Public event shapes are built only in emit.ts.
  *
  * Time: `apply` first moves the engine clock to the command's time (never backwards) and runs
- * what came due — GTT expiries, dead man's switches, buffered modifies — then the command.
+ * what came due — hourly funding and interest, GTT expiries, dead man's switches, buffered
+ * modifies — then the command.
  *
- * Determinism: no clock, no randomness, iteration only over insertion-ordered Maps or sorted
- * lists; the same command stream yields the same event stream.
+ * Determinism: no clock, no randomness, iteration only over insertion-ordered collections or
+ * sorted lists; the same command stream yields the same event stream.
  */
-import { createAccountIndex, getOrCreateAccount, linkOrder, unlinkOrder, type Account, type AccountIndex } from './account.ts';
-import { createBook, crosses, insertOrder, levelAt, reduceOrder, removeOrder, bestLevel, type Book, type BookSide } from './book.ts';
-import { addExpiry, compactExpiry, createExpiry, dueOrders, hasDue, type Expiry } from './expiry.ts';
+import { createAccountIndex, linkOrder, unlinkOrder, type Account } from './account.ts';
+import { crosses, insertOrder, reduceOrder, removeOrder } from './book.ts';
+import { emitMarket, emitOrder, emitFill, emitPosition, emitPrices, emitFundingRate, emitRejected, emitSwitch, emitTrades, flush, markDirty, rejectCommand, touch } from './emit.ts';
+import { addExpiry, compactExpiry, createExpiry, dueOrders, hasDue } from './expiry.ts';
+import { checkFeeTiers } from './fees.ts';
+import { sampleFunding } from './funding.ts';
+import { checkLiquidations, liquidate } from './liquidation.ts';
+import { clearlyAbove, crossRisk, crossRiskF } from './margin.ts';
 import { compileMarket, meetsMinNotional, onTierTick, type MarketSpec } from './market.ts';
-import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
+import { fillableQty, matchTaker, MATCH_SELF_TRADE } from './matching.ts';
 import {
   bufferModify,
   cancelPending,
@@ -27,15 +34,29 @@ import {
   rememberCancel,
   takePending,
   targetKey,
-  type ModifyBuffer,
 } from './modify-buffer.ts';
 import type { Order } from './order.ts';
-import { createOrderTable, deleteOrder, getOrder, putOrder, type OrderTable } from './order-table.ts';
-import { preTrade, reduceAllowance, settleFill } from './risk.ts';
-import { arm, createSwitches, disarm, takeDue, type Switches } from './schedule-cancel.ts';
-import { createSequences, nextGlobal, type Sequences } from './sequence.ts';
+import { createOrderTable, deleteOrder, getOrder, putOrder } from './order-table.ts';
+import { isOutsideRth, updateMark } from './prices.ts';
+import {
+  addExposure,
+  adjustIsolatedMargin,
+  deposit,
+  marginAllows,
+  preTrade,
+  reduceAllowance,
+  refreshTriggers,
+  setLeverage,
+  settleFill,
+  transfer,
+  withdraw,
+} from './risk.ts';
+import { arm, createSwitches, disarm, takeDue } from './schedule-cancel.ts';
+import { createSequences } from './sequence.ts';
+import { settleDue, startSettlementClock } from './settlement.ts';
 import { LIMITS } from './spec.ts';
-import type { ErrorType, OrderStatus, RejectionReason } from './spec.ts';
+import type { OrderStatus, RejectionReason } from './spec.ts';
+import { createMarketState, DEFAULT_LIMITS, DEFAULT_RISK, getAccount, invalid, type Engine, type MarketState } from './state.ts';
 import {
   TIF_ALO,
   TIF_FOK,
@@ -46,8 +67,6 @@ import {
   type Command,
   type CommandResult,
   type EngineConfig,
-  type EngineEvent,
-  type EngineLimits,
   type EventSink,
   type InvalidResult,
   type ModifyOrderCommand,
@@ -55,73 +74,28 @@ import {
   type PlaceOrderCommand,
   type RejectedResult,
   type ScheduleCancelCommand,
+  type SetOraclePriceCommand,
   type SideCode,
-  type TradeEntry,
 } from './types.ts';
 
-export const DEFAULT_LIMITS: EngineLimits = {
-  openOrdersPerMarket: 1000,
-  modifyBufferUs: 1_000_000,
-};
-
-export interface MarketState {
-  spec: MarketSpec;
-  /** Dense index of the market, for per-account arrays. */
-  slot: number;
-  book: Book;
-  /** Per-market sequence (sequence.ts). */
-  seq: number;
-  oraclePrice: number;
-  markPrice: number;
-  // Per-command scratch, reset by flush.
-  touched: boolean;
-  /** Prices whose level changed in this command; only the first `dirtyBidCount` are current. */
-  dirtyBids: number[];
-  dirtyAsks: number[];
-  dirtyBidCount: number;
-  dirtyAskCount: number;
-  trades: TradeEntry[];
-  tradesTaker: Order | null;
-  bboBefore: [number, number, number, number];
-}
-
-export interface Engine {
-  markets: Map<number, MarketState>;
-  accounts: AccountIndex;
-  /** Live orders (resting or untriggered) by id. */
-  orders: OrderTable;
-  limits: EngineLimits;
-  sink: EventSink;
-  time: number;
-  seq: Sequences;
-  /** The next orderId to issue; ids below it were issued. */
-  nextOrderId: number;
-  nextTradeId: number;
-  expiry: Expiry;
-  switches: Switches;
-  modifies: ModifyBuffer;
-  /** Markets changed by the current command; the first `touchedCount` are current. */
-  touchedMarkets: MarketState[];
-  touchedCount: number;
-  /** The order currently taking liquidity, and its market (read by the match hooks). */
-  taker: Order | null;
-  takerMarket: MarketState | null;
-  hooks: MatchHooks;
-  /** The live order for an id (bound once, for the expiry heap). */
-  lookup: (id: number) => Order | undefined;
-}
+export { DEFAULT_LIMITS, DEFAULT_RISK, type Engine, type MarketState } from './state.ts';
 
 export function createEngine(config: EngineConfig, sink: EventSink = () => {}): Engine {
+  const risk = { ...DEFAULT_RISK, ...config.risk };
+  checkFeeTiers(risk.feeTiers);
   const engine: Engine = {
     markets: new Map(),
+    bySlot: [],
     accounts: createAccountIndex(),
     orders: createOrderTable(),
     limits: { ...DEFAULT_LIMITS, ...config.limits },
+    risk,
     sink,
     time: 0,
     seq: createSequences(),
     nextOrderId: 1,
     nextTradeId: 1,
+    nextOperationId: 1,
     expiry: createExpiry(),
     switches: createSwitches(),
     modifies: createModifyBuffer(),
@@ -129,8 +103,18 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     touchedCount: 0,
     taker: null,
     takerMarket: null,
-    hooks: undefined as unknown as MatchHooks,
-    lookup: undefined as unknown as (id: number) => Order | undefined,
+    liquidating: undefined,
+    hooks: undefined as unknown as Engine['hooks'],
+    lookup: undefined as unknown as Engine['lookup'],
+    insuranceFund: risk.insuranceFund,
+    feesCollected: 0n,
+    lendingVault: 0n,
+    deposited: 0n,
+    withdrawn: 0n,
+    nonces: new Set(),
+    nextSettlementAt: 0,
+    onFee: undefined,
+    riskQueue: [],
   };
   engine.lookup = (id) => getOrder(engine.orders, id);
   engine.hooks = {
@@ -142,29 +126,8 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
       finish(engine, maker, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
     },
   };
-  for (const def of config.markets) addMarketState(engine, compileMarket(def));
+  for (const def of config.markets) createMarketState(engine, compileMarket(def));
   return engine;
-}
-
-function addMarketState(engine: Engine, spec: MarketSpec): MarketState {
-  const ms: MarketState = {
-    spec,
-    slot: engine.markets.size,
-    book: createBook(),
-    seq: 0,
-    oraclePrice: 0,
-    markPrice: 0,
-    touched: false,
-    dirtyBids: [],
-    dirtyAsks: [],
-    dirtyBidCount: 0,
-    dirtyAskCount: 0,
-    trades: [],
-    tradesTaker: null,
-    bboBefore: [0, 0, 0, 0],
-  };
-  engine.markets.set(spec.id, ms);
-  return ms;
 }
 
 /** Applies one command; its events go to the sink before this returns. */
@@ -189,18 +152,24 @@ export function apply(engine: Engine, command: Command): CommandResult {
     case 'scheduleCancel':
       result = scheduleCancel(engine, command);
       break;
-    case 'setPrices': {
-      const ms = engine.markets.get(command.marketId);
-      if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
-      if (!validPrice(command.oraclePrice) || !validPrice(command.markPrice)) {
-        return invalid('InvalidRequest', 'prices must be non-negative integer ticks');
-      }
-      ms.oraclePrice = command.oraclePrice;
-      ms.markPrice = command.markPrice;
-      engine.sink({ type: 'prices', globalSeq: nextGlobal(engine.seq), time, marketId: ms.spec.id, oraclePrice: ms.oraclePrice, markPrice: ms.markPrice });
-      result = { kind: 'done' };
+    case 'setOraclePrice':
+      result = setOraclePrice(engine, command);
       break;
-    }
+    case 'deposit':
+      result = validAccountRef(command.address, command.accountIndex) ? deposit(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      break;
+    case 'withdraw':
+      result = validAccountRef(command.address, command.accountIndex) ? withdraw(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      break;
+    case 'transfer':
+      result = typeof command.address === 'string' ? transfer(engine, command) : invalid('InvalidRequest', 'invalid address', 'address');
+      break;
+    case 'setLeverage':
+      result = validAccountRef(command.address, command.accountIndex) ? setLeverage(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      break;
+    case 'adjustIsolatedMargin':
+      result = validAccountRef(command.address, command.accountIndex) ? adjustIsolatedMargin(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      break;
     case 'addMarket': {
       if (engine.markets.has(command.market.id)) return invalid('InvalidRequest', 'market id already exists', 'marketId');
       let spec: MarketSpec;
@@ -209,8 +178,7 @@ export function apply(engine: Engine, command: Command): CommandResult {
       } catch (err) {
         return invalid('InvalidRequest', (err as Error).message);
       }
-      addMarketState(engine, spec);
-      engine.sink({ type: 'market', globalSeq: nextGlobal(engine.seq), time, marketId: spec.id, status: spec.status });
+      emitMarket(engine, createMarketState(engine, spec));
       result = { kind: 'done' };
       break;
     }
@@ -219,7 +187,7 @@ export function apply(engine: Engine, command: Command): CommandResult {
       if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
       if (command.status !== 'ONLINE' && command.status !== 'OFFLINE') return invalid('InvalidRequest', 'invalid market status', 'status');
       ms.spec.status = command.status;
-      engine.sink({ type: 'market', globalSeq: nextGlobal(engine.seq), time, marketId: ms.spec.id, status: command.status });
+      emitMarket(engine, ms);
       result = { kind: 'done' };
       break;
     }
@@ -231,6 +199,7 @@ export function apply(engine: Engine, command: Command): CommandResult {
       return invalid('InvalidRequest', `unknown command ${(unknown as { type: string }).type}`);
     }
   }
+  if (engine.riskQueue.length > 0) processRiskQueue(engine);
   flush(engine);
   return result;
 }
@@ -239,10 +208,13 @@ export function apply(engine: Engine, command: Command): CommandResult {
 // Timers
 
 function runTimers(engine: Engine, time: number): void {
+  if (engine.nextSettlementAt <= time) {
+    if (engine.nextSettlementAt === 0) startSettlementClock(engine, time);
+    else settleDue(engine, time);
+  }
   if (hasDue(engine.expiry, time)) {
     for (const order of dueOrders(engine.expiry, time, engine.lookup)) {
-      const ms = engine.markets.get(order.marketId)!;
-      unrest(engine, ms, order);
+      unrest(engine, engine.bySlot[order.slot]!, order);
       finish(engine, order, 'REJECTED', 'EXPIRED');
     }
   }
@@ -260,19 +232,119 @@ function runTimers(engine: Engine, time: number): void {
     }
     forgetCancels(engine.modifies, time);
   }
+  if (engine.riskQueue.length > 0) processRiskQueue(engine);
   if (engine.touchedCount > 0) flush(engine);
 }
 
 // ---------------------------------------------------------------------------------------------
+// Prices
+
+function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): CommandResult {
+  const ms = engine.markets.get(c.marketId);
+  if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+  if (!Number.isSafeInteger(c.price) || c.price < 0) return invalid('InvalidRequest', 'price must be a non-negative number of ticks', 'price');
+  updateMark(ms, c.price, engine.time, engine.risk.markBasisTauUs);
+  ms.outsideRth = isOutsideRth(ms.spec.def.regularTradingHours, engine.time);
+  emitPrices(engine, ms);
+  if (sampleFunding(ms.funding, engine.time, ms.markPrice, ms.oraclePrice, fundingParams(engine))) {
+    emitFundingRate(engine, ms, 'predictedFunding', ms.funding.rate);
+  }
+  if (ms.markPrice > 0) checkLiquidations(engine, ms);
+  return { kind: 'done' };
+}
+
+function fundingParams(engine: Engine): { interestE12: bigint; clampE12: bigint; capE12: bigint } {
+  return { interestE12: engine.risk.fundingInterestE12, clampE12: engine.risk.fundingClampE12, capE12: engine.risk.fundingCapE12 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Risk follow-up: accounts whose margin changed during the command
+
+function queueRisk(engine: Engine, account: Account): void {
+  if (account.riskQueued) return;
+  account.riskQueued = true;
+  engine.riskQueue.push(account);
+}
+
+/**
+ * Re-checks the accounts a command touched: liquidates those below maintenance, and cancels
+ * (MARGIN_CANCELED) resting orders that no longer fit initial margin, newest first.
+ */
+function processRiskQueue(engine: Engine): void {
+  const queue = engine.riskQueue;
+  for (let i = 0; i < queue.length; i++) {
+    const account = queue[i]!;
+    account.riskQueued = false;
+    if (refreshTriggers(engine, account)) liquidate(engine, account);
+    else marginCancel(engine, account);
+  }
+  queue.length = 0;
+}
+
+function marginCancel(engine: Engine, account: Account): void {
+  if (account.liveCount === 0) return;
+  const fast = crossRiskF(account, engine.bySlot);
+  if (clearlyAbove(fast.equity, fast.initial)) return;
+  let risk = crossRisk(account, engine.bySlot);
+  if (risk.initial <= risk.equity) return;
+  const orders: Order[] = [];
+  for (let o = account.tail; o !== null; o = o.aPrev) if (!o.reduceOnly) orders.push(o);
+  for (const order of orders) {
+    if (risk.initial <= risk.equity) break;
+    cancelLive(engine, engine.bySlot[order.slot]!, order, 'MARGIN_CANCELED');
+    risk = crossRisk(account, engine.bySlot);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orders the engine places itself (liquidation.ts)
+
+export function newInternalOrder(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number, origin: 'LIQUIDATION' | 'ADL'): Order {
+  const time = engine.time;
+  return {
+    id: engine.nextOrderId++,
+    account,
+    marketId: ms.spec.id,
+    slot: ms.slot,
+    side,
+    orderType: 0,
+    tif: TIF_IOC,
+    reduceOnly: true,
+    clientId: undefined,
+    price,
+    size,
+    remaining: size,
+    filled: 0,
+    filledValue: 0,
+    goodTilTime: time,
+    createdAt: time,
+    updatedAt: time,
+    status: 'PENDING',
+    rejectionReason: undefined,
+    cancelReason: undefined,
+    origin,
+    level: null,
+    prev: null,
+    next: null,
+    aPrev: null,
+    aNext: null,
+  };
+}
+
+/** Runs a liquidation order through the book; it ends LIQUIDATED whatever it filled. */
+export function runLiquidationOrder(engine: Engine, ms: MarketState, order: Order): void {
+  if (crosses(ms.book, order.side, order.price)) {
+    touch(engine, ms);
+    engine.taker = order;
+    engine.takerMarket = ms;
+    matchTaker(ms.book, order, order.remaining, engine.hooks);
+    engine.taker = null;
+  }
+  finish(engine, order, 'LIQUIDATED', undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Validation
-
-function invalid(errorType: ErrorType, error: string, field?: string): InvalidResult {
-  return field === undefined ? { kind: 'invalid', errorType, error } : { kind: 'invalid', errorType, error, field };
-}
-
-function validPrice(value: number): boolean {
-  return Number.isSafeInteger(value) && value >= 0;
-}
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,36}$/;
 
@@ -331,9 +403,6 @@ function validAccountRef(address: unknown, accountIndex: unknown): boolean {
   return typeof address === 'string' && Number.isInteger(accountIndex) && (accountIndex as number) >= 0 && (accountIndex as number) <= LIMITS.subaccountMax;
 }
 
-function getAccount(engine: Engine, address: string, index: number): Account {
-  return getOrCreateAccount(engine.accounts, address, index);
-}
 
 // ---------------------------------------------------------------------------------------------
 // placeOrder
@@ -367,6 +436,7 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
     status: 'PENDING',
     rejectionReason: undefined,
     cancelReason: undefined,
+    origin: undefined,
     level: null,
     prev: null,
     next: null,
@@ -394,10 +464,10 @@ function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason |
     if (account.clientIds.has(order.clientId)) return 'DUPLICATE_CLIENT_ID';
     if (account.clientIds.size >= LIMITS.liveClientIdsPerAccount) return 'TOO_MANY_CLIENT_IDS';
   }
-  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.openBySlot[ms.slot] ?? 0) >= engine.limits.openOrdersPerMarket) {
+  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.markets[ms.slot]?.openOrders ?? 0) >= engine.limits.openOrdersPerMarket) {
     return 'OPEN_ORDER_CAP_EXCEEDED';
   }
-  return preTrade(account, ms.spec, ms.slot, order.side, order.price, order.remaining, order.reduceOnly);
+  return preTrade(engine, account, ms, order.side, order.price, order.remaining, order.reduceOnly);
 }
 
 /**
@@ -460,7 +530,7 @@ function makeLive(engine: Engine, ms: MarketState, order: Order): void {
   putOrder(engine.orders, order);
   linkOrder(account, order);
   if (order.clientId !== undefined) account.clientIds.set(order.clientId, order);
-  account.openBySlot[ms.slot] = (account.openBySlot[ms.slot] ?? 0) + 1;
+  addExposure(account, ms, order.side, order.remaining, 1);
   addExpiry(engine.expiry, order);
 }
 
@@ -469,7 +539,7 @@ function releaseLive(engine: Engine, order: Order): void {
   deleteOrder(engine.orders, order.id);
   unlinkOrder(account, order);
   if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
-  account.openBySlot[order.slot]!--;
+  addExposure(account, engine.bySlot[order.slot]!, order.side, -order.remaining, -1);
 }
 
 /** Takes a resting order off the book (it stays live until released). */
@@ -491,11 +561,19 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
   taker.filledValue += value;
   maker.filled += qty;
   maker.filledValue += value;
-  settleFill(maker.account, ms.slot, maker.side, qty);
-  settleFill(taker.account, ms.slot, taker.side, qty);
+  // The maker's resting exposure shrinks with its fill (matching already reduced `remaining`).
+  addExposure(maker.account, ms, maker.side, -qty, 0);
+  const makerSettled = settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER');
+  const takerSettled = settleFill(engine, taker.account, ms, taker.side, qty, price, engine.liquidating === undefined ? 'TAKER' : 'TAKER');
+  queueRisk(engine, maker.account);
+  queueRisk(engine, taker.account);
   const tradeId = engine.nextTradeId++;
-  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER');
-  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER');
+  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.realized - makerSettled.fee, makerSettled.effect);
+  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.realized - takerSettled.fee, takerSettled.effect);
+  const takerAm = taker.account.markets[ms.slot]!;
+  const makerAm = maker.account.markets[ms.slot]!;
+  emitPosition(engine, maker.account, makerAm);
+  emitPosition(engine, taker.account, takerAm);
   if (ms.tradesTaker !== taker) {
     if (ms.trades.length > 0) emitTrades(engine, ms);
     ms.tradesTaker = taker;
@@ -563,9 +641,9 @@ function cancelOrder(engine: Engine, c: CancelOrderCommand): CommandResult {
   return orderResult(order);
 }
 
-function cancelLive(engine: Engine, ms: MarketState, order: Order): void {
+function cancelLive(engine: Engine, ms: MarketState, order: Order, status: 'CANCELED' | 'MARGIN_CANCELED' = 'CANCELED'): void {
   unrest(engine, ms, order);
-  finish(engine, order, 'CANCELED', undefined);
+  finish(engine, order, status, undefined);
 }
 
 function cancelAll(engine: Engine, c: CancelAllCommand): CommandResult {
@@ -577,10 +655,14 @@ function cancelAll(engine: Engine, c: CancelAllCommand): CommandResult {
 
 /** Cancels every live order of an account, or of one of its markets, oldest first. */
 function cancelScope(engine: Engine, account: Account, marketId: number | undefined): number {
+  return cancelScopeWith(engine, account, marketId, 'CANCELED');
+}
+
+export function cancelScopeWith(engine: Engine, account: Account, marketId: number | undefined, status: 'CANCELED' | 'MARGIN_CANCELED'): number {
   const targets: Order[] = [];
   for (let o = account.head; o !== null; o = o.aNext) if (marketId === undefined || o.marketId === marketId) targets.push(o);
   targets.sort((a, b) => a.id - b.id);
-  for (const order of targets) cancelLive(engine, engine.markets.get(order.marketId)!, order);
+  for (const order of targets) cancelLive(engine, engine.bySlot[order.slot]!, order, status);
   return targets.length;
 }
 
@@ -659,8 +741,11 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   }
   if (!target.reduceOnly && !meetsMinNotional(ms.spec, c.price, c.size)) return invalid('InvalidRequest', 'order notional below minimum', 'quantity');
   const newRemaining = c.size - target.filled;
-  const capReason = preTrade(account, ms.spec, ms.slot, target.side, c.price, newRemaining, target.reduceOnly);
+  const capReason = preTrade(engine, account, ms, target.side, c.price, newRemaining, target.reduceOnly);
   if (capReason === 'POSITION_SIZE_CAP_EXCEEDED') return reject(capReason);
+  if (!target.reduceOnly && newRemaining > target.remaining && !marginAllows(engine, account, ms, target.side, c.price, newRemaining - target.remaining)) {
+    return reject('UNDERCOLLATERALIZED');
+  }
 
   const replace = forceReplace || (c.goodTilTime !== undefined && c.goodTilTime !== target.goodTilTime);
   // Only a new goodTilTime must be a month ahead; echoing the resting order's own is no change.
@@ -696,10 +781,14 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   markDirty(ms, target.side, target.price);
   if (c.price === target.price && newRemaining <= target.remaining) {
     // Same price, smaller size: keeps its place in the queue.
-    if (newRemaining < target.remaining) reduceOrder(ms.book, target, target.remaining - newRemaining);
+    if (newRemaining < target.remaining) {
+      addExposure(account, ms, target.side, newRemaining - target.remaining, 0);
+      reduceOrder(ms.book, target, target.remaining - newRemaining);
+    }
   } else {
     // New price, or more size at the same price: goes to the back of the queue.
     removeOrder(ms.book, target);
+    addExposure(account, ms, target.side, newRemaining - target.remaining, 0);
     target.price = c.price;
     target.remaining = newRemaining;
     insertOrder(ms.book, target);
@@ -734,172 +823,3 @@ function scheduleCancel(engine: Engine, c: ScheduleCancelCommand): CommandResult
   return { kind: 'done', switchState: 'scheduled' };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Event translator: the only place public event shapes are built.
-
-function markDirty(ms: MarketState, side: SideCode, price: number): void {
-  if (side === 0) ms.dirtyBids[ms.dirtyBidCount++] = price;
-  else ms.dirtyAsks[ms.dirtyAskCount++] = price;
-}
-
-function touch(engine: Engine, ms: MarketState): void {
-  if (ms.touched) return;
-  ms.touched = true;
-  ms.seq++;
-  const bid = bestLevel(ms.book.bids);
-  const ask = bestLevel(ms.book.asks);
-  const before = ms.bboBefore;
-  before[0] = bid === undefined ? 0 : bid.price;
-  before[1] = bid === undefined ? 0 : bid.size;
-  before[2] = ask === undefined ? 0 : ask.price;
-  before[3] = ask === undefined ? 0 : ask.size;
-  engine.touchedMarkets[engine.touchedCount++] = ms;
-}
-
-function flush(engine: Engine): void {
-  const touched = engine.touchedMarkets;
-  for (let i = 0; i < engine.touchedCount; i++) {
-    const ms = touched[i]!;
-    if (ms.trades.length > 0) emitTrades(engine, ms);
-    ms.tradesTaker = null;
-    const bids = levelSizes(ms.book.bids, ms.dirtyBids, ms.dirtyBidCount);
-    const asks = levelSizes(ms.book.asks, ms.dirtyAsks, ms.dirtyAskCount);
-    ms.dirtyBidCount = 0;
-    ms.dirtyAskCount = 0;
-    const time = engine.time;
-    engine.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
-    const bid = bestLevel(ms.book.bids);
-    const ask = bestLevel(ms.book.asks);
-    const bidPrice = bid === undefined ? 0 : bid.price;
-    const bidSize = bid === undefined ? 0 : bid.size;
-    const askPrice = ask === undefined ? 0 : ask.price;
-    const askSize = ask === undefined ? 0 : ask.size;
-    const b = ms.bboBefore;
-    if (b[0] !== bidPrice || b[1] !== bidSize || b[2] !== askPrice || b[3] !== askSize) {
-      engine.sink({ type: 'bbo', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bidPrice, bidSize, askPrice, askSize });
-    }
-    ms.touched = false;
-  }
-  engine.touchedCount = 0;
-}
-
-/** Absolute sizes of the levels a command touched, each price once, as flat pairs. */
-function levelSizes(bookSide: BookSide, dirty: number[], count: number): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const price = dirty[i]!;
-    let seen = false;
-    for (let j = 0; j < out.length; j += 2) {
-      if (out[j] === price) {
-        seen = true;
-        break;
-      }
-    }
-    if (seen) continue;
-    const level = levelAt(bookSide, price);
-    out.push(price, level === undefined ? 0 : level.size);
-  }
-  return out;
-}
-
-function emitOrder(engine: Engine, o: Order): void {
-  const account = o.account;
-  engine.sink({
-    type: 'order',
-    globalSeq: nextGlobal(engine.seq),
-    accountSeq: ++account.seq,
-    time: engine.time,
-    orderId: o.id,
-    address: account.address,
-    accountIndex: account.index,
-    marketId: o.marketId,
-    clientId: o.clientId,
-    side: o.side,
-    orderType: o.orderType,
-    tif: o.tif,
-    reduceOnly: o.reduceOnly,
-    price: o.price,
-    size: o.size,
-    remaining: o.remaining,
-    filled: o.filled,
-    filledValue: o.filledValue,
-    goodTilTime: o.goodTilTime,
-    createdAt: o.createdAt,
-    status: o.status,
-    rejectionReason: o.rejectionReason,
-    cancelReason: o.cancelReason,
-  } satisfies EngineEvent);
-}
-
-function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: number, price: number, qty: number, role: 'MAKER' | 'TAKER'): void {
-  const account = o.account;
-  engine.sink({
-    type: 'fill',
-    globalSeq: nextGlobal(engine.seq),
-    accountSeq: ++account.seq,
-    marketSeq: ms.seq,
-    time: engine.time,
-    tradeId,
-    orderId: o.id,
-    address: account.address,
-    accountIndex: account.index,
-    clientId: o.clientId,
-    marketId: o.marketId,
-    side: o.side,
-    price,
-    size: qty,
-    role,
-    orderSize: o.size,
-    remaining: o.remaining,
-  });
-}
-
-function emitTrades(engine: Engine, ms: MarketState): void {
-  const taker = ms.tradesTaker!;
-  engine.sink({
-    type: 'trades',
-    globalSeq: nextGlobal(engine.seq),
-    time: engine.time,
-    marketSeq: ms.seq,
-    marketId: ms.spec.id,
-    takerOrderId: taker.id,
-    takerSide: taker.side,
-    entries: ms.trades,
-  });
-  ms.trades = [];
-}
-
-function rejectCommand(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): RejectedResult {
-  emitRejected(engine, account, command, marketId, orderId, clientId, reason);
-  return { kind: 'rejected', orderId, clientId, rejectionReason: reason };
-}
-
-function emitRejected(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): void {
-  engine.sink({
-    type: 'rejected',
-    globalSeq: nextGlobal(engine.seq),
-    accountSeq: ++account.seq,
-    time: engine.time,
-    command,
-    address: account.address,
-    accountIndex: account.index,
-    marketId,
-    orderId,
-    clientId,
-    rejectionReason: reason,
-  });
-}
-
-function emitSwitch(engine: Engine, account: Account, marketId: number | undefined, action: 'armed' | 'disarmed' | 'fired' | 'capped', deadline: number | undefined): void {
-  engine.sink({
-    type: 'switch',
-    globalSeq: nextGlobal(engine.seq),
-    accountSeq: ++account.seq,
-    time: engine.time,
-    address: account.address,
-    accountIndex: account.index,
-    marketId,
-    action,
-    deadline,
-  });
-}

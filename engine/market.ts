@@ -44,6 +44,17 @@ export interface MarketSpec {
   /** Float shadows of the two thresholds for the fast path. */
   minNotionalValueF: number;
   maxPositionValueF: number;
+  /** Quote quantums (1e-9 USD) per tick·quantum: notional = price · size · valueMul. */
+  valueMul: bigint;
+  /** Margin fractions in ppm. */
+  imfPpm: bigint;
+  mmfPpm: bigint;
+  offHoursImfPpm: bigint;
+  /** Float shadows for the fast margin path (margin.ts `crossRiskF`). */
+  valueMulF: number;
+  imfF: number;
+  mmfF: number;
+  offHoursImfF: number;
 }
 
 /** Builds the integer rules of a market; throws on an inconsistent definition. */
@@ -74,6 +85,12 @@ export function compileMarket(def: MarketDef): MarketSpec {
   const cap = new Big(LIMITS.maxPositionNotionalE10.toString()).div(1e10);
   const maxPositionValue = BigInt(cap.div(unitValue).round(0, Big.roundDown).toFixed(0));
   const imf = Number(def.initialMarginFraction);
+  // The venue's markets all have tick·step = 1e-9 USD, one quote quantum; perpsim requires a
+  // whole number of quote quantums so that every notional is exact (docs/decisions.md).
+  const perQuantum = unitValue.times(1e9);
+  if (!perQuantum.eq(perQuantum.round(0, Big.roundDown)) || perQuantum.lt(1)) {
+    throw new Error(`${def.displayName}: tickSize × stepSize must be a whole multiple of 1e-9 USD`);
+  }
   return {
     id: def.id,
     def,
@@ -91,7 +108,22 @@ export function compileMarket(def: MarketDef): MarketSpec {
     maxPositionValue,
     minNotionalValueF: Number(minNotionalValue),
     maxPositionValueF: Number(maxPositionValue),
+    valueMul: BigInt(perQuantum.toFixed(0)),
+    imfPpm: fractionPpm(def.initialMarginFraction, def.displayName),
+    mmfPpm: fractionPpm(def.maintenanceMarginFraction, def.displayName),
+    offHoursImfPpm: fractionPpm(def.offHoursInitialMarginFraction, def.displayName),
+    valueMulF: Number(perQuantum.toFixed(0)),
+    imfF: Number(fractionPpm(def.initialMarginFraction, def.displayName)) / 1e6,
+    mmfF: Number(fractionPpm(def.maintenanceMarginFraction, def.displayName)) / 1e6,
+    offHoursImfF: Number(fractionPpm(def.offHoursInitialMarginFraction, def.displayName)) / 1e6,
   };
+}
+
+/** A fraction such as "0.016667" in ppm, rounded up (margin is never understated). */
+function fractionPpm(text: string, market: string): bigint {
+  const value = new Big(text);
+  if (value.lte(0) || value.gt(1)) throw new Error(`${market}: margin fraction out of range: ${text}`);
+  return ceilBig(value.times(1_000_000));
 }
 
 function ceilBig(value: Big): bigint {

@@ -43,6 +43,8 @@ export interface Order {
   status: OrderStatus;
   rejectionReason: RejectionReason | undefined;
   cancelReason: CancelReason | undefined;
+  /** Orders the engine places itself: liquidations and ADL (they end LIQUIDATED / ADL). */
+  origin: 'LIQUIDATION' | 'ADL' | undefined;
   // Book links (book.ts).
   level: Level | null;
   prev: Order | null;

@@ -1,35 +1,66 @@
 /**
- * The risk stages around matching: a pre-trade check before an order meets the book and a
- * settlement step after each fill (exchange-core's RiskEngine pre-check / release split).
+ * The risk stages around matching, and the account operations that move money.
  *
- * Contract: `preTrade` returns the rejection reason that stops an order, or undefined; it reads
- * state and changes nothing. `settleFill` applies one fill to one account. `reduceAllowance`
- * says how much a reduce-only order may still fill. Issue 3 adds collateral, margin and fees
- * here; the book and matching never import this module.
- *
- * Rules held here now:
- * - reduce-only (REDUCE_ONLY_WOULD_INCREASE): the order must be on the opposite side of a
- *   non-zero position; it fills at most the position's size (docs/decisions.md).
- * - the fixed maximum position notional (POSITION_SIZE_CAP_EXCEEDED): checked with the order's
- *   limit price against the position the order would reach if fully filled.
+ * Contract (exchange-core's RiskEngine split):
+ * - `preTrade` decides, before an order meets the book, whether it may: reduce-only direction
+ *   (REDUCE_ONLY_WOULD_INCREASE), the fixed maximum position notional
+ *   (POSITION_SIZE_CAP_EXCEEDED) and initial margin counting resting orders
+ *   (UNDERCOLLATERALIZED). It reads state and changes nothing.
+ * - `settleFill` applies one fill to one account after the book has matched it: position and
+ *   cost basis (position.ts), fee by fee tier (fees.ts), volume, the isolated pool, open interest.
+ * - deposits, withdrawals, transfers, leverage and isolated margin are commands of their own.
+ * - `refreshTriggers` gives an account fresh liquidation triggers (liquidation-index.ts) and says
+ *   whether it is below maintenance now.
+ * The book and matching never import this module.
  */
-import { positionOf, type Account } from './account.ts';
-import { withinPositionCap, type MarketSpec } from './market.ts';
+import { accountMarket, addVolume, positionOf, refreshActive, rollingVolume, type Account } from './account.ts';
+import { emitLeverage, emitPosition, emitTransfer } from './emit.ts';
+import { fee as feeOf, tierFor } from './fees.ts';
+import { addTrigger, triggerPrice } from './liquidation-index.ts';
+import { withinPositionCap } from './market.ts';
+import { clearlyAbove, crossRisk, crossRiskF, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
+import { applyFill, type FillOutcome } from './position.ts';
+import { LIMITS } from './spec.ts';
 import type { RejectionReason } from './spec.ts';
-import type { SideCode } from './types.ts';
+import { getAccount, invalid, type Engine, type MarketState } from './state.ts';
+import type {
+  AdjustIsolatedMarginCommand,
+  CommandResult,
+  DepositCommand,
+  SetLeverageCommand,
+  SideCode,
+  TransferCommand,
+  WithdrawCommand,
+} from './types.ts';
 
-export function preTrade(account: Account, market: MarketSpec, slot: number, side: SideCode, price: number, size: number, reduceOnly: boolean): RejectionReason | undefined {
-  const position = positionOf(account, slot);
+// ---------------------------------------------------------------------------------------------
+// Pre-trade
+
+export function preTrade(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number, reduceOnly: boolean): RejectionReason | undefined {
+  const position = positionOf(account, ms.slot);
   if (reduceOnly) {
-    if (side === 0 ? position >= 0 : position <= 0) return 'REDUCE_ONLY_WOULD_INCREASE';
-    return undefined;
+    // Reducing risk needs no margin.
+    return (side === 0 ? position >= 0 : position <= 0) ? 'REDUCE_ONLY_WOULD_INCREASE' : undefined;
   }
   const after = side === 0 ? position + size : position - size;
-  if (Math.abs(after) > Math.abs(position) && !withinPositionCap(market, price, Math.abs(after))) {
+  if (Math.abs(after) > Math.abs(position) && !withinPositionCap(ms.spec, price, Math.abs(after))) {
     return 'POSITION_SIZE_CAP_EXCEEDED';
   }
-  return undefined;
+  return marginAllows(engine, account, ms, side, price, size) ? undefined : 'UNDERCOLLATERALIZED';
+}
+
+/**
+ * True when `size` more of `side` orders at `price` still fit the account's initial margin, or
+ * do not raise the requirement (an order that can only reduce exposure is always allowed).
+ */
+export function marginAllows(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number): boolean {
+  const extra = { slot: ms.slot, buy: side === 0 ? size : 0, sell: side === 1 ? size : 0, price };
+  const fast = crossRiskF(account, engine.bySlot, extra);
+  if (clearlyAbove(fast.equity, fast.initial)) return true;
+  const after = crossRisk(account, engine.bySlot, extra);
+  if (after.initial <= after.equity) return true;
+  return after.initial <= crossRisk(account, engine.bySlot).initial;
 }
 
 /** How much more a reduce-only order may fill: the opposite position's size, or 0. */
@@ -39,7 +70,305 @@ export function reduceAllowance(order: Order): number {
   return position > 0 ? position : 0;
 }
 
-export function settleFill(account: Account, slot: number, side: SideCode, qty: number): void {
-  const position = account.positionBySlot[slot] ?? 0;
-  account.positionBySlot[slot] = side === 0 ? position + qty : position - qty;
+/** Keeps the account's open-order exposure in step with its live orders. */
+export function addExposure(account: Account, ms: MarketState, side: SideCode, qty: number, orders: number): void {
+  const am = accountMarket(account, ms.slot, ms.spec.id);
+  if (side === 0) am.openBuy += qty;
+  else am.openSell += qty;
+  am.openOrders += orders;
+  refreshActive(account, am);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Settlement of a fill
+
+export interface Settled extends FillOutcome {
+  fee: bigint;
+}
+
+export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL'): Settled {
+  const am = accountMarket(account, ms.slot, ms.spec.id);
+  const value = BigInt(price) * BigInt(qty) * ms.spec.valueMul;
+  const before = am.size;
+  const outcome = applyFill(am, side, qty, value);
+  const tier = tierFor(engine.risk.feeTiers, rollingVolume(account, engine.time));
+  // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
+  const fee = role === 'ADL' ? 0n : feeOf(value, role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm);
+  engine.feesCollected += fee;
+  if (fee > 0n) account.lifetimeFeesPaid += fee;
+  if (engine.onFee !== undefined && fee !== 0n) engine.onFee(account, fee, engine.time);
+  addVolume(account, value, engine.time);
+  if (am.isolated) {
+    am.isolatedMargin += outcome.realized - fee;
+    settleIsolatedPool(engine, account, ms, am.size, before);
+  } else {
+    account.quote += outcome.realized - fee;
+  }
+  if (before === 0 && am.size !== 0) ms.holders.add(account);
+  else if (before !== 0 && am.size === 0) ms.holders.delete(account);
+  ms.openInterest += (am.size > 0 ? am.size : 0) - (before > 0 ? before : 0);
+  refreshActive(account, am);
+  return { ...outcome, fee };
+}
+
+/**
+ * An isolated pool follows its position: an increase draws the new initial margin from cross
+ * collateral, a decrease releases its share of the pool, a close releases all of it.
+ */
+function settleIsolatedPool(engine: Engine, account: Account, ms: MarketState, after: number, before: number): void {
+  const am = account.markets[ms.slot]!;
+  const absBefore = Math.abs(before);
+  const absAfter = Math.abs(after);
+  if (after === 0) {
+    account.quote += am.isolatedMargin;
+    am.isolatedMargin = 0n;
+    return;
+  }
+  if (absAfter < absBefore && (before > 0) === (after > 0)) {
+    const release = (am.isolatedMargin * BigInt(absBefore - absAfter)) / BigInt(absBefore);
+    if (release > 0n) {
+      am.isolatedMargin -= release;
+      account.quote += release;
+    }
+    return;
+  }
+  const need = positionInitialMargin(engine.bySlot[ms.slot]!, am);
+  if (am.isolatedMargin < need) {
+    account.quote -= need - am.isolatedMargin;
+    am.isolatedMargin = need;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Liquidation triggers
+
+/**
+ * Recomputes an account's liquidation triggers; returns true when its cross side or an isolated
+ * position is below maintenance now (the caller liquidates).
+ */
+export function refreshTriggers(engine: Engine, account: Account): boolean {
+  account.riskVersion++;
+  if (account.active.length === 0) return false;
+  const version = account.riskVersion;
+  let below = false;
+  // The slack decides "below maintenance" exactly when it is near zero; far from it the float
+  // sums are plenty, and triggers are approximate by design (they only ask for a re-check).
+  const fast = crossRiskF(account, engine.bySlot);
+  const crossSlack = clearlyAbove(fast.equity, fast.maintenance) ? BigInt(Math.floor((fast.equity - fast.maintenance) * (1 - 1e-9) - 1e9)) : exactSlack(engine, account);
+  let crossPositions = 0;
+  for (const am of account.active) if (!am.isolated && am.size !== 0) crossPositions++;
+  if (crossPositions > 0 && crossSlack < 0n) below = true;
+  for (const am of account.active) {
+    if (am.size === 0) continue;
+    const ms = engine.bySlot[am.slot]!;
+    const price = marginPrice(ms);
+    if (price <= 0) continue;
+    let budget: bigint;
+    if (am.isolated) {
+      const iso = isolatedRisk(ms, am);
+      budget = iso.equity - iso.maintenance;
+      if (budget < 0n) below = true;
+    } else {
+      budget = crossSlack / BigInt(crossPositions);
+    }
+    if (budget < 0n) continue;
+    const long = am.size > 0;
+    const abs = long ? am.size : -am.size;
+    const mmf = Number(ms.spec.mmfPpm) / 1e6;
+    const perTick = abs * Number(ms.spec.valueMul) * (long ? 1 - mmf : 1 + mmf);
+    addTrigger(ms.triggers, long, triggerPrice(long, price, budget, perTick), account.id, version);
+  }
+  return below;
+}
+
+function exactSlack(engine: Engine, account: Account): bigint {
+  const cross = crossRisk(account, engine.bySlot);
+  return cross.equity - cross.maintenance;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deposits, withdrawals, transfers
+
+function validAmount(amount: unknown): amount is bigint {
+  return typeof amount === 'bigint' && amount > 0n;
+}
+
+const NONCE = /^.{1,64}$/s;
+
+export function deposit(engine: Engine, c: DepositCommand): CommandResult {
+  if (!validAmount(c.amount)) return invalid('InvalidRequest', 'amount must be a positive number of quote quantums', 'amount');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  account.quote += c.amount;
+  account.netDeposits += c.amount;
+  account.activated = true;
+  engine.deposited += c.amount;
+  const operationId = engine.nextOperationId++;
+  emitTransfer(engine, account, operationId, 'deposit', c.amount, 'COMPLETED', undefined, undefined);
+  refreshTriggers(engine, account);
+  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+}
+
+/** What an account may move out: its quote balance, and no more than its free collateral. */
+export function withdrawable(engine: Engine, account: Account): bigint {
+  const cross = crossRisk(account, engine.bySlot);
+  const free = cross.equity - cross.initial;
+  const cap = account.quote < free ? account.quote : free;
+  return cap > 0n ? cap : 0n;
+}
+
+function checkNonce(engine: Engine, address: string, nonce: unknown): CommandResult | undefined {
+  if (typeof nonce !== 'string' || !NONCE.test(nonce)) return invalid('InvalidRequest', 'nonce must be 1-64 characters', 'nonce');
+  if (engine.nonces.has(address + '|' + nonce)) return { kind: 'conflict', error: 'nonce already used' };
+  return undefined;
+}
+
+export function withdraw(engine: Engine, c: WithdrawCommand): CommandResult {
+  if (!validAmount(c.amount) || c.amount < LIMITS.minWithdrawalQuantums) {
+    return invalid('InvalidRequest', 'withdrawal below the 1 USD minimum', 'amount');
+  }
+  const nonceError = checkNonce(engine, c.address, c.nonce);
+  if (nonceError !== undefined) return nonceError;
+  engine.nonces.add(c.address + '|' + c.nonce);
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const operationId = engine.nextOperationId++;
+  if (!account.activated || withdrawable(engine, account) < c.amount) {
+    emitTransfer(engine, account, operationId, 'withdrawal', c.amount, 'REJECTED', 'INSUFFICIENT_FREE_COLLATERAL', undefined);
+    return { kind: 'done', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' };
+  }
+  account.quote -= c.amount;
+  account.netDeposits -= c.amount;
+  engine.withdrawn += c.amount;
+  emitTransfer(engine, account, operationId, 'withdrawal', c.amount, 'COMPLETED', undefined, undefined);
+  refreshTriggers(engine, account);
+  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+}
+
+export function transfer(engine: Engine, c: TransferCommand): CommandResult {
+  const indexOk = (i: unknown): boolean => Number.isInteger(i) && (i as number) >= 0 && (i as number) <= LIMITS.subaccountMax;
+  if (!indexOk(c.fromAccountIndex) || !indexOk(c.toAccountIndex) || c.fromAccountIndex === c.toAccountIndex) {
+    return invalid('InvalidRequest', 'fromAccountIndex and toAccountIndex must be different subaccounts 0-9', 'toAccountIndex');
+  }
+  if (!validAmount(c.amount)) return invalid('InvalidRequest', 'amount must be positive', 'amount');
+  const nonceError = checkNonce(engine, c.address, c.nonce);
+  if (nonceError !== undefined) return nonceError;
+  engine.nonces.add(c.address + '|' + c.nonce);
+  const from = getAccount(engine, c.address, c.fromAccountIndex);
+  const operationId = engine.nextOperationId++;
+  if (!from.activated || withdrawable(engine, from) < c.amount) {
+    emitTransfer(engine, from, operationId, 'transferOut', c.amount, 'REJECTED', 'INSUFFICIENT_FREE_COLLATERAL', c.toAccountIndex);
+    return { kind: 'done', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' };
+  }
+  const to = getAccount(engine, c.address, c.toAccountIndex);
+  from.quote -= c.amount;
+  from.netDeposits -= c.amount;
+  to.quote += c.amount;
+  to.netDeposits += c.amount;
+  to.activated = true;
+  emitTransfer(engine, from, operationId, 'transferOut', c.amount, 'COMPLETED', undefined, c.toAccountIndex);
+  emitTransfer(engine, to, operationId, 'transferIn', c.amount, 'COMPLETED', undefined, c.fromAccountIndex);
+  refreshTriggers(engine, from);
+  refreshTriggers(engine, to);
+  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leverage and isolated margin
+
+export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResult {
+  const ms = engine.markets.get(c.marketId);
+  if (ms === undefined || ms.spec.status !== 'ONLINE') return invalid('InvalidRequest', 'unknown market', 'marketId');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const am = accountMarket(account, ms.slot, ms.spec.id);
+  const isolated = c.isolated ?? am.isolated;
+  const current = am.leverage > 0 ? am.leverage : ms.spec.maxLeverage;
+  const reject = (reason: 'INVALID_LEVERAGE' | 'UNDERCOLLATERALIZED' | 'HAS_OPEN_POSITION'): CommandResult => {
+    emitLeverage(engine, account, ms.spec.id, current, am.isolated, reason, c.requestId);
+    return { kind: 'done', leverageStatus: 'REJECTED', rejectReason: reason, leverage: current };
+  };
+  if (!Number.isInteger(c.leverage) || c.leverage < 1 || c.leverage > ms.spec.maxLeverage) return reject('INVALID_LEVERAGE');
+  if (isolated !== am.isolated && am.size !== 0) return reject('HAS_OPEN_POSITION');
+  const previous = { leverage: am.leverage, isolated: am.isolated };
+  const prior = crossRisk(account, engine.bySlot);
+  am.leverage = c.leverage;
+  am.isolated = isolated;
+  // A higher requirement must still be covered; a lower one is always fine.
+  const cross = crossRisk(account, engine.bySlot);
+  const iso = am.isolated && am.size !== 0 ? isolatedRisk(ms, am) : undefined;
+  if ((cross.initial > cross.equity && cross.initial > prior.initial) || (iso !== undefined && iso.initial > iso.equity)) {
+    am.leverage = previous.leverage;
+    am.isolated = previous.isolated;
+    return reject('UNDERCOLLATERALIZED');
+  }
+  emitLeverage(engine, account, ms.spec.id, c.leverage, isolated, undefined, c.requestId);
+  refreshTriggers(engine, account);
+  return { kind: 'done', leverageStatus: 'APPLIED', leverage: c.leverage };
+}
+
+export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginCommand): CommandResult {
+  if (typeof c.amount !== 'bigint' || c.amount === 0n) return invalid('InvalidRequest', 'amount must not be zero', 'amount');
+  const ms = engine.markets.get(c.marketId);
+  if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const am = account.markets[ms.slot];
+  if (am === undefined || !am.isolated) return invalid('InvalidRequest', 'market is not in isolated mode for this account', 'marketId');
+  if (c.amount > 0n) {
+    if (withdrawable(engine, account) < c.amount) return { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' };
+    account.quote -= c.amount;
+    am.isolatedMargin += c.amount;
+  } else {
+    const take = -c.amount;
+    if (am.isolatedMargin - take < (am.size === 0 ? 0n : positionInitialMargin(ms, am))) return { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' };
+    am.isolatedMargin -= take;
+    account.quote += take;
+  }
+  refreshActive(account, am);
+  emitPosition(engine, account, am, c.requestId);
+  refreshTriggers(engine, account);
+  return { kind: 'done' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views (the account record, supplement §7)
+
+export interface AccountView {
+  netQuoteBalance: bigint;
+  equity: bigint;
+  freeCollateral: bigint;
+  netDeposits: bigint;
+  initialMargin: bigint;
+  maintenanceMargin: bigint;
+  /** Funding accrued this hour and not yet settled (positive = to receive). */
+  accruedFunding: bigint;
+}
+
+export function accountView(engine: Engine, account: Account): AccountView {
+  const cross: CrossRisk = crossRisk(account, engine.bySlot);
+  let equity = cross.equity;
+  let maintenance = cross.maintenance;
+  let accrued = 0n;
+  for (const am of account.active) {
+    const ms = engine.bySlot[am.slot]!;
+    if (am.isolated) {
+      const iso = isolatedRisk(ms, am);
+      equity += iso.equity;
+      maintenance += iso.maintenance;
+    }
+    if (am.size !== 0 && ms.oraclePrice > 0) {
+      // The hour's rate so far, pro rata to the time elapsed in the hour.
+      const elapsed = BigInt(engine.time - (ms.funding.nextAt - 3_600_000_000));
+      const full = -BigInt(am.size) * BigInt(ms.oraclePrice) * ms.spec.valueMul * ms.funding.rate;
+      accrued += (full * elapsed) / (3_600_000_000n * 1_000_000_000_000n);
+    }
+  }
+  return {
+    netQuoteBalance: account.quote,
+    equity: equity + accrued,
+    freeCollateral: cross.equity + accrued - cross.initial > 0n ? cross.equity + accrued - cross.initial : 0n,
+    netDeposits: account.netDeposits,
+    initialMargin: cross.initial,
+    maintenanceMargin: maintenance,
+    accruedFunding: accrued,
+  };
+}
+
+export { maintenanceMargin, unrealized };

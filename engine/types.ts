@@ -15,9 +15,11 @@ import type {
   CancelReason,
   ErrorType,
   FillRole,
+  LeverageRejectReason,
   MarketCategory,
   MarketStatus,
   OrderStatus,
+  PositionEffect,
   RejectionReason,
 } from './spec.ts';
 
@@ -71,9 +73,36 @@ export interface EngineLimits {
   modifyBufferUs: number;
 }
 
+/** A fee tier: reached at `minVolume` quote quantums of 30-day volume. Fees in ppm of notional. */
+export interface FeeTier {
+  name: string;
+  minVolume: bigint;
+  makerFeePpm: number;
+  takerFeePpm: number;
+}
+
+/** Risk parameters the venue does not publish; defaults in docs/decisions.md. */
+export interface RiskConfig {
+  feeTiers: FeeTier[];
+  /** Mark price: EMA time constant of the book-minus-oracle basis (µs). */
+  markBasisTauUs: number;
+  /** Funding: interest component per hour and clamp, in 1e-12 (rate units). */
+  fundingInterestE12: bigint;
+  fundingClampE12: bigint;
+  /** Funding: the hourly rate is capped at ± this (1e-12 units). */
+  fundingCapE12: bigint;
+  /** Borrow interest on a negative quote balance, per year, in ppm. */
+  borrowRatePpmPerYear: bigint;
+  /** Liquidation penalty taken by the insurance fund from what is left, in ppm of closed notional. */
+  liquidationPenaltyPpm: bigint;
+  /** Starting insurance fund, quote quantums. */
+  insuranceFund: bigint;
+}
+
 export interface EngineConfig {
   markets: MarketDef[];
   limits?: Partial<EngineLimits>;
+  risk?: Partial<RiskConfig>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,12 +130,52 @@ export interface SetMarketStatusCommand extends CommandBase {
   status: MarketStatus;
 }
 
-/** Oracle and mark prices in ticks; 0 means unavailable. Issue 3 derives mark from the book. */
-export interface SetPricesCommand extends CommandBase {
-  type: 'setPrices';
+/** A new oracle price in ticks (0: unavailable). The mark price is derived (prices.ts). */
+export interface SetOraclePriceCommand extends CommandBase {
+  type: 'setOraclePrice';
   marketId: number;
-  oraclePrice: number;
-  markPrice: number;
+  price: number;
+}
+
+/** Collateral credited by the simulator: a real deposit. Amount in quote quantums (1e9 = 1 USD). */
+export interface DepositCommand extends CommandBase, AccountRef {
+  type: 'deposit';
+  amount: bigint;
+}
+
+export interface WithdrawCommand extends CommandBase, AccountRef {
+  type: 'withdraw';
+  amount: bigint;
+  /** Single-use per wallet. */
+  nonce: string;
+}
+
+/** Between two subaccounts of one wallet. */
+export interface TransferCommand extends CommandBase {
+  type: 'transfer';
+  address: string;
+  fromAccountIndex: number;
+  toAccountIndex: number;
+  amount: bigint;
+  nonce: string;
+}
+
+export interface SetLeverageCommand extends CommandBase, AccountRef {
+  type: 'setLeverage';
+  marketId: number;
+  leverage: number;
+  /** true: isolated, false: cross, undefined: keep the mode. */
+  isolated?: boolean | undefined;
+  /** Correlates the outcome event (the gateway's requestId). */
+  requestId?: string | undefined;
+}
+
+/** Positive moves cross collateral into the isolated position, negative moves it back. */
+export interface AdjustIsolatedMarginCommand extends CommandBase, AccountRef {
+  type: 'adjustIsolatedMargin';
+  marketId: number;
+  amount: bigint;
+  requestId?: string | undefined;
 }
 
 export interface PlaceOrderCommand extends CommandBase, AccountRef {
@@ -172,7 +241,12 @@ export interface AdvanceTimeCommand extends CommandBase {
 export type Command =
   | AddMarketCommand
   | SetMarketStatusCommand
-  | SetPricesCommand
+  | SetOraclePriceCommand
+  | DepositCommand
+  | WithdrawCommand
+  | TransferCommand
+  | SetLeverageCommand
+  | AdjustIsolatedMarginCommand
   | PlaceOrderCommand
   | CancelOrderCommand
   | CancelAllCommand
@@ -200,6 +274,12 @@ export interface LimitedResult {
   error: string;
 }
 
+/** A replayed nonce (HTTP 409 at the gateway); nothing changed. */
+export interface ConflictResult {
+  kind: 'conflict';
+  error: string;
+}
+
 export interface OrderResult {
   kind: 'order';
   orderId: number;
@@ -224,9 +304,16 @@ export interface DoneResult {
   switchState?: 'scheduled' | 'disarmed';
   /** The modify is waiting for its target to arrive. */
   buffered?: boolean;
+  /** Deposit / withdrawal / transfer: its id and outcome. */
+  operationId?: number;
+  transferStatus?: 'COMPLETED' | 'REJECTED';
+  rejectReason?: string;
+  /** setLeverage: the outcome and the leverage in effect. */
+  leverageStatus?: 'APPLIED' | 'REJECTED';
+  leverage?: number;
 }
 
-export type CommandResult = InvalidResult | LimitedResult | OrderResult | RejectedResult | DoneResult;
+export type CommandResult = InvalidResult | LimitedResult | ConflictResult | OrderResult | RejectedResult | DoneResult;
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -263,6 +350,8 @@ export interface OrderEvent extends EventBase {
   status: OrderStatus;
   rejectionReason: RejectionReason | undefined;
   cancelReason: CancelReason | undefined;
+  /** Set on the engine's own liquidation and ADL orders. */
+  origin: 'LIQUIDATION' | 'ADL' | undefined;
 }
 
 /** One account's side of one trade. */
@@ -283,6 +372,13 @@ export interface FillEvent extends EventBase {
   /** The order's size and what is left after this fill. */
   orderSize: number;
   remaining: number;
+  /** Quote quantums; negative is a rebate. */
+  fee: bigint;
+  /** Realized PnL of the basis this fill released, net of its fee (opening fills: −fee). */
+  closedPnl: bigint;
+  positionEffect: PositionEffect;
+  /** Set on the fills of liquidations and ADL. */
+  liquidation: { method: 'MARKET' | 'ADL'; liquidatedUser: string } | undefined;
 }
 
 export interface TradeEntry {
@@ -365,6 +461,104 @@ export interface PricesEvent extends EventBase {
   markPrice: number;
 }
 
+interface AccountEventBase extends EventBase {
+  accountSeq: number;
+  address: string;
+  accountIndex: number;
+}
+
+/** Deposits, withdrawals and internal transfers (accountTransferUpdates). */
+export interface TransferEvent extends AccountEventBase {
+  type: 'transfer';
+  operationId: number;
+  kind: 'deposit' | 'withdrawal' | 'transferOut' | 'transferIn';
+  /** Quote quantums, always positive. */
+  amount: bigint;
+  /** The account's balance after the operation. */
+  netQuoteBalance: bigint;
+  status: 'COMPLETED' | 'REJECTED';
+  rejectReason: string | undefined;
+  /** The other subaccount of an internal transfer. */
+  counterpartyIndex: number | undefined;
+}
+
+/** A position after it changed (fill, funding, margin, leverage mode). */
+export interface PositionEvent extends AccountEventBase {
+  type: 'position';
+  marketId: number;
+  size: number;
+  /** Signed cost basis (quote quantums): average entry = |cost| / |size|. */
+  cost: bigint;
+  realizedPnl: bigint;
+  isolated: boolean;
+  isolatedMargin: bigint;
+  leverage: number;
+  fundingAllTime: bigint;
+  fundingSinceOpen: bigint;
+  fundingSinceChange: bigint;
+  requestId: string | undefined;
+}
+
+/** setLeverage's outcome (accountAttributeUpdates: leverage or leverageReject). */
+export interface LeverageEvent extends AccountEventBase {
+  type: 'leverage';
+  marketId: number;
+  leverage: number;
+  isolated: boolean;
+  status: 'APPLIED' | 'REJECTED';
+  rejectReason: LeverageRejectReason | undefined;
+  requestId: string | undefined;
+}
+
+export interface FundingPaymentEvent extends AccountEventBase {
+  type: 'funding';
+  marketId: number;
+  /** 1e-12 units per hour. */
+  rate: bigint;
+  size: number;
+  /** Quote quantums; positive = received. */
+  payment: bigint;
+}
+
+/** A settled hourly rate (fundingRates history). */
+export interface FundingRateEvent extends EventBase {
+  type: 'fundingRate';
+  marketId: number;
+  rate: bigint;
+}
+
+/** The current hour's rate so far, on every recompute. */
+export interface PredictedFundingEvent extends EventBase {
+  type: 'predictedFunding';
+  marketId: number;
+  rate: bigint;
+}
+
+/** Borrow interest settled from the account to the lending vault. */
+export interface InterestEvent extends AccountEventBase {
+  type: 'interest';
+  /** Quote quantums paid (positive). */
+  payment: bigint;
+}
+
+/** An account (cross) or one isolated position went below maintenance and was liquidated. */
+export interface LiquidationEvent extends AccountEventBase {
+  type: 'liquidation';
+  /** The isolated market, or undefined for the cross side. */
+  marketId: number | undefined;
+  equity: bigint;
+  maintenance: bigint;
+}
+
+/** A position reduced by auto-deleveraging against a liquidated one. */
+export interface AdlEvent extends AccountEventBase {
+  type: 'adl';
+  marketId: number;
+  size: number;
+  price: number;
+  liquidatedUser: string;
+}
+
 export type EngineEvent =
   | OrderEvent
   | FillEvent
@@ -374,6 +568,15 @@ export type EngineEvent =
   | RejectedEvent
   | SwitchEvent
   | MarketEvent
-  | PricesEvent;
+  | PricesEvent
+  | TransferEvent
+  | PositionEvent
+  | LeverageEvent
+  | FundingPaymentEvent
+  | FundingRateEvent
+  | PredictedFundingEvent
+  | InterestEvent
+  | LiquidationEvent
+  | AdlEvent;
 
 export type EventSink = (event: EngineEvent) => void;

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apply, createEngine } from '../engine/index.ts';
 import type { Command, CommandResult, EngineEvent, SideCode, TifCode } from '../engine/types.ts';
 import { createPrng } from '../sim/prng.ts';
-import { DAY_US, T0, serialize, testMarket, TEST_ACCOUNTS } from './support/engine-fixture.ts';
+import { DAY_US, FUNDING, T0, serialize, testMarket, TEST_ACCOUNTS } from './support/engine-fixture.ts';
 
 const COMMANDS = 50_000;
 const MARKETS = () => [testMarket(), testMarket({ id: 2, displayName: 'TWO-USD', baseAsset: 'TWO' })];
@@ -34,7 +34,8 @@ function commandStream(seed: number, n: number): Command[] {
   /** Recent orderIds per account, and what the stream knows of each. */
   const recent: number[][] = ACCOUNTS.map(() => []);
   const known = new Map<number, { marketId: number; side: SideCode; clientId: string | undefined }>();
-  for (const marketId of MARKET_IDS) out.push({ type: 'setPrices', time, marketId, oraclePrice: 1000, markPrice: 1000 });
+  for (const marketId of MARKET_IDS) out.push({ type: 'setOraclePrice', time, marketId, price: 1000 });
+  for (const { address, accountIndex } of ACCOUNTS) out.push({ type: 'deposit', time, address, accountIndex, amount: FUNDING });
 
   const limitPrice = (marketId: number, side: SideCode): number => {
     const m = mid.get(marketId)!;
@@ -118,7 +119,7 @@ function commandStream(seed: number, n: number): Command[] {
       const marketId = rng.pick(MARKET_IDS);
       const m = Math.min(1100, Math.max(900, mid.get(marketId)! + rng.int(7) - 3));
       mid.set(marketId, m);
-      out.push({ type: 'setPrices', time, marketId, oraclePrice: m, markPrice: m });
+      out.push({ type: 'setOraclePrice', time, marketId, price: m });
     } else {
       const marketId = rng.next() < 0.5 ? rng.pick(MARKET_IDS) : undefined;
       out.push({ type: 'scheduleCancel', time, ...account, marketId, deadline: rng.next() < 0.2 ? null : time + 5_000_000 + rng.int(295_000_000) });

@@ -120,7 +120,7 @@ describe('MARKET orders must be IOC and within 10 % of the mark price', () => {
 
   it('refuses a MARKET order while the mark price is unavailable ("0")', () => {
     const h = harness();
-    h.run({ type: 'setPrices', marketId: 1, oraclePrice: 1000, markPrice: 0 });
+    h.run({ type: 'setOraclePrice', marketId: 1, price: 0 });
     expect(h.place({ side: 0, orderType: 1, tif: IOC, price: 1000, size: 1000 })).toMatchObject({ kind: 'invalid', errorType: 'OracleDeviation' });
   });
 });
@@ -219,7 +219,7 @@ describe('REDUCE_ONLY_WOULD_INCREASE: reduce-only order would open or increase t
     expect(orderUpdates(h.take()).filter((u) => u.orderId === id)).toEqual([
       { orderId: id, status: 'CANCELED', reason: 'REDUCE_ONLY_WOULD_INCREASE', remaining: 600, filled: 400, price: 1000 },
     ]);
-    expect(h.engine.accounts.get(ALICE + '/0')?.positionBySlot[0]).toBe(0);
+    expect(h.engine.accounts.get(ALICE + '/0')?.markets[0]?.size).toBe(0);
   });
 
   it('cancels a resting reduce-only order whose position is gone when it would fill', () => {

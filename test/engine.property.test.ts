@@ -407,7 +407,7 @@ class Runner {
       case 'cancelAll':
         return { type: 'cancelAll', time, ...ACCOUNTS[op.acct]!, marketId: op.market ?? undefined };
       case 'prices':
-        return { type: 'setPrices', time, marketId: op.market, oraclePrice: op.mark, markPrice: op.mark };
+        return { type: 'setOraclePrice', time, marketId: op.market, price: op.mark };
       case 'schedule':
         return { type: 'scheduleCancel', time, ...ACCOUNTS[op.acct]!, marketId: op.market ?? undefined, deadline: op.ahead === null ? null : time + op.ahead };
     }

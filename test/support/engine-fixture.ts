@@ -11,6 +11,7 @@ import type {
   MarketDef,
   ModifyOrderCommand,
   PlaceOrderCommand,
+  RiskConfig,
 } from '../../engine/index.ts';
 
 export const T0 = 1_700_000_000_000_000; // µs
@@ -43,6 +44,7 @@ export function testMarket(overrides: Partial<MarketDef> = {}): MarketDef {
 export const ALICE = '0x' + 'a'.repeat(40);
 export const BOB = '0x' + 'b'.repeat(40);
 export const CAROL = '0x' + 'c'.repeat(40);
+export const DAVE = '0x' + 'd'.repeat(40);
 
 /** Four subaccounts over three wallets: enough for self-trade, cross-account and subaccount cases. */
 export const TEST_ACCOUNTS = [
@@ -68,9 +70,12 @@ export interface Harness {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export function harness(options: { markets?: MarketDef[]; limits?: Partial<EngineLimits>; mark?: number } = {}): Harness {
+/** What harness() deposits into each test account: one billion USD. */
+export const FUNDING = 1_000_000_000n * 1_000_000_000n;
+
+export function harness(options: { markets?: MarketDef[]; limits?: Partial<EngineLimits>; risk?: Partial<RiskConfig>; mark?: number; fund?: boolean } = {}): Harness {
   const events: EngineEvent[] = [];
-  const engine = createEngine({ markets: options.markets ?? [testMarket()], limits: options.limits ?? {} }, (e) => events.push(e));
+  const engine = createEngine({ markets: options.markets ?? [testMarket()], limits: options.limits ?? {}, risk: options.risk ?? {} }, (e) => events.push(e));
   let taken = 0;
   const h: Harness = {
     engine,
@@ -111,7 +116,12 @@ export function harness(options: { markets?: MarketDef[]; limits?: Partial<Engin
   };
   for (const m of options.markets ?? [testMarket()]) {
     const mark = options.mark ?? 1000;
-    h.run({ type: 'setPrices', marketId: m.id, oraclePrice: mark, markPrice: mark });
+    h.run({ type: 'setOraclePrice', marketId: m.id, price: mark });
+  }
+  // Every account the tests trade with starts funded, so margin never gets in the way of a
+  // rule that is not about margin.
+  for (const { address, accountIndex } of [...TEST_ACCOUNTS, { address: DAVE, accountIndex: 0 }]) {
+    if (options.fund !== false) h.run({ type: 'deposit', address, accountIndex, amount: FUNDING });
   }
   h.take();
   return h;

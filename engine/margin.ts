@@ -1,0 +1,216 @@
+/**
+ * Margin: what an account's positions and orders require, and what it has.
+ *
+ * Definitions (all quote quantums, bigint; docs/decisions.md):
+ * - margin price of a market: its mark price, else its oracle price, else nothing (a position in
+ *   a market with neither counts at its cost basis and requires nothing new);
+ * - notional = |size| · price · valueMul; unrealized PnL = size · price · valueMul − cost;
+ * - effective IMF = max(market IMF — or its off-hours IMF outside regular hours —, 1/leverage);
+ * - initial margin of a market counts resting orders: IMF · price · max(|size + open buys|,
+ *   |size − open sells|) (the worst position the orders could leave); maintenance margin is
+ *   MMF · notional of the position alone;
+ * - cross equity = quote + Σ unrealized PnL of cross positions; free collateral = cross equity
+ *   − Σ cross initial margin; an isolated position stands alone with equity = its pool +
+ *   its unrealized PnL;
+ * - account equity (the account record's `equity`) = cross equity + Σ isolated equity.
+ * Requirements round up, so margin is never understated.
+ */
+import type { Account } from './account.ts';
+import type { MarketSpec } from './market.ts';
+import type { AccountMarket } from './position.ts';
+
+/** What margin needs to know of a market (MarketState satisfies it). */
+export interface PricedMarket {
+  spec: MarketSpec;
+  markPrice: number;
+  oraclePrice: number;
+  outsideRth: boolean;
+}
+
+const PPM = 1_000_000n;
+
+export function marginPrice(m: PricedMarket): number {
+  return m.markPrice > 0 ? m.markPrice : m.oraclePrice;
+}
+
+export function effectiveImfPpm(m: PricedMarket, am: AccountMarket): bigint {
+  const base = m.outsideRth ? m.spec.offHoursImfPpm : m.spec.imfPpm;
+  if (am.leverage <= 0) return base;
+  const byLeverage = (PPM + BigInt(am.leverage) - 1n) / BigInt(am.leverage);
+  return byLeverage > base ? byLeverage : base;
+}
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  return a <= 0n ? 0n : (a + b - 1n) / b;
+}
+
+export function notional(size: number, price: number, valueMul: bigint): bigint {
+  const s = BigInt(size < 0 ? -size : size);
+  return s * BigInt(price) * valueMul;
+}
+
+export function unrealized(am: AccountMarket, price: number, valueMul: bigint): bigint {
+  if (am.size === 0 || price <= 0) return 0n;
+  return BigInt(am.size) * BigInt(price) * valueMul - am.cost;
+}
+
+/** Initial margin of one market with `extraBuy` / `extraSell` more quantums of orders. */
+export function initialMargin(m: PricedMarket, am: AccountMarket, extraBuy: number, extraSell: number, fallbackPrice: number): bigint {
+  const price = marginPrice(m) || fallbackPrice;
+  if (price <= 0) return 0n;
+  const long = Math.abs(am.size + am.openBuy + extraBuy);
+  const short = Math.abs(am.size - am.openSell - extraSell);
+  return ceilDiv(notional(long > short ? long : short, price, m.spec.valueMul) * effectiveImfPpm(m, am), PPM);
+}
+
+/** Initial margin of the position alone (what an isolated pool must hold). */
+export function positionInitialMargin(m: PricedMarket, am: AccountMarket): bigint {
+  const price = marginPrice(m);
+  if (price <= 0 || am.size === 0) return 0n;
+  return ceilDiv(notional(am.size, price, m.spec.valueMul) * effectiveImfPpm(m, am), PPM);
+}
+
+export function maintenanceMargin(m: PricedMarket, am: AccountMarket): bigint {
+  const price = marginPrice(m);
+  if (price <= 0 || am.size === 0) return 0n;
+  return ceilDiv(notional(am.size, price, m.spec.valueMul) * m.spec.mmfPpm, PPM);
+}
+
+export interface CrossRisk {
+  equity: bigint;
+  initial: bigint;
+  maintenance: bigint;
+}
+
+/**
+ * The cross side of an account; `extra` adds hypothetical orders in one market (the
+ * pre-trade check) without touching state.
+ */
+export function crossRisk(account: Account, markets: readonly PricedMarket[], extra?: { slot: number; buy: number; sell: number; price: number }): CrossRisk {
+  let equity = account.quote;
+  let initial = 0n;
+  let maintenance = 0n;
+  let extraDone = extra === undefined;
+  const active = account.active;
+  for (let i = 0; i < active.length; i++) {
+    const am = active[i]!;
+    const m = markets[am.slot]!;
+    if (am.isolated) {
+      // The pool holds the position's margin; its orders reserve cross collateral.
+      const extraHere = extra !== undefined && extra.slot === am.slot;
+      if (am.openOrders > 0 || extraHere) {
+        initial += initialMargin(m, am, extraHere ? extra.buy : 0, extraHere ? extra.sell : 0, extraHere ? extra.price : 0) - positionInitialMargin(m, am);
+      }
+      if (extraHere) extraDone = true;
+      continue;
+    }
+    equity += unrealized(am, marginPrice(m), m.spec.valueMul);
+    if (extra !== undefined && extra.slot === am.slot) {
+      initial += initialMargin(m, am, extra.buy, extra.sell, extra.price);
+      extraDone = true;
+    } else {
+      initial += initialMargin(m, am, 0, 0, 0);
+    }
+    maintenance += maintenanceMargin(m, am);
+  }
+  if (!extraDone) {
+    const am = account.markets[extra!.slot] ?? EMPTY;
+    initial += initialMargin(markets[extra!.slot]!, am, extra!.buy, extra!.sell, extra!.price);
+  }
+  return { equity, initial, maintenance };
+}
+
+/** An isolated position's own equity and requirements. */
+export function isolatedRisk(m: PricedMarket, am: AccountMarket): CrossRisk {
+  return {
+    equity: am.isolatedMargin + unrealized(am, marginPrice(m), m.spec.valueMul),
+    initial: initialMargin(m, am, 0, 0, 0),
+    maintenance: maintenanceMargin(m, am),
+  };
+}
+
+/** Account equity as the account record reports it (cross + isolated). */
+export function accountEquity(account: Account, markets: readonly PricedMarket[]): bigint {
+  let equity = crossRisk(account, markets).equity;
+  for (const am of account.active) if (am.isolated) equity += isolatedRisk(markets[am.slot]!, am).equity;
+  return equity;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same sums in floating point, for the hot path: callers decide with them only when the
+// answer is far from the threshold (`clearly`), and fall back to the exact bigint sums otherwise.
+
+export interface CrossRiskF {
+  equity: number;
+  initial: number;
+  maintenance: number;
+}
+
+function initialMarginF(m: PricedMarket, am: AccountMarket, extraBuy: number, extraSell: number, fallbackPrice: number): number {
+  const price = marginPrice(m) || fallbackPrice;
+  if (price <= 0) return 0;
+  const long = Math.abs(am.size + am.openBuy + extraBuy);
+  const short = Math.abs(am.size - am.openSell - extraSell);
+  return (long > short ? long : short) * price * m.spec.valueMulF * effectiveImfF(m, am);
+}
+
+function effectiveImfF(m: PricedMarket, am: AccountMarket): number {
+  const base = (m.outsideRth ? m.spec.offHoursImfF : m.spec.imfF);
+  if (am.leverage <= 0) return base;
+  const byLeverage = 1 / am.leverage;
+  return byLeverage > base ? byLeverage : base;
+}
+
+export function crossRiskF(account: Account, markets: readonly PricedMarket[], extra?: { slot: number; buy: number; sell: number; price: number }): CrossRiskF {
+  let equity = Number(account.quote);
+  let initial = 0;
+  let maintenance = 0;
+  let extraDone = extra === undefined;
+  const active = account.active;
+  for (let i = 0; i < active.length; i++) {
+    const am = active[i]!;
+    const m = markets[am.slot]!;
+    const extraHere = extra !== undefined && extra.slot === am.slot;
+    if (extraHere) extraDone = true;
+    const price = marginPrice(m);
+    if (am.isolated) {
+      if (am.openOrders > 0 || extraHere) {
+        initial += initialMarginF(m, am, extraHere ? extra.buy : 0, extraHere ? extra.sell : 0, extraHere ? extra.price : 0) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am);
+      }
+      continue;
+    }
+    if (am.size !== 0 && price > 0) {
+      equity += am.size * price * m.spec.valueMulF - Number(am.cost);
+      maintenance += Math.abs(am.size) * price * m.spec.valueMulF * m.spec.mmfF;
+    }
+    initial += extraHere ? initialMarginF(m, am, extra.buy, extra.sell, extra.price) : initialMarginF(m, am, 0, 0, 0);
+  }
+  if (!extraDone) initial += initialMarginF(markets[extra!.slot]!, account.markets[extra!.slot] ?? EMPTY, extra!.buy, extra!.sell, extra!.price);
+  return { equity, initial, maintenance };
+}
+
+/**
+ * True when `a − b` is positive beyond any rounding the float sums can carry (relative 1e-9
+ * of the magnitudes involved plus one USD); false means "ask the exact sums".
+ */
+export function clearlyAbove(a: number, b: number): boolean {
+  return a - b > (Math.abs(a) + Math.abs(b)) * 1e-9 + 1e9;
+}
+
+const EMPTY: AccountMarket = {
+  slot: -1,
+  marketId: -1,
+  size: 0,
+  cost: 0n,
+  realizedPnl: 0n,
+  fundingAllTime: 0n,
+  fundingSinceOpen: 0n,
+  fundingSinceChange: 0n,
+  leverage: 0,
+  isolated: false,
+  isolatedMargin: 0n,
+  openOrders: 0,
+  openBuy: 0,
+  openSell: 0,
+  listed: false,
+};

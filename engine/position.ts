@@ -1,0 +1,110 @@
+/**
+ * Positions: one account's state in one market, and what a fill does to it.
+ *
+ * Contract: `size` is signed quantums; `cost` is the signed cost basis of the open size in quote
+ * quantums (positive for a long: paid; negative for a short: received), so the average entry
+ * is |cost| / |size|. A fill of value V (price·size in quote quantums) changes
+ * (quote − cost) by exactly −V for the buyer and +V for the seller, whatever it opens or
+ * closes; that is what makes money conservation exact (docs/decisions.md):
+ * - opening or adding: cost moves by ±V, nothing is realized;
+ * - closing: the released basis r = |cost| · closed / |size| (rounded down, the remainder stays
+ *   with the open part) is realized against the closing value; a flip splits V between the
+ *   closing and the opening part in proportion to their sizes.
+ *
+ * The same record carries the account's per-market settings (leverage, cross/isolated, the
+ * isolated margin pool), its resting-order exposure for initial margin, and funding totals.
+ */
+import type { PositionEffect } from './spec.ts';
+import type { SideCode } from './types.ts';
+
+export interface AccountMarket {
+  slot: number;
+  marketId: number;
+  size: number;
+  cost: bigint;
+  /** Realized PnL since the position opened (reset on open and flip). */
+  realizedPnl: bigint;
+  fundingAllTime: bigint;
+  fundingSinceOpen: bigint;
+  fundingSinceChange: bigint;
+  /** 0 = the market's default (its maximum). */
+  leverage: number;
+  isolated: boolean;
+  /** Collateral moved into the isolated position (quote quantums). */
+  isolatedMargin: bigint;
+  /** Live orders and the quantity they could still add on each side. */
+  openOrders: number;
+  openBuy: number;
+  openSell: number;
+  /** In the account's `active` list. */
+  listed: boolean;
+}
+
+export function createAccountMarket(slot: number, marketId: number): AccountMarket {
+  return {
+    slot,
+    marketId,
+    size: 0,
+    cost: 0n,
+    realizedPnl: 0n,
+    fundingAllTime: 0n,
+    fundingSinceOpen: 0n,
+    fundingSinceChange: 0n,
+    leverage: 0,
+    isolated: false,
+    isolatedMargin: 0n,
+    openOrders: 0,
+    openBuy: 0,
+    openSell: 0,
+    listed: false,
+  };
+}
+
+export interface FillOutcome {
+  effect: PositionEffect;
+  /** Realized PnL of the closing part (0 for opening fills), quote quantums. */
+  realized: bigint;
+  closedQty: number;
+}
+
+/** Applies one fill of `qty` quantums worth `value` quote quantums to the position. */
+export function applyFill(am: AccountMarket, side: SideCode, qty: number, value: bigint): FillOutcome {
+  const before = am.size;
+  const buy = side === 0;
+  const after = buy ? before + qty : before - qty;
+  am.fundingSinceChange = 0n;
+  if (before === 0 || (before > 0) === buy) {
+    am.cost += buy ? value : -value;
+    am.size = after;
+    if (before === 0) {
+      am.realizedPnl = 0n;
+      am.fundingSinceOpen = 0n;
+    }
+    return { effect: before === 0 ? (buy ? 'OPEN_LONG' : 'OPEN_SHORT') : buy ? 'ADD_LONG' : 'ADD_SHORT', realized: 0n, closedQty: 0 };
+  }
+  const open = before > 0 ? before : -before;
+  const closedQty = qty < open ? qty : open;
+  const basis = am.cost >= 0n ? am.cost : -am.cost;
+  const released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
+  const closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
+  // A long sells to close: proceeds minus basis. A short buys to close: basis minus cost.
+  const realized = buy ? released - closingValue : closingValue - released;
+  am.cost += am.cost >= 0n ? -released : released;
+  am.realizedPnl += realized;
+  am.size = after;
+  if (qty > open) {
+    const openingValue = value - closingValue;
+    am.cost = buy ? openingValue : -openingValue;
+    am.realizedPnl = 0n;
+    am.fundingSinceOpen = 0n;
+    return { effect: buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT', realized, closedQty };
+  }
+  if (after === 0) am.cost = 0n;
+  return { effect: before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT', realized, closedQty };
+}
+
+/** Unrealized PnL at `price` ticks: size·price·mul − cost. */
+export function unrealizedPnl(am: AccountMarket, price: number, valueMul: bigint): bigint {
+  if (am.size === 0) return 0n;
+  return BigInt(am.size) * BigInt(price) * valueMul - am.cost;
+}
