@@ -42,8 +42,6 @@ export interface Account {
   rolling: bigint;
   lifetimeVolume: bigint;
   lifetimeFeesPaid: bigint;
-  /** Bumped whenever the account's margin picture changes (stale liquidation-index entries). */
-  riskVersion: number;
   /** In the engine's end-of-command risk queue. */
   riskQueued: boolean;
   /** Borrow interest accrued on a negative quote balance since the last settlement. */
@@ -111,7 +109,6 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       rolling: 0n,
       lifetimeVolume: 0n,
       lifetimeFeesPaid: 0n,
-      riskVersion: 0,
       riskQueued: false,
       accruedInterest: 0n,
       interestSince: 0,

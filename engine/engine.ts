@@ -245,6 +245,7 @@ function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): CommandResult
   if (!Number.isSafeInteger(c.price) || c.price < 0) return invalid('InvalidRequest', 'price must be a non-negative number of ticks', 'price');
   updateMark(ms, c.price, engine.time, engine.risk.markBasisTauUs);
   ms.outsideRth = isOutsideRth(ms.spec.def.regularTradingHours, engine.time);
+  ms.markEpoch++;
   emitPrices(engine, ms);
   if (sampleFunding(ms.funding, engine.time, ms.markPrice, ms.oraclePrice, fundingParams(engine))) {
     emitFundingRate(engine, ms, 'predictedFunding', ms.funding.rate);

@@ -13,8 +13,10 @@
  *
  * Layout per market: two binary min-heaps in typed arrays, longs keyed by −trigger (they fire
  * when the mark falls to the trigger) and shorts by +trigger. Entries carry the account's id and
- * its `riskVersion`; recomputing an account bumps the version, which makes its old entries stale.
- * Stale entries are skipped when they surface and dropped by rebuilding when they dominate.
+ * the position's `triggerVersion`; a new trigger bumps the version, which makes the old entry
+ * stale. A recomputed trigger that would fire later than the one in force is not pushed: the
+ * old, earlier one stays valid (it can only cause an early re-check). Stale entries are skipped
+ * when they surface and dropped by rebuilding when they dominate.
  */
 export interface TriggerHeap {
   keys: Float64Array;
@@ -82,8 +84,8 @@ export function compactTriggers(mt: MarketTriggers, live: number, isCurrent: (id
  * quantums of slack. `perTick` is how much health one tick of adverse move costs (> 0).
  * Long positions trigger below `price`, shorts above; the result is moved one tick inwards.
  */
-export function triggerPrice(long: boolean, price: number, budget: bigint, perTick: number): number {
-  const ticks = Number(budget) / perTick;
+export function triggerPrice(long: boolean, price: number, budget: number, perTick: number): number {
+  const ticks = budget / perTick;
   if (long) return Math.max(0, Math.ceil(price - ticks) + 1);
   return Math.floor(price + ticks) - 1;
 }

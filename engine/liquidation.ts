@@ -23,16 +23,17 @@ import { crossedTriggers, compactTriggers } from './liquidation-index.ts';
 import { crossRisk, isolatedRisk, marginPrice, notional, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
-import { refreshTriggers, settleFill } from './risk.ts';
+import { dropTrigger, refreshTriggers, settleFill } from './risk.ts';
 import type { Engine, MarketState } from './state.ts';
 import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './engine.ts';
 
 /** After a mark moved: re-evaluates the accounts whose triggers it crossed. */
 export function checkLiquidations(engine: Engine, ms: MarketState): void {
-  const isCurrent = (id: number, version: number): boolean => engine.accounts.all[id]!.riskVersion === version;
+  const isCurrent = (id: number, version: number): boolean => engine.accounts.all[id]!.markets[ms.slot]?.triggerVersion === version;
   const ids = crossedTriggers(ms.triggers, ms.markPrice, isCurrent);
   for (const id of ids) {
     const account = engine.accounts.all[id]!;
+    dropTrigger(account.markets[ms.slot]!);
     if (refreshTriggers(engine, account)) liquidate(engine, account);
   }
   compactTriggers(ms.triggers, ms.holders.size, isCurrent);

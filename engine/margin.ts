@@ -25,6 +25,8 @@ export interface PricedMarket {
   markPrice: number;
   oraclePrice: number;
   outsideRth: boolean;
+  /** Bumped whenever the margin price or the off-hours state changes (float caches). */
+  markEpoch: number;
 }
 
 const PPM = 1_000_000n;
@@ -170,23 +172,38 @@ export function crossRiskF(account: Account, markets: readonly PricedMarket[], e
   for (let i = 0; i < active.length; i++) {
     const am = active[i]!;
     const m = markets[am.slot]!;
-    const extraHere = extra !== undefined && extra.slot === am.slot;
-    if (extraHere) extraDone = true;
-    const price = marginPrice(m);
-    if (am.isolated) {
-      if (am.openOrders > 0 || extraHere) {
-        initial += initialMarginF(m, am, extraHere ? extra.buy : 0, extraHere ? extra.sell : 0, extraHere ? extra.price : 0) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am);
-      }
-      continue;
+    if (am.cacheEpoch !== m.markEpoch) cacheContribution(m, am);
+    equity += am.eqF;
+    maintenance += am.mmF;
+    if (extra !== undefined && extra.slot === am.slot) {
+      extraDone = true;
+      const price = marginPrice(m);
+      initial += am.isolated
+        ? initialMarginF(m, am, extra.buy, extra.sell, extra.price) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am)
+        : initialMarginF(m, am, extra.buy, extra.sell, extra.price);
+    } else {
+      initial += am.imF;
     }
-    if (am.size !== 0 && price > 0) {
-      equity += am.size * price * m.spec.valueMulF - Number(am.cost);
-      maintenance += Math.abs(am.size) * price * m.spec.valueMulF * m.spec.mmfF;
-    }
-    initial += extraHere ? initialMarginF(m, am, extra.buy, extra.sell, extra.price) : initialMarginF(m, am, 0, 0, 0);
   }
   if (!extraDone) initial += initialMarginF(markets[extra!.slot]!, account.markets[extra!.slot] ?? EMPTY, extra!.buy, extra!.sell, extra!.price);
   return { equity, initial, maintenance };
+}
+
+/** Fills an AccountMarket's float cross contributions at its market's current prices. */
+function cacheContribution(m: PricedMarket, am: AccountMarket): void {
+  const price = marginPrice(m);
+  if (am.isolated) {
+    // Only the orders of an isolated market draw on cross collateral.
+    am.eqF = 0;
+    am.mmF = 0;
+    am.imF = am.openOrders > 0 ? initialMarginF(m, am, 0, 0, 0) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am) : 0;
+  } else {
+    const live = am.size !== 0 && price > 0;
+    am.eqF = live ? am.size * price * m.spec.valueMulF - Number(am.cost) : 0;
+    am.mmF = live ? Math.abs(am.size) * price * m.spec.valueMulF * m.spec.mmfF : 0;
+    am.imF = initialMarginF(m, am, 0, 0, 0);
+  }
+  am.cacheEpoch = m.markEpoch;
 }
 
 /**
@@ -213,4 +230,10 @@ const EMPTY: AccountMarket = {
   openBuy: 0,
   openSell: 0,
   listed: false,
+  cacheEpoch: -1,
+  eqF: 0,
+  imF: 0,
+  mmF: 0,
+  trigger: NaN,
+  triggerVersion: 0,
 };

@@ -38,6 +38,17 @@ export interface AccountMarket {
   openSell: number;
   /** In the account's `active` list. */
   listed: boolean;
+  /**
+   * Float margin contributions (margin.ts `crossRiskF`), valid while `cacheEpoch` equals the
+   * market's `markEpoch`; -1 after any change to this record.
+   */
+  cacheEpoch: number;
+  eqF: number;
+  imF: number;
+  mmF: number;
+  /** The liquidation trigger in force (NaN: none) and its index entry's version. */
+  trigger: number;
+  triggerVersion: number;
 }
 
 export function createAccountMarket(slot: number, marketId: number): AccountMarket {
@@ -57,6 +68,12 @@ export function createAccountMarket(slot: number, marketId: number): AccountMark
     openBuy: 0,
     openSell: 0,
     listed: false,
+    cacheEpoch: -1,
+    eqF: 0,
+    imF: 0,
+    mmF: 0,
+    trigger: NaN,
+    triggerVersion: 0,
   };
 }
 
@@ -73,6 +90,7 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
   const buy = side === 0;
   const after = buy ? before + qty : before - qty;
   am.fundingSinceChange = 0n;
+  am.cacheEpoch = -1;
   if (before === 0 || (before > 0) === buy) {
     am.cost += buy ? value : -value;
     am.size = after;

@@ -20,7 +20,7 @@ import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
 import { clearlyAbove, crossRisk, crossRiskF, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
-import { applyFill, type FillOutcome } from './position.ts';
+import { applyFill, type AccountMarket, type FillOutcome } from './position.ts';
 import { LIMITS } from './spec.ts';
 import type { RejectionReason } from './spec.ts';
 import { getAccount, invalid, type Engine, type MarketState } from './state.ts';
@@ -75,6 +75,7 @@ export function addExposure(account: Account, ms: MarketState, side: SideCode, q
   const am = accountMarket(account, ms.slot, ms.spec.id);
   if (side === 0) am.openBuy += qty;
   else am.openSell += qty;
+  am.cacheEpoch = -1;
   am.openOrders += orders;
   refreshActive(account, am);
 }
@@ -107,8 +108,9 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   if (before === 0 && am.size !== 0) ms.holders.add(account);
   else if (before !== 0 && am.size === 0) ms.holders.delete(account);
   ms.openInterest += (am.size > 0 ? am.size : 0) - (before > 0 ? before : 0);
+  if (am.size === 0 || (before !== 0 && (before > 0) !== (am.size > 0))) dropTrigger(am);
   refreshActive(account, am);
-  return { ...outcome, fee };
+  return { effect: outcome.effect, realized: outcome.realized, closedQty: outcome.closedQty, fee };
 }
 
 /**
@@ -147,38 +149,53 @@ function settleIsolatedPool(engine: Engine, account: Account, ms: MarketState, a
  * position is below maintenance now (the caller liquidates).
  */
 export function refreshTriggers(engine: Engine, account: Account): boolean {
-  account.riskVersion++;
   if (account.active.length === 0) return false;
-  const version = account.riskVersion;
   let below = false;
-  // The slack decides "below maintenance" exactly when it is near zero; far from it the float
-  // sums are plenty, and triggers are approximate by design (they only ask for a re-check).
-  const fast = crossRiskF(account, engine.bySlot);
-  const crossSlack = clearlyAbove(fast.equity, fast.maintenance) ? BigInt(Math.floor((fast.equity - fast.maintenance) * (1 - 1e-9) - 1e9)) : exactSlack(engine, account);
   let crossPositions = 0;
   for (const am of account.active) if (!am.isolated && am.size !== 0) crossPositions++;
-  if (crossPositions > 0 && crossSlack < 0n) below = true;
+  // "Below maintenance" is decided exactly when the slack is near zero; far from it the float
+  // sums are plenty, and triggers are approximate by design (they only ask for a re-check).
+  let crossSlack = 0;
+  if (crossPositions > 0) {
+    const fast = crossRiskF(account, engine.bySlot);
+    if (clearlyAbove(fast.equity, fast.maintenance)) {
+      crossSlack = (fast.equity - fast.maintenance) * (1 - 1e-9) - 1e9;
+    } else {
+      const exact = exactSlack(engine, account);
+      if (exact < 0n) below = true;
+      crossSlack = Number(exact) - 1e9;
+    }
+  }
   for (const am of account.active) {
     if (am.size === 0) continue;
     const ms = engine.bySlot[am.slot]!;
     const price = marginPrice(ms);
     if (price <= 0) continue;
-    let budget: bigint;
+    let budget: number;
     if (am.isolated) {
       const iso = isolatedRisk(ms, am);
-      budget = iso.equity - iso.maintenance;
-      if (budget < 0n) below = true;
+      if (iso.equity < iso.maintenance) below = true;
+      budget = Number(iso.equity - iso.maintenance) - 1e9;
     } else {
-      budget = crossSlack / BigInt(crossPositions);
+      budget = crossSlack / crossPositions;
     }
-    if (budget < 0n) continue;
     const long = am.size > 0;
     const abs = long ? am.size : -am.size;
-    const mmf = Number(ms.spec.mmfPpm) / 1e6;
-    const perTick = abs * Number(ms.spec.valueMul) * (long ? 1 - mmf : 1 + mmf);
-    addTrigger(ms.triggers, long, triggerPrice(long, price, budget, perTick), account.id, version);
+    const perTick = abs * ms.spec.valueMulF * (long ? 1 - ms.spec.mmfF : 1 + ms.spec.mmfF);
+    const trigger = triggerPrice(long, price, budget < 0 ? 0 : budget, perTick);
+    // Keep the trigger in force when the new one would fire later: the old one is safe.
+    if (long ? trigger <= am.trigger : trigger >= am.trigger) continue;
+    am.trigger = trigger;
+    am.triggerVersion++;
+    addTrigger(ms.triggers, long, trigger, account.id, am.triggerVersion);
   }
   return below;
+}
+
+/** Forgets a position's trigger (it fired, or the position closed) so the next one is pushed. */
+export function dropTrigger(am: AccountMarket): void {
+  am.trigger = NaN;
+  am.triggerVersion++;
 }
 
 function exactSlack(engine: Engine, account: Account): bigint {
@@ -291,12 +308,14 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResul
   const prior = crossRisk(account, engine.bySlot);
   am.leverage = c.leverage;
   am.isolated = isolated;
+  am.cacheEpoch = -1;
   // A higher requirement must still be covered; a lower one is always fine.
   const cross = crossRisk(account, engine.bySlot);
   const iso = am.isolated && am.size !== 0 ? isolatedRisk(ms, am) : undefined;
   if ((cross.initial > cross.equity && cross.initial > prior.initial) || (iso !== undefined && iso.initial > iso.equity)) {
     am.leverage = previous.leverage;
     am.isolated = previous.isolated;
+    am.cacheEpoch = -1;
     return reject('UNDERCOLLATERALIZED');
   }
   emitLeverage(engine, account, ms.spec.id, c.leverage, isolated, undefined, c.requestId);

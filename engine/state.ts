@@ -51,6 +51,7 @@ export interface MarketState {
   seq: number;
   oraclePrice: number;
   markPrice: number;
+  markEpoch: number;
   basisEma: number;
   basisAt: number;
   outsideRth: boolean;
@@ -125,6 +126,7 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     seq: 0,
     oraclePrice: 0,
     markPrice: 0,
+    markEpoch: 0,
     basisEma: 0,
     basisAt: -1,
     outsideRth: false,
