@@ -130,6 +130,8 @@ function resultLabel(op: number, res: CommandResult): string {
       return `${name}: limited: ${res.error}`;
     case 'conflict':
       return `${name}: conflict: ${res.error}`;
+    case 'batch':
+      return `${name}: batch of ${res.results.length}`;
     case 'done':
       return `${name}: done${res.buffered ? ' (buffered)' : ''}`;
   }

@@ -11,7 +11,7 @@ import { bestLevel, levelAt, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
 import { nextGlobal } from './sequence.ts';
-import type { LeverageRejectReason, PositionEffect, RejectionReason } from './spec.ts';
+import type { LeverageRejectReason, OrderStatus, PositionEffect, RejectionReason } from './spec.ts';
 import type { EngineEvent, RejectedResult, SideCode, TransferEvent } from './types.ts';
 import type { Engine, MarketState } from './state.ts';
 
@@ -80,7 +80,8 @@ export function levelSizes(bookSide: BookSide, dirty: number[], count: number): 
   return out;
 }
 
-export function emitOrder(engine: Engine, o: Order): void {
+/** `status` overrides what is reported (an untriggered TPSL is stored UNTRIGGERED, reported TPSL_PLACED). */
+export function emitOrder(engine: Engine, o: Order, status: OrderStatus = o.status): void {
   const account = o.account;
   engine.sink({
     type: 'order',
@@ -103,10 +104,14 @@ export function emitOrder(engine: Engine, o: Order): void {
     filledValue: o.filledValue,
     goodTilTime: o.goodTilTime,
     createdAt: o.createdAt,
-    status: o.status,
+    status,
     rejectionReason: o.rejectionReason,
     cancelReason: o.cancelReason,
     origin: o.origin,
+    tpslType: o.tpslType,
+    triggerPrice: o.triggerPrice,
+    isPositionTpsl: o.isPositionTpsl,
+    parentOrderId: o.parentOrderId,
   } satisfies EngineEvent);
 }
 

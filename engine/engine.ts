@@ -21,6 +21,8 @@ import { addExpiry, compactExpiry, createExpiry, dueOrders, hasDue } from './exp
 import { checkFeeTiers } from './fees.ts';
 import { sampleFunding } from './funding.ts';
 import { checkLiquidations, liquidate } from './liquidation.ts';
+import { addTrigger, compactTriggers, crossedTriggers } from './liquidation-index.ts';
+import { checkGrouping, checkTpsl, firesBelow, isTpsl } from './tpsl.ts';
 import { clearlyAbove, crossRisk, crossRiskF } from './margin.ts';
 import { compileMarket, meetsMinNotional, onTierTick, type MarketSpec } from './market.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE } from './matching.ts';
@@ -140,6 +142,9 @@ export function apply(engine: Engine, command: Command): CommandResult {
     case 'placeOrder':
       result = placeOrder(engine, command);
       break;
+    case 'batchPlace':
+      result = batchPlace(engine, command);
+      break;
     case 'cancelOrder':
       result = cancelOrder(engine, command);
       break;
@@ -215,7 +220,7 @@ function runTimers(engine: Engine, time: number): void {
   if (hasDue(engine.expiry, time)) {
     for (const order of dueOrders(engine.expiry, time, engine.lookup)) {
       unrest(engine, engine.bySlot[order.slot]!, order);
-      finish(engine, order, 'REJECTED', 'EXPIRED');
+      finish(engine, order, order.status === 'UNTRIGGERED' ? 'TPSL_CANCELED' : 'REJECTED', 'EXPIRED');
     }
   }
   compactExpiry(engine.expiry, engine.orders.size, engine.lookup);
@@ -250,8 +255,84 @@ function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): CommandResult
   if (sampleFunding(ms.funding, engine.time, ms.markPrice, ms.oraclePrice, fundingParams(engine))) {
     emitFundingRate(engine, ms, 'predictedFunding', ms.funding.rate);
   }
-  if (ms.markPrice > 0) checkLiquidations(engine, ms);
+  if (ms.markPrice > 0) {
+    triggerTpsl(engine, ms);
+    if (engine.riskQueue.length > 0) processRiskQueue(engine);
+    checkLiquidations(engine, ms);
+  }
   return { kind: 'done' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// TPSL (tpsl.ts)
+
+function waitForTrigger(engine: Engine, ms: MarketState, order: Order): void {
+  order.status = 'UNTRIGGERED';
+  order.updatedAt = engine.time;
+  makeLive(engine, ms, order);
+  addTrigger(ms.tpslTriggers, firesBelow(order.side, order.tpslType!), order.triggerPrice!, order.id, 0);
+  emitOrder(engine, order, 'TPSL_PLACED');
+  if (order.parentOrderId !== undefined) {
+    const parent = getOrder(engine.orders, order.parentOrderId);
+    if (parent !== undefined) parent.hasChildren = true;
+  }
+}
+
+/** Fires the untriggered orders the new mark has reached, in trigger order. */
+function triggerTpsl(engine: Engine, ms: MarketState): void {
+  const isCurrent = (id: number): boolean => getOrder(engine.orders, id)?.status === 'UNTRIGGERED';
+  const ids = crossedTriggers(ms.tpslTriggers, ms.markPrice, isCurrent);
+  for (const id of ids) {
+    const order = getOrder(engine.orders, id);
+    if (order === undefined || order.status !== 'UNTRIGGERED') continue;
+    releaseLive(engine, order);
+    order.status = 'TPSL_TRIGGERED';
+    order.updatedAt = engine.time;
+    if (order.isPositionTpsl) {
+      // A position TPSL closes whatever position there is when it fires.
+      const position = order.account.markets[ms.slot]?.size ?? 0;
+      order.size = order.remaining = Math.abs(position);
+    }
+    emitOrder(engine, order);
+    if (order.remaining === 0) {
+      finish(engine, order, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
+      continue;
+    }
+    execute(engine, ms, order);
+  }
+  compactTriggers(ms.tpslTriggers, engine.orders.size, (id) => isCurrent(id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// batchPlaceOrders
+
+function batchPlace(engine: Engine, c: import('./types.ts').BatchPlaceCommand): CommandResult {
+  if (!Array.isArray(c.orders) || c.orders.length < LIMITS.batchMin || c.orders.length > LIMITS.batchMax) {
+    return invalid('InvalidRequest', 'a batch has 1 to 100 elements', 'orders');
+  }
+  if (c.grouping !== undefined && c.grouping !== 'entryTpsl' && c.grouping !== 'partialTpsl' && c.grouping !== 'positionTpsl') {
+    return invalid('InvalidRequest', 'grouping must be entryTpsl, partialTpsl or positionTpsl', 'grouping');
+  }
+  const shape = checkGrouping(c.grouping, c.orders);
+  if (shape !== undefined) return shape;
+  const results: CommandResult[] = [];
+  let parent: CommandResult | undefined;
+  for (let i = 0; i < c.orders.length; i++) {
+    const element = c.orders[i]!;
+    const command: PlaceOrderCommand = { ...element, type: 'placeOrder', time: engine.time };
+    if (c.grouping === 'positionTpsl') command.isPositionTpsl = true;
+    if (c.grouping === 'entryTpsl' && i > 0) {
+      if (parent === undefined || parent.kind !== 'order' || parent.status === 'REJECTED') {
+        results.push(invalid('InvalidRequest', 'the entry order of this entryTpsl group was not accepted', 'orders'));
+        continue;
+      }
+      command.parentOrderId = parent.orderId;
+    }
+    const result = placeOrder(engine, command);
+    if (i === 0) parent = result;
+    results.push(result);
+  }
+  return { kind: 'batch', results };
 }
 
 function fundingParams(engine: Engine): { interestE12: bigint; clampE12: bigint; capE12: bigint } {
@@ -324,6 +405,11 @@ export function newInternalOrder(engine: Engine, account: Account, ms: MarketSta
     rejectionReason: undefined,
     cancelReason: undefined,
     origin,
+    tpslType: undefined,
+    triggerPrice: undefined,
+    isPositionTpsl: false,
+    parentOrderId: undefined,
+    hasChildren: false,
     level: null,
     prev: null,
     next: null,
@@ -377,10 +463,16 @@ function validatePlace(engine: Engine, ms: MarketState, c: PlaceOrderCommand): I
   const priceError = checkPrice(ms, c.price);
   if (priceError !== undefined) return priceError;
   const spec = ms.spec;
-  if (!Number.isSafeInteger(c.size) || c.size <= 0) return invalid('InvalidRequest', 'quantity must be positive', 'quantity');
+  const tpsl = isTpsl(c);
+  if (tpsl) {
+    const tpslError = checkTpsl(spec, ms.oraclePrice, c);
+    if (tpslError !== undefined) return tpslError;
+  } else if (!Number.isSafeInteger(c.size) || c.size <= 0) {
+    return invalid('InvalidRequest', 'quantity must be positive', 'quantity');
+  }
   if (c.size > spec.maxSize) return invalid('InvalidRequest', 'quantity above maximum order size', 'quantity');
   if (!c.reduceOnly && c.size < spec.minSize) return invalid('InvalidRequest', 'quantity below minimum order size', 'quantity');
-  if (c.orderType === 1) {
+  if (c.orderType === 1 && !tpsl) {
     if (c.tif !== TIF_IOC) return invalid('InvalidRequest', 'MARKET orders must use IOC', 'timeInForce');
     const mark = ms.markPrice;
     if (mark <= 0) return invalid('OracleDeviation', 'mark price unavailable for market order', 'price');
@@ -438,6 +530,11 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
     rejectionReason: undefined,
     cancelReason: undefined,
     origin: undefined,
+    tpslType: c.tpslType,
+    triggerPrice: c.stopPrice,
+    isPositionTpsl: c.isPositionTpsl === true,
+    parentOrderId: c.parentOrderId,
+    hasChildren: false,
     level: null,
     prev: null,
     next: null,
@@ -447,6 +544,11 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
   const reason = admit(engine, ms, order);
   if (reason !== undefined) {
     finish(engine, order, 'REJECTED', reason);
+    return orderResult(order);
+  }
+  if (order.tpslType !== undefined) {
+    waitForTrigger(engine, ms, order);
+    if (engine.modifies.pending.size > 0) applyBufferedModify(engine, ms, order);
     return orderResult(order);
   }
   execute(engine, ms, order);
@@ -461,12 +563,24 @@ function orderResult(order: Order): OrderResult {
 /** Engine rejections decided before the order meets the book. */
 function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason | undefined {
   const account = order.account;
+
   if (order.clientId !== undefined) {
     if (account.clientIds.has(order.clientId)) return 'DUPLICATE_CLIENT_ID';
     if (account.clientIds.size >= LIMITS.liveClientIdsPerAccount) return 'TOO_MANY_CLIENT_IDS';
   }
   if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.markets[ms.slot]?.openOrders ?? 0) >= engine.limits.openOrdersPerMarket) {
     return 'OPEN_ORDER_CAP_EXCEEDED';
+  }
+  if (order.tpslType !== undefined) {
+    // A TPSL order may be placed before the position it protects exists (entryTpsl): whether
+    // it reduces anything is decided when it fires.
+    if (order.isPositionTpsl && order.parentOrderId !== undefined) return 'ENTRY_TPSL_CANNOT_BE_POSITION_TPSL';
+    if (order.isPositionTpsl) {
+      for (let o = account.head; o !== null; o = o.aNext) {
+        if (o.isPositionTpsl && o.marketId === order.marketId && o.tpslType === order.tpslType && o.status === 'UNTRIGGERED') return 'POSITION_TPSL_ALREADY_EXISTS';
+      }
+    }
+    return undefined;
   }
   return preTrade(engine, account, ms, order.side, order.price, order.remaining, order.reduceOnly);
 }
@@ -519,11 +633,18 @@ function rest(engine: Engine, ms: MarketState, order: Order): void {
 
 /** Ends an order that is not (or no longer) on the book, with its final event. */
 function finish(engine: Engine, order: Order, status: OrderStatus, reason: RejectionReason | undefined): void {
+  if (getOrder(engine.orders, order.id) === order) releaseLive(engine, order);
   order.status = status;
   order.rejectionReason = reason;
   order.updatedAt = engine.time;
-  if (getOrder(engine.orders, order.id) === order) releaseLive(engine, order);
   emitOrder(engine, order);
+  // An entry that ended without any fill takes its entryTpsl legs with it.
+  if (order.hasChildren && order.filled === 0 && order.cancelReason === undefined && status !== 'PARTIALLY_FILLED' && status !== 'OPEN') {
+    order.hasChildren = false;
+    const legs: Order[] = [];
+    for (let o = order.account.head; o !== null; o = o.aNext) if (o.parentOrderId === order.id) legs.push(o);
+    for (const leg of legs) cancelLive(engine, engine.bySlot[leg.slot]!, leg);
+  }
 }
 
 function makeLive(engine: Engine, ms: MarketState, order: Order): void {
@@ -531,7 +652,8 @@ function makeLive(engine: Engine, ms: MarketState, order: Order): void {
   putOrder(engine.orders, order);
   linkOrder(account, order);
   if (order.clientId !== undefined) account.clientIds.set(order.clientId, order);
-  addExposure(account, ms, order.side, order.remaining, 1);
+  // Untriggered TPSL orders are reduce-only and off the book: they count as open orders only.
+  addExposure(account, ms, order.side, order.status === 'UNTRIGGERED' ? 0 : order.remaining, 1);
   addExpiry(engine.expiry, order);
 }
 
@@ -540,7 +662,7 @@ function releaseLive(engine: Engine, order: Order): void {
   deleteOrder(engine.orders, order.id);
   unlinkOrder(account, order);
   if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
-  addExposure(account, engine.bySlot[order.slot]!, order.side, -order.remaining, -1);
+  addExposure(account, engine.bySlot[order.slot]!, order.side, order.status === 'UNTRIGGERED' ? 0 : -order.remaining, -1);
 }
 
 /** Takes a resting order off the book (it stays live until released). */
@@ -644,7 +766,7 @@ function cancelOrder(engine: Engine, c: CancelOrderCommand): CommandResult {
 
 function cancelLive(engine: Engine, ms: MarketState, order: Order, status: 'CANCELED' | 'MARGIN_CANCELED' = 'CANCELED'): void {
   unrest(engine, ms, order);
-  finish(engine, order, status, undefined);
+  finish(engine, order, order.status === 'UNTRIGGERED' ? 'TPSL_CANCELED' : status, undefined);
 }
 
 function cancelAll(engine: Engine, c: CancelAllCommand): CommandResult {

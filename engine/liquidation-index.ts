@@ -48,17 +48,21 @@ export function addTrigger(mt: MarketTriggers, long: boolean, price: number, acc
  */
 export function crossedTriggers(mt: MarketTriggers, mark: number, isCurrent: (id: number, version: number) => boolean): number[] {
   const out: number[] = [];
-  drain(mt.longs, -mark, isCurrent, out);
-  drain(mt.shorts, mark, isCurrent, out);
+  const seen = new Set<number>();
+  drain(mt.longs, -mark, isCurrent, out, seen);
+  drain(mt.shorts, mark, isCurrent, out, seen);
   return out;
 }
 
-function drain(heap: TriggerHeap, threshold: number, isCurrent: (id: number, version: number) => boolean, out: number[]): void {
+function drain(heap: TriggerHeap, threshold: number, isCurrent: (id: number, version: number) => boolean, out: number[], seen: Set<number>): void {
   while (heap.size > 0 && heap.keys[0]! <= threshold) {
     const id = heap.ids[0]!;
     const version = heap.versions[0]!;
     pop(heap);
-    if (isCurrent(id, version) && !out.includes(id)) out.push(id);
+    if (isCurrent(id, version) && !seen.has(id)) {
+      seen.add(id);
+      out.push(id);
+    }
   }
 }
 

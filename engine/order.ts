@@ -10,7 +10,7 @@
  * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
  * emitted update against it.
  */
-import type { CancelReason, OrderStatus, RejectionReason } from './spec.ts';
+import type { CancelReason, OrderStatus, RejectionReason, TpslType } from './spec.ts';
 import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
 import type { Account } from './account.ts';
 import type { Level } from './book.ts';
@@ -45,6 +45,13 @@ export interface Order {
   cancelReason: CancelReason | undefined;
   /** Orders the engine places itself: liquidations and ADL (they end LIQUIDATED / ADL). */
   origin: 'LIQUIDATION' | 'ADL' | undefined;
+  /** TPSL: the trigger, kept after it fired (tpsl.ts). */
+  tpslType: TpslType | undefined;
+  triggerPrice: number | undefined;
+  isPositionTpsl: boolean;
+  parentOrderId: number | undefined;
+  /** Has entryTpsl legs waiting on it. */
+  hasChildren: boolean;
   // Book links (book.ts).
   level: Level | null;
   prev: Order | null;
@@ -64,15 +71,23 @@ export const ORDER_TRANSITIONS: ReadonlyMap<OrderStatus | null, ReadonlySet<Orde
 >([
   // A new order rests, fills on arrival, or is refused; an IOC/FOK remainder is canceled
   // (CANCELED with filledSize > 0, interface.md "Other order facts").
-  [null, new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  // New TPSL orders report TPSL_PLACED (or are REJECTED); the engine's liquidation and ADL
+  // orders end LIQUIDATED / ADL in their only update.
+  [null, new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'TPSL_PLACED', 'LIQUIDATED', 'ADL'])],
   // Resting orders fill, get canceled, or expire at goodTilTime (REJECTED/EXPIRED, supplement
   // §10). An in-place modify re-reports OPEN/PARTIALLY_FILLED; a crossing modify of an ALO
   // order is REJECTED (interface.md: "a crossing modify gives a fill then PLACED or REJECTED").
-  ['OPEN', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
-  ['PARTIALLY_FILLED', new Set<OrderStatus>(['PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  // MARGIN_CANCELED: resting orders that no longer fit initial margin, and orders of an account
+  // being liquidated (docs/decisions.md).
+  ['OPEN', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'MARGIN_CANCELED'])],
+  ['PARTIALLY_FILLED', new Set<OrderStatus>(['PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'MARGIN_CANCELED'])],
   // Cancel-replace (interface.md States and transitions): CANCELED with MODIFY_CANCELED, then
   // the replacement lives on under the same orderId and starts over.
   ['CANCELED', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  // A TPSL order waits (reported TPSL_PLACED, stored UNTRIGGERED) until the mark crosses its
+  // trigger, then runs as an ordinary order and keeps its trigger metadata to the end.
+  ['TPSL_PLACED', new Set<OrderStatus>(['TPSL_TRIGGERED', 'TPSL_CANCELED'])],
+  ['TPSL_TRIGGERED', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
 ]);
 
 export function isTransitionAllowed(from: OrderStatus | null, to: OrderStatus): boolean {

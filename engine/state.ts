@@ -61,6 +61,8 @@ export interface MarketState {
   /** Σ size of long positions (quantums). */
   openInterest: number;
   triggers: MarketTriggers;
+  /** Untriggered TPSL orders by trigger price (tpsl.ts), keyed by orderId. */
+  tpslTriggers: MarketTriggers;
   // Per-command scratch, reset by flush.
   touched: boolean;
   /** Prices whose level changed in this command; only the first `dirtyBidCount` are current. */
@@ -134,6 +136,7 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     holders: new Set(),
     openInterest: 0,
     triggers: createMarketTriggers(),
+    tpslTriggers: createMarketTriggers(),
     touched: false,
     dirtyBids: [],
     dirtyAsks: [],

@@ -21,6 +21,8 @@ import type {
   OrderStatus,
   PositionEffect,
   RejectionReason,
+  TpslGrouping,
+  TpslType,
 } from './spec.ts';
 
 /** 0 = buy (bid), 1 = sell (ask): the signed payload's `s`. */
@@ -192,6 +194,26 @@ export interface PlaceOrderCommand extends CommandBase, AccountRef {
   clientId?: string | undefined;
   /** Unix microseconds. */
   goodTilTime: number;
+  /** TPSL (op 4): waits untriggered until the mark crosses `stopPrice` (ticks). */
+  tpslType?: TpslType | undefined;
+  stopPrice?: number | undefined;
+  /** A position TPSL has size 0 and closes the whole position when it triggers. */
+  isPositionTpsl?: boolean | undefined;
+  /** The entry order of an entryTpsl group (set by batchPlace). */
+  parentOrderId?: number | undefined;
+}
+
+/** One element of a batch: a placeOrder without its own time. */
+export type BatchOrder = Omit<PlaceOrderCommand, 'type' | 'time'>;
+
+/**
+ * batchPlaceOrders: each element placed on its own, in order; with a TPSL `grouping` the shape
+ * is checked first (supplement §2) and entryTpsl legs are tied to element 0.
+ */
+export interface BatchPlaceCommand extends CommandBase {
+  type: 'batchPlace';
+  orders: BatchOrder[];
+  grouping?: TpslGrouping | undefined;
 }
 
 export interface CancelOrderCommand extends CommandBase, AccountRef {
@@ -248,6 +270,7 @@ export type Command =
   | SetLeverageCommand
   | AdjustIsolatedMarginCommand
   | PlaceOrderCommand
+  | BatchPlaceCommand
   | CancelOrderCommand
   | CancelAllCommand
   | ModifyOrderCommand
@@ -313,7 +336,13 @@ export interface DoneResult {
   leverage?: number;
 }
 
-export type CommandResult = InvalidResult | LimitedResult | ConflictResult | OrderResult | RejectedResult | DoneResult;
+/** batchPlace: one result per element, in order. */
+export interface BatchResult {
+  kind: 'batch';
+  results: CommandResult[];
+}
+
+export type CommandResult = InvalidResult | LimitedResult | ConflictResult | OrderResult | RejectedResult | DoneResult | BatchResult;
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -352,6 +381,11 @@ export interface OrderEvent extends EventBase {
   cancelReason: CancelReason | undefined;
   /** Set on the engine's own liquidation and ADL orders. */
   origin: 'LIQUIDATION' | 'ADL' | undefined;
+  /** TPSL metadata, kept through the order's life (also on its terminal cancel). */
+  tpslType: TpslType | undefined;
+  triggerPrice: number | undefined;
+  isPositionTpsl: boolean;
+  parentOrderId: number | undefined;
 }
 
 /** One account's side of one trade. */
