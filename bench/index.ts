@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const BENCHES: Record<string, string> = {
   engine: 'engine.bench.ts',
   levels: 'levels.bench.ts',
+  risk: 'risk.bench.ts',
 };
 
 const wanted = process.argv.slice(2);

@@ -7,9 +7,10 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
   it.each([
     ['engine', 'bench/engine.bench.ts', ['opsPerSec', 'bareBookOpsPerSec', 'nodejsOrderBookOpsPerSec', 'heapMBPer1MOrders']],
     ['levels', 'bench/levels.bench.ts', ['rbTreeOpsPerSec', 'arrayOpsPerSec']],
+    ['risk', 'bench/risk.bench.ts', ['oracleTickMsMedian', 'positions', 'fullEngineOpsPerSec']],
   ])('%s', (name, file, keys) => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
-      env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000' },
+      env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000', BENCH_POSITIONS: '2000', BENCH_TICKS: '20' },
       encoding: 'utf8',
       timeout: 120_000,
     });
