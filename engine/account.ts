@@ -44,6 +44,8 @@ export interface Account {
   lifetimeFeesPaid: bigint;
   /** In the engine's end-of-command risk queue. */
   riskQueued: boolean;
+  /** Σ of the active markets' float margin contributions, valid at mark epoch `epoch` (margin.ts). */
+  riskSums: { epoch: number; eq: number; im: number; mm: number; changes: number };
   /** Borrow interest accrued on a negative quote balance since the last settlement. */
   accruedInterest: bigint;
   interestSince: number;
@@ -110,6 +112,7 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       lifetimeVolume: 0n,
       lifetimeFeesPaid: 0n,
       riskQueued: false,
+      riskSums: { epoch: -1, eq: 0, im: 0, mm: 0, changes: 0 },
       accruedInterest: 0n,
       interestSince: 0,
     };

@@ -115,6 +115,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     withdrawn: 0n,
     nonces: new Set(),
     nextSettlementAt: 0,
+    markEpoch: 0,
     onFee: undefined,
     riskQueue: [],
   };
@@ -251,6 +252,7 @@ function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): CommandResult
   updateMark(ms, c.price, engine.time, engine.risk.markBasisTauUs);
   ms.outsideRth = isOutsideRth(ms.spec.def.regularTradingHours, engine.time);
   ms.markEpoch++;
+  engine.markEpoch++;
   emitPrices(engine, ms);
   if (sampleFunding(ms.funding, engine.time, ms.markPrice, ms.oraclePrice, fundingParams(engine))) {
     emitFundingRate(engine, ms, 'predictedFunding', ms.funding.rate);
@@ -365,7 +367,7 @@ function processRiskQueue(engine: Engine): void {
 
 function marginCancel(engine: Engine, account: Account): void {
   if (account.liveCount === 0) return;
-  const fast = crossRiskF(account, engine.bySlot);
+  const fast = crossRiskF(account, engine.bySlot, engine.markEpoch);
   if (clearlyAbove(fast.equity, fast.initial)) return;
   let risk = crossRisk(account, engine.bySlot);
   if (risk.initial <= risk.equity) return;
@@ -653,7 +655,7 @@ function makeLive(engine: Engine, ms: MarketState, order: Order): void {
   linkOrder(account, order);
   if (order.clientId !== undefined) account.clientIds.set(order.clientId, order);
   // Untriggered TPSL orders are reduce-only and off the book: they count as open orders only.
-  addExposure(account, ms, order.side, order.status === 'UNTRIGGERED' ? 0 : order.remaining, 1);
+  addExposure(engine, account, ms, order.side, order.status === 'UNTRIGGERED' ? 0 : order.remaining, 1);
   addExpiry(engine.expiry, order);
 }
 
@@ -662,7 +664,7 @@ function releaseLive(engine: Engine, order: Order): void {
   deleteOrder(engine.orders, order.id);
   unlinkOrder(account, order);
   if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
-  addExposure(account, engine.bySlot[order.slot]!, order.side, order.status === 'UNTRIGGERED' ? 0 : -order.remaining, -1);
+  addExposure(engine, account, engine.bySlot[order.slot]!, order.side, order.status === 'UNTRIGGERED' ? 0 : -order.remaining, -1);
 }
 
 /** Takes a resting order off the book (it stays live until released). */
@@ -685,7 +687,7 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
   maker.filled += qty;
   maker.filledValue += value;
   // The maker's resting exposure shrinks with its fill (matching already reduced `remaining`).
-  addExposure(maker.account, ms, maker.side, -qty, 0);
+  addExposure(engine, maker.account, ms, maker.side, -qty, 0);
   const makerSettled = settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER');
   const takerSettled = settleFill(engine, taker.account, ms, taker.side, qty, price, engine.liquidating === undefined ? 'TAKER' : 'TAKER');
   queueRisk(engine, maker.account);
@@ -905,13 +907,13 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   if (c.price === target.price && newRemaining <= target.remaining) {
     // Same price, smaller size: keeps its place in the queue.
     if (newRemaining < target.remaining) {
-      addExposure(account, ms, target.side, newRemaining - target.remaining, 0);
+      addExposure(engine, account, ms, target.side, newRemaining - target.remaining, 0);
       reduceOrder(ms.book, target, target.remaining - newRemaining);
     }
   } else {
     // New price, or more size at the same price: goes to the back of the queue.
     removeOrder(ms.book, target);
-    addExposure(account, ms, target.side, newRemaining - target.remaining, 0);
+    addExposure(engine, account, ms, target.side, newRemaining - target.remaining, 0);
     target.price = c.price;
     target.remaining = newRemaining;
     insertOrder(ms.book, target);

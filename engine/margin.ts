@@ -163,30 +163,70 @@ function effectiveImfF(m: PricedMarket, am: AccountMarket): number {
   return byLeverage > base ? byLeverage : base;
 }
 
-export function crossRiskF(account: Account, markets: readonly PricedMarket[], extra?: { slot: number; buy: number; sell: number; price: number }): CrossRiskF {
-  let equity = Number(account.quote);
-  let initial = 0;
-  let maintenance = 0;
-  let extraDone = extra === undefined;
-  const active = account.active;
-  for (let i = 0; i < active.length; i++) {
-    const am = active[i]!;
-    const m = markets[am.slot]!;
-    if (am.cacheEpoch !== m.markEpoch) cacheContribution(m, am);
-    equity += am.eqF;
-    maintenance += am.mmF;
-    if (extra !== undefined && extra.slot === am.slot) {
-      extraDone = true;
-      const price = marginPrice(m);
-      initial += am.isolated
-        ? initialMarginF(m, am, extra.buy, extra.sell, extra.price) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am)
-        : initialMarginF(m, am, extra.buy, extra.sell, extra.price);
-    } else {
-      initial += am.imF;
+/**
+ * The cross side in floats. An account keeps the sums of its markets' cached contributions
+ * (`riskSums`), valid while no mark has moved anywhere since (`epoch`, the engine's global mark
+ * epoch): then this is O(1) however many markets the account trades; otherwise it walks the
+ * active markets once and refreshes the sums. Callers that change an AccountMarket bracket the
+ * change with `beginChange` / `endChange` so the sums stay true.
+ */
+export function crossRiskF(account: Account, markets: readonly PricedMarket[], epoch: number, extra?: { slot: number; buy: number; sell: number; price: number }): CrossRiskF {
+  const sums = account.riskSums;
+  if (sums.epoch !== epoch) {
+    let eq = 0;
+    let im = 0;
+    let mm = 0;
+    const active = account.active;
+    for (let i = 0; i < active.length; i++) {
+      const am = active[i]!;
+      const m = markets[am.slot]!;
+      if (am.cacheEpoch !== m.markEpoch) cacheContribution(m, am);
+      eq += am.eqF;
+      im += am.imF;
+      mm += am.mmF;
     }
+    sums.eq = eq;
+    sums.im = im;
+    sums.mm = mm;
+    sums.epoch = epoch;
   }
-  if (!extraDone) initial += initialMarginF(markets[extra!.slot]!, account.markets[extra!.slot] ?? EMPTY, extra!.buy, extra!.sell, extra!.price);
-  return { equity, initial, maintenance };
+  let initial = sums.im;
+  if (extra !== undefined) {
+    const m = markets[extra.slot]!;
+    const am = account.markets[extra.slot] ?? EMPTY;
+    const withExtra = initialMarginF(m, am, extra.buy, extra.sell, extra.price);
+    const ordersOnly = am.isolated ? withExtra - Math.abs(am.size) * marginPrice(m) * m.spec.valueMulF * effectiveImfF(m, am) : withExtra;
+    initial += ordersOnly - (am.listed ? am.imF : 0);
+  }
+  return { equity: Number(account.quote) + sums.eq, initial, maintenance: sums.mm };
+}
+
+/** Before changing `am`: takes its contribution out of the account's float sums. */
+export function beginChange(account: Account, am: AccountMarket, epoch: number): void {
+  const sums = account.riskSums;
+  // Running sums drift by a rounding per change; rebuild them now and then.
+  if (++sums.changes > 1000) {
+    sums.changes = 0;
+    sums.epoch = -1;
+  }
+  if (sums.epoch === epoch && am.listed) {
+    sums.eq -= am.eqF;
+    sums.im -= am.imF;
+    sums.mm -= am.mmF;
+  }
+}
+
+/** After changing `am` (and refreshing `listed`): puts its new contribution back. */
+export function endChange(account: Account, am: AccountMarket, markets: readonly PricedMarket[], epoch: number): void {
+  am.cacheEpoch = -1;
+  const sums = account.riskSums;
+  if (sums.epoch !== epoch) return;
+  if (am.listed) {
+    cacheContribution(markets[am.slot]!, am);
+    sums.eq += am.eqF;
+    sums.im += am.imF;
+    sums.mm += am.mmF;
+  }
 }
 
 /** Fills an AccountMarket's float cross contributions at its market's current prices. */

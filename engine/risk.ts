@@ -18,7 +18,7 @@ import { emitLeverage, emitPosition, emitTransfer } from './emit.ts';
 import { fee as feeOf, tierFor } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
-import { clearlyAbove, crossRisk, crossRiskF, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
+import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import { applyFill, type AccountMarket, type FillOutcome } from './position.ts';
 import { LIMITS } from './spec.ts';
@@ -56,7 +56,7 @@ export function preTrade(engine: Engine, account: Account, ms: MarketState, side
  */
 export function marginAllows(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number): boolean {
   const extra = { slot: ms.slot, buy: side === 0 ? size : 0, sell: side === 1 ? size : 0, price };
-  const fast = crossRiskF(account, engine.bySlot, extra);
+  const fast = crossRiskF(account, engine.bySlot, engine.markEpoch, extra);
   if (clearlyAbove(fast.equity, fast.initial)) return true;
   const after = crossRisk(account, engine.bySlot, extra);
   if (after.initial <= after.equity) return true;
@@ -71,13 +71,14 @@ export function reduceAllowance(order: Order): number {
 }
 
 /** Keeps the account's open-order exposure in step with its live orders. */
-export function addExposure(account: Account, ms: MarketState, side: SideCode, qty: number, orders: number): void {
+export function addExposure(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, orders: number): void {
   const am = accountMarket(account, ms.slot, ms.spec.id);
+  beginChange(account, am, engine.markEpoch);
   if (side === 0) am.openBuy += qty;
   else am.openSell += qty;
-  am.cacheEpoch = -1;
   am.openOrders += orders;
   refreshActive(account, am);
+  endChange(account, am, engine.bySlot, engine.markEpoch);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,6 +90,7 @@ export interface Settled extends FillOutcome {
 
 export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL'): Settled {
   const am = accountMarket(account, ms.slot, ms.spec.id);
+  beginChange(account, am, engine.markEpoch);
   const value = BigInt(price) * BigInt(qty) * ms.spec.valueMul;
   const before = am.size;
   const outcome = applyFill(am, side, qty, value);
@@ -110,6 +112,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   ms.openInterest += (am.size > 0 ? am.size : 0) - (before > 0 ? before : 0);
   if (am.size === 0 || (before !== 0 && (before > 0) !== (am.size > 0))) dropTrigger(am);
   refreshActive(account, am);
+  endChange(account, am, engine.bySlot, engine.markEpoch);
   return { effect: outcome.effect, realized: outcome.realized, closedQty: outcome.closedQty, fee };
 }
 
@@ -157,7 +160,7 @@ export function refreshTriggers(engine: Engine, account: Account): boolean {
   // sums are plenty, and triggers are approximate by design (they only ask for a re-check).
   let crossSlack = 0;
   if (crossPositions > 0) {
-    const fast = crossRiskF(account, engine.bySlot);
+    const fast = crossRiskF(account, engine.bySlot, engine.markEpoch);
     if (clearlyAbove(fast.equity, fast.maintenance)) {
       crossSlack = (fast.equity - fast.maintenance) * (1 - 1e-9) - 1e9;
     } else {
@@ -306,16 +309,18 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResul
   if (isolated !== am.isolated && am.size !== 0) return reject('HAS_OPEN_POSITION');
   const previous = { leverage: am.leverage, isolated: am.isolated };
   const prior = crossRisk(account, engine.bySlot);
+  beginChange(account, am, engine.markEpoch);
   am.leverage = c.leverage;
   am.isolated = isolated;
-  am.cacheEpoch = -1;
+  endChange(account, am, engine.bySlot, engine.markEpoch);
   // A higher requirement must still be covered; a lower one is always fine.
   const cross = crossRisk(account, engine.bySlot);
   const iso = am.isolated && am.size !== 0 ? isolatedRisk(ms, am) : undefined;
   if ((cross.initial > cross.equity && cross.initial > prior.initial) || (iso !== undefined && iso.initial > iso.equity)) {
+    beginChange(account, am, engine.markEpoch);
     am.leverage = previous.leverage;
     am.isolated = previous.isolated;
-    am.cacheEpoch = -1;
+    endChange(account, am, engine.bySlot, engine.markEpoch);
     return reject('UNDERCOLLATERALIZED');
   }
   emitLeverage(engine, account, ms.spec.id, c.leverage, isolated, undefined, c.requestId);
@@ -340,7 +345,9 @@ export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginComm
     am.isolatedMargin -= take;
     account.quote += take;
   }
+  beginChange(account, am, engine.markEpoch);
   refreshActive(account, am);
+  endChange(account, am, engine.bySlot, engine.markEpoch);
   emitPosition(engine, account, am, c.requestId);
   refreshTriggers(engine, account);
   return { kind: 'done' };

@@ -112,6 +112,9 @@ export interface Engine {
   withdrawn: bigint;
   /** Nonces of withdrawals and transfers, per wallet ("address|nonce"). */
   nonces: Set<string>;
+  /** Bumped whenever any market's mark (or off-hours state) changes: float margin sums older
+   * than this are recomputed. */
+  markEpoch: number;
   /** The next whole hour at which funding and interest settle. */
   nextSettlementAt: number;
   /** Accounts to re-check at the end of the command (engine.ts). */
