@@ -64,20 +64,23 @@ function liquidateScope(engine: Engine, account: Account, isolated: AccountMarke
     .map((am) => ({ am, value: notional(am.size, marginPrice(engine.bySlot[am.slot]!), engine.bySlot[am.slot]!.spec.valueMul) }))
     .sort((a, b) => (a.value > b.value ? -1 : a.value < b.value ? 1 : a.am.slot - b.am.slot));
   let closedNotional = 0n;
+  const quoteBefore = account.quote;
   for (const { am, value } of byNotional) {
     if (am.size === 0) continue;
     closePosition(engine, account, engine.bySlot[am.slot]!, am, isolated);
     closedNotional += value;
   }
-  // What is left: a penalty from a surplus, the fund covers a deficit.
-  const left = isolated === undefined ? crossRisk(account, engine.bySlot).equity : account.quote;
+  // What is left of the scope: the whole cross balance, or what the isolated pool released.
+  const left = isolated === undefined ? account.quote : account.quote - quoteBefore;
   if (left > 0n) {
+    // A surplus pays the fund its penalty; the rest stays with the account.
     const cap = (closedNotional * engine.risk.liquidationPenaltyPpm) / 1_000_000n;
     const penalty = left < cap ? left : cap;
     account.quote -= penalty;
     engine.insuranceFund += penalty;
-  } else if (account.quote < 0n) {
-    const cover = -account.quote < engine.insuranceFund ? -account.quote : engine.insuranceFund;
+  } else if (left < 0n) {
+    // A deficit is covered by the fund, as far as it goes.
+    const cover = -left < engine.insuranceFund ? -left : engine.insuranceFund;
     account.quote += cover;
     engine.insuranceFund -= cover;
   }
