@@ -25,14 +25,8 @@ import {
   PLACED_NAMES,
   type Stream,
 } from './stream.ts';
+import { envInt } from './env.ts';
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = Number(raw.replaceAll('_', ''));
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return v;
-}
 
 const OPS = envInt('BENCH_OPS', 1_000_000);
 const SEED = envInt('BENCH_SEED', 42);

@@ -10,6 +10,7 @@ const BENCHES: Record<string, string> = {
   engine: 'engine.bench.ts',
   levels: 'levels.bench.ts',
   risk: 'risk.bench.ts',
+  ed25519: 'ed25519.bench.ts',
 };
 
 const wanted = process.argv.slice(2);

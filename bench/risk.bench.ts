@@ -18,14 +18,8 @@ import type { MarketDef } from '../engine/types.ts';
 import { createPrng } from '../sim/prng.ts';
 import { perpsimRunner } from './perpsim-runner.ts';
 import { generateStream, MIX_PLACE_HEAVY } from './stream.ts';
+import { envInt } from './env.ts';
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = Number(raw.replaceAll('_', ''));
-  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return v;
-}
 
 const POSITIONS = envInt('BENCH_POSITIONS', 100_000);
 const TICKS = envInt('BENCH_TICKS', 200);
