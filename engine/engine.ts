@@ -43,6 +43,7 @@ import { isOutsideRth, updateMark } from './prices.ts';
 import {
   addExposure,
   adjustIsolatedMargin,
+  queueRisk,
   deposit,
   marginAllows,
   preTrade,
@@ -344,11 +345,6 @@ function fundingParams(engine: Engine): { interestE12: bigint; clampE12: bigint;
 // ---------------------------------------------------------------------------------------------
 // Risk follow-up: accounts whose margin changed during the command
 
-function queueRisk(engine: Engine, account: Account): void {
-  if (account.riskQueued) return;
-  account.riskQueued = true;
-  engine.riskQueue.push(account);
-}
 
 /**
  * Re-checks the accounts a command touched: liquidates those below maintenance, and cancels
@@ -655,8 +651,16 @@ function makeLive(engine: Engine, ms: MarketState, order: Order): void {
   linkOrder(account, order);
   if (order.clientId !== undefined) account.clientIds.set(order.clientId, order);
   // Untriggered TPSL orders are reduce-only and off the book: they count as open orders only.
-  addExposure(engine, account, ms, order.side, order.status === 'UNTRIGGERED' ? 0 : order.remaining, 1);
+  addExposure(engine, account, ms, order.side, exposureOf(order, order.remaining), 1);
   addExpiry(engine.expiry, order);
+}
+
+/**
+ * How much of `qty` counts towards initial margin: none for reduce-only orders (they can only
+ * shrink the position) and for untriggered TPSL, all of it otherwise.
+ */
+function exposureOf(order: Order, qty: number): number {
+  return order.reduceOnly || order.status === 'UNTRIGGERED' ? 0 : qty;
 }
 
 function releaseLive(engine: Engine, order: Order): void {
@@ -664,7 +668,7 @@ function releaseLive(engine: Engine, order: Order): void {
   deleteOrder(engine.orders, order.id);
   unlinkOrder(account, order);
   if (order.clientId !== undefined && account.clientIds.get(order.clientId) === order) account.clientIds.delete(order.clientId);
-  addExposure(engine, account, engine.bySlot[order.slot]!, order.side, order.status === 'UNTRIGGERED' ? 0 : -order.remaining, -1);
+  addExposure(engine, account, engine.bySlot[order.slot]!, order.side, -exposureOf(order, order.remaining), -1);
 }
 
 /** Takes a resting order off the book (it stays live until released). */
@@ -687,7 +691,7 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
   maker.filled += qty;
   maker.filledValue += value;
   // The maker's resting exposure shrinks with its fill (matching already reduced `remaining`).
-  addExposure(engine, maker.account, ms, maker.side, -qty, 0);
+  addExposure(engine, maker.account, ms, maker.side, -exposureOf(maker, qty), 0);
   const makerSettled = settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER');
   const takerSettled = settleFill(engine, taker.account, ms, taker.side, qty, price, engine.liquidating === undefined ? 'TAKER' : 'TAKER');
   queueRisk(engine, maker.account);
@@ -907,13 +911,13 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   if (c.price === target.price && newRemaining <= target.remaining) {
     // Same price, smaller size: keeps its place in the queue.
     if (newRemaining < target.remaining) {
-      addExposure(engine, account, ms, target.side, newRemaining - target.remaining, 0);
+      addExposure(engine, account, ms, target.side, exposureOf(target, newRemaining - target.remaining), 0);
       reduceOrder(ms.book, target, target.remaining - newRemaining);
     }
   } else {
     // New price, or more size at the same price: goes to the back of the queue.
     removeOrder(ms.book, target);
-    addExposure(engine, account, ms, target.side, newRemaining - target.remaining, 0);
+    addExposure(engine, account, ms, target.side, exposureOf(target, newRemaining - target.remaining), 0);
     target.price = c.price;
     target.remaining = newRemaining;
     insertOrder(ms.book, target);

@@ -9,8 +9,10 @@
  *    its fills carry liquidation {method: MARKET, liquidatedUser} and it ends LIQUIDATED;
  * 3. what the book cannot absorb is closed by ADL against the most profitable opposite
  *    positions (ranked by unrealized PnL over cost basis, then account id), at the bankruptcy
- *    price — the price that leaves the account's equity at zero — so ADL never creates a
- *    deficit; both sides' orders end ADL, counterparties get an ADL event;
+ *    price — the price that leaves the account's equity at zero — or, for an account already
+ *    under water at the mark, at the mark with the fund covering the deficit (at the price where
+ *    the fund runs out if it cannot); both sides' orders end ADL, counterparties get an ADL
+ *    event and are re-checked before the command ends;
  * 4. what is left: a surplus pays the insurance fund a penalty (`liquidationPenaltyPpm` of the
  *    closed notional, at most the surplus) and the rest stays with the account; a deficit is
  *    covered by the fund.
@@ -23,7 +25,7 @@ import { crossedTriggers, compactTriggers } from './liquidation-index.ts';
 import { crossRisk, isolatedRisk, marginPrice, notional, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
-import { dropTrigger, refreshTriggers, settleFill } from './risk.ts';
+import { dropTrigger, queueRisk, refreshTriggers, settleFill } from './risk.ts';
 import type { Engine, MarketState } from './state.ts';
 import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './engine.ts';
 
@@ -111,9 +113,16 @@ function closePosition(engine: Engine, account: Account, ms: MarketState, am: Ac
 
 /** Closes what is left of a position against the most profitable opposite positions. */
 function deleverage(engine: Engine, account: Account, ms: MarketState, am: AccountMarket, isolated: AccountMarket | undefined): void {
-  const price = boundPrice(engine, account, ms, am, isolated, 0n);
   const long = am.size > 0;
   const mark = marginPrice(ms);
+  // At the bankruptcy price when the account still has equity at the mark; past that, at the
+  // mark with the fund covering the deficit, and beyond what the fund can cover, at the price
+  // where the fund runs out (the counterparties take the rest).
+  const bankruptcy = boundPrice(engine, account, ms, am, isolated, 0n);
+  const fundLimit = boundPrice(engine, account, ms, am, isolated, engine.insuranceFund);
+  const price = long
+    ? bankruptcy <= mark ? bankruptcy : Math.max(fundLimit, mark)
+    : bankruptcy >= mark ? bankruptcy : Math.min(fundLimit, mark);
   const ranked: { other: Account; am: AccountMarket; score: number }[] = [];
   for (const other of ms.holders) {
     const theirs = other.markets[ms.slot]!;
@@ -135,7 +144,8 @@ function deleverage(engine: Engine, account: Account, ms: MarketState, am: Accou
     emitOrder(engine, counter);
     emitAdl(engine, other, ms.spec.id, qty, price, liquidatedUser);
     emitPosition(engine, other, theirs);
-    refreshTriggers(engine, other);
+    // A counterparty the ADL price took below maintenance is liquidated in this command too.
+    queueRisk(engine, other);
   }
   mine.status = 'ADL';
   emitOrder(engine, mine);

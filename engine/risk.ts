@@ -81,6 +81,13 @@ export function addExposure(engine: Engine, account: Account, ms: MarketState, s
   endChange(account, am, engine.bySlot, engine.markEpoch);
 }
 
+/** Marks an account for the end-of-command re-check (liquidation, MARGIN_CANCELED). */
+export function queueRisk(engine: Engine, account: Account): void {
+  if (account.riskQueued) return;
+  account.riskQueued = true;
+  engine.riskQueue.push(account);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Settlement of a fill
 
@@ -312,6 +319,13 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResul
   beginChange(account, am, engine.markEpoch);
   am.leverage = c.leverage;
   am.isolated = isolated;
+  // Leaving isolated mode (no position, checked above) returns the pool to cross collateral.
+  const returned = !isolated && previous.isolated ? am.isolatedMargin : 0n;
+  if (returned !== 0n) {
+    account.quote += returned;
+    am.isolatedMargin = 0n;
+    refreshActive(account, am);
+  }
   endChange(account, am, engine.bySlot, engine.markEpoch);
   // A higher requirement must still be covered; a lower one is always fine.
   const cross = crossRisk(account, engine.bySlot);
@@ -320,6 +334,11 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResul
     beginChange(account, am, engine.markEpoch);
     am.leverage = previous.leverage;
     am.isolated = previous.isolated;
+    if (returned !== 0n) {
+      account.quote -= returned;
+      am.isolatedMargin = returned;
+      refreshActive(account, am);
+    }
     endChange(account, am, engine.bySlot, engine.markEpoch);
     return reject('UNDERCOLLATERALIZED');
   }
@@ -341,7 +360,9 @@ export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginComm
     am.isolatedMargin += c.amount;
   } else {
     const take = -c.amount;
-    if (am.isolatedMargin - take < (am.size === 0 ? 0n : positionInitialMargin(ms, am))) return { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' };
+    // What stays must cover the position's initial margin after its unrealized PnL.
+    const equityAfter = am.isolatedMargin - take + unrealized(am, marginPrice(ms), ms.spec.valueMul);
+    if (am.isolatedMargin - take < 0n || equityAfter < (am.size === 0 ? 0n : positionInitialMargin(ms, am))) return { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' };
     am.isolatedMargin -= take;
     account.quote += take;
   }
