@@ -1,0 +1,114 @@
+/**
+ * The REST app: fastify over the operation table.
+ *
+ * `buildApp` registers one route per operation (its schema compiled once by fastify) and wraps
+ * each handler in the per-IP weight bucket (before) and its post-charge (after). It does not
+ * listen: tests drive it through `inject()`, `sim/` listens. Every refusal, validation errors
+ * and unknown routes included, leaves in the venue's error shape (errors.ts).
+ */
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from './rate-limit/index.ts';
+import type { WeightedOperation } from './rate-limit/index.ts';
+import type { GatewayState, Operation, OperationRequest } from './operation.ts';
+import { OPERATIONS } from './operations/index.ts';
+
+/** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
+function rowsOf(body: unknown): number {
+  if (body === null || typeof body !== 'object') return 0;
+  let rows = 0;
+  for (const value of Object.values(body as Record<string, unknown>)) if (Array.isArray(value)) rows = Math.max(rows, value.length);
+  return rows;
+}
+
+function operationRequest(req: FastifyRequest): OperationRequest {
+  return {
+    body: req.body,
+    query: (req.query ?? {}) as Record<string, unknown>,
+    params: (req.params ?? {}) as Record<string, string>,
+    headers: req.headers,
+    ip: req.ip,
+    path: req.url,
+    rawBody: (req as FastifyRequest & { rawBody?: string }).rawBody,
+  };
+}
+
+export function buildApp(state: GatewayState, operations: readonly Operation[] = OPERATIONS): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Keep the body as received: Scheme 2 verifies against it as well as its canonical form.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string;
+    (req as FastifyRequest & { rawBody?: string }).rawBody = text;
+    if (text.length === 0) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const err = new Error('request body is not valid JSON') as Error & { statusCode: number };
+      err.statusCode = 400;
+      done(err, undefined);
+    }
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    const source = (request.routeOptions.config as { errorSource?: 'Order' | 'Cancel' } | undefined)?.errorSource;
+    if (error.validation !== undefined || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+      const body: Record<string, unknown> = { error: error.message };
+      if (source !== undefined) {
+        body.errorSource = source;
+        body.errorType = 'InvalidRequest';
+      }
+      return reply.code(error.statusCode ?? 400).send(body);
+    }
+    return reply.code(500).send({ error: 'internal error', errorType: 'Internal' });
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+
+  for (const op of operations) {
+    const weighted = resolveOperation(op.name);
+    app.route({
+      method: op.method,
+      url: op.path,
+      schema: op.schema ?? {},
+      config: { errorSource: errorSourceOf(op) },
+      handler: async (req, reply) => {
+        const ip = req.ip;
+        if (weighted !== undefined) {
+          const admission = admitRequest(state.config.rateLimit, {
+            ip,
+            operation: weighted as WeightedOperation,
+            params: req.query as Record<string, string | undefined>,
+            bucket: state.ipBuckets.get(ip),
+            nowMs: state.nowMs(),
+          });
+          if (admission.kind === 'limited') {
+            state.ipBuckets.set(ip, admission.bucket);
+            const limited = rateLimitedReply('ip', admission.retryAfterMs, op.auth === 'signed' ? { kind: 'order' } : { kind: 'other' });
+            return reply.code(limited.statusCode).headers(limited.headers).send(limited.body);
+          }
+          if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
+        }
+        const result = await op.handle(state, operationRequest(req));
+        if (weighted !== undefined) {
+          const bucket = settleResponse(state.config.rateLimit, {
+            ip,
+            operation: weighted as WeightedOperation,
+            bucket: state.ipBuckets.get(ip),
+            nowMs: state.nowMs(),
+            rows: rowsOf(result.body),
+          });
+          if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
+        }
+        if (result.headers !== undefined) reply.headers(result.headers);
+        return reply.code(result.status).send(result.body);
+      },
+    });
+  }
+  return app;
+}
+
+function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
+  if (op.name === 'cancelOrder' || op.name === 'batchCancelOrders' || op.name === 'cancelAllOrders' || op.name === 'scheduleCancel') return 'Cancel';
+  if (op.name === 'placeOrder' || op.name === 'modifyOrder' || op.name === 'batchPlaceOrders' || op.name === 'batchModifyOrders') return 'Order';
+  return undefined;
+}

@@ -1,0 +1,108 @@
+/**
+ * The exchange at the gateway's edge: the engine plus what the interface reads from it.
+ *
+ * Contract: every state change goes through `submit`, which stamps the command with the clock's
+ * time, applies it, and hands the events it produced to the read models and then to the
+ * listeners (the WebSocket fan-out, persistence). Reads never touch the engine's internals
+ * except through engine/index.ts. The read models here are in memory and bounded (recent closed
+ * orders, fills and trades per account or market); issue 7 moves history to SQLite behind the
+ * same functions.
+ */
+import { apply, createEngine, type Engine, type EngineConfig } from '../engine/index.ts';
+import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, TradesEvent } from '../engine/index.ts';
+import { TERMINAL_ORDER_STATUSES } from '../engine/spec.ts';
+
+/** Unix microseconds. */
+export type Clock = () => number;
+
+export type EventListener = (events: readonly EngineEvent[]) => void;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type Submission = DistributiveOmit<Command, 'time'>;
+
+export interface ExchangeLimits {
+  /** Closed orders kept per account for reads. */
+  closedOrdersPerAccount: number;
+  fillsPerAccount: number;
+  tradesPerMarket: number;
+}
+
+export const DEFAULT_EXCHANGE_LIMITS: ExchangeLimits = {
+  closedOrdersPerAccount: 1000,
+  fillsPerAccount: 5000,
+  tradesPerMarket: 5000,
+};
+
+export interface Exchange {
+  engine: Engine;
+  clock: Clock;
+  limits: ExchangeLimits;
+  /** The latest update of every order still remembered, by orderId. */
+  orders: Map<number, OrderEvent>;
+  /** Closed orderIds per account key, oldest first (bounded). */
+  closed: Map<string, number[]>;
+  fills: Map<string, FillEvent[]>;
+  trades: Map<number, TradesEvent[]>;
+  listeners: Set<EventListener>;
+  /** Applies a command at the clock's time; events reach read models, then listeners. */
+  submit(command: Submission): CommandResult;
+}
+
+export function accountKeyOf(address: string, accountIndex: number): string {
+  return address + '/' + accountIndex;
+}
+
+export function createExchange(config: EngineConfig, clock: Clock, limits: Partial<ExchangeLimits> = {}): Exchange {
+  let pending: EngineEvent[] = [];
+  const engine = createEngine(config, (e) => pending.push(e));
+  const exchange: Exchange = {
+    engine,
+    clock,
+    limits: { ...DEFAULT_EXCHANGE_LIMITS, ...limits },
+    orders: new Map(),
+    closed: new Map(),
+    fills: new Map(),
+    trades: new Map(),
+    listeners: new Set(),
+    submit(command) {
+      const result = apply(engine, { ...command, time: clock() } as Command);
+      const events = pending;
+      pending = [];
+      for (const e of events) record(exchange, e);
+      if (events.length > 0) for (const listener of exchange.listeners) listener(events);
+      return result;
+    },
+  };
+  return exchange;
+}
+
+function push<T>(map: Map<string | number, T[]>, key: string | number, value: T, cap: number): T | undefined {
+  let list = map.get(key);
+  if (list === undefined) {
+    list = [];
+    map.set(key, list);
+  }
+  list.push(value);
+  return list.length > cap ? list.shift() : undefined;
+}
+
+function record(exchange: Exchange, e: EngineEvent): void {
+  switch (e.type) {
+    case 'order': {
+      exchange.orders.set(e.orderId, e);
+      if (TERMINAL_ORDER_STATUSES.has(e.status) && e.cancelReason !== 'MODIFY_CANCELED') {
+        const dropped = push(exchange.closed as Map<string | number, number[]>, accountKeyOf(e.address, e.accountIndex), e.orderId, exchange.limits.closedOrdersPerAccount);
+        if (dropped !== undefined) exchange.orders.delete(dropped);
+      }
+      break;
+    }
+    case 'fill':
+      push(exchange.fills as Map<string | number, FillEvent[]>, accountKeyOf(e.address, e.accountIndex), e, exchange.limits.fillsPerAccount);
+      break;
+    case 'trades':
+      push(exchange.trades as Map<string | number, TradesEvent[]>, e.marketId, e, exchange.limits.tradesPerMarket);
+      break;
+    default:
+      break;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Charging a subaccount's order or cancel pool for a write (interface.md "Per-subaccount pools"):
+ * the pool's snapshot goes on the reply as `rateLimit`, a refusal is the 429 body with the
+ * request's client id(s).
+ */
+import { findAccount } from '../../engine/index.ts';
+import type { Reply } from '../errors.ts';
+import type { GatewayState, OperationRequest } from '../operation.ts';
+import { accountKey, admitAccount, rateLimitedReply, type PooledOperation, type RateLimitedSubject } from '../rate-limit/index.ts';
+
+export function chargeOrderWrite(
+  state: GatewayState,
+  request: OperationRequest,
+  operation: PooledOperation,
+  address: string,
+  accountIndex: number,
+  elements: number,
+  subject: RateLimitedSubject,
+): { rateLimit: unknown } | Reply {
+  const key = accountKey(address, accountIndex);
+  const account = findAccount(state.exchange.engine.accounts, address, accountIndex);
+  const admission = admitAccount(state.config.rateLimit, {
+    ip: request.ip,
+    operation,
+    elements,
+    pools: state.pools.get(key),
+    lifetimeNotional: account?.lifetimeVolume ?? 0n,
+    nowMs: state.nowMs(),
+  });
+  switch (admission.kind) {
+    case 'unlimited':
+      return { rateLimit: undefined };
+    case 'limited': {
+      if (admission.pools !== undefined) state.pools.set(key, admission.pools);
+      const limited = rateLimitedReply(admission.reason, admission.retryAfterMs, subject);
+      return { status: limited.statusCode, headers: limited.headers, body: limited.body };
+    }
+    case 'unenforced':
+      if (admission.pools !== undefined) state.pools.set(key, admission.pools);
+      return { rateLimit: admission.rateLimit };
+    case 'charged':
+      state.pools.set(key, admission.pools);
+      return { rateLimit: admission.rateLimit };
+  }
+}

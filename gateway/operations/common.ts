@@ -1,0 +1,78 @@
+/**
+ * What many operations share: schemas of the common parameters, parsing the account selector,
+ * and the signed-request checks (header triple, key, address) before an operation verifies its
+ * own signature.
+ */
+import { Type } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { checkSignedHeaders, headersFromHttp, normalizeAddress, type CheckedHeaders } from '../auth/index.ts';
+import { fail, type Reply } from '../errors.ts';
+import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
+import type { GatewayState, OperationRequest } from '../operation.ts';
+
+export const ADDRESS_PATTERN = '^(0x|0X)?[0-9a-fA-F]{40}$';
+
+/** Query of account-scoped reads: address required, accountIndex 0-9 (default 0). */
+export const AccountQuery = Type.Object(
+  {
+    address: Type.String({ pattern: ADDRESS_PATTERN }),
+    accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })),
+  },
+  { additionalProperties: true },
+);
+
+export interface AccountRef {
+  address: string;
+  accountIndex: number;
+}
+
+/** Lowercase 0x-prefixed address; null when it is not 40 hex digits. */
+export function parseAddress(value: unknown): string | null {
+  if (typeof value !== 'string' || !new RegExp(ADDRESS_PATTERN).test(value)) return null;
+  return normalizeAddress(value);
+}
+
+export function accountOf(query: Record<string, unknown>): AccountRef {
+  return { address: parseAddress(query.address)!, accountIndex: Number(query.accountIndex ?? 0) };
+}
+
+export interface SignedContext {
+  headers: CheckedHeaders;
+  key: ApiKeyRecord;
+  address: string;
+  accountIndex: number;
+}
+
+/**
+ * The checks every signed request shares: the header triple and timestamp window (401), the
+ * address in the query and/or body (400 malformed, 403 mismatch with each other or the key).
+ * `outer` is what the X-Signature header must be: verified later by the operation, or only
+ * present (REST batches).
+ */
+export function signedContext(
+  state: GatewayState,
+  request: OperationRequest,
+  accountIndex: number,
+  permission: KeyPermission = 'trade',
+  outer: 'verified' | 'present' = 'verified',
+): SignedContext | Reply {
+  const checked = checkSignedHeaders(headersFromHttp(request.headers), state.clocks(), outer);
+  if (!checked.ok) return fail(checked.error.status, checked.error.error);
+  const fromQuery = request.query.address;
+  const fromBody = (request.body as Record<string, unknown> | undefined)?.address;
+  if (fromQuery === undefined && fromBody === undefined) return fail(400, 'address is required');
+  const queryAddress = fromQuery === undefined ? undefined : parseAddress(fromQuery);
+  const bodyAddress = fromBody === undefined ? undefined : parseAddress(fromBody);
+  if (queryAddress === null || bodyAddress === null) return fail(400, 'invalid address');
+  if (queryAddress !== undefined && bodyAddress !== undefined && queryAddress !== bodyAddress) {
+    return fail(403, 'address in the query and the body differ');
+  }
+  const address = (queryAddress ?? bodyAddress)!;
+  const key = keyFor(state.keys, checked.value.apiKey, address, accountIndex, state.nowMs(), permission);
+  if (!key.ok) return fail(key.status, key.error);
+  return { headers: checked.value, key: key.key, address, accountIndex };
+}
+
+export function isReply(value: object): value is Reply {
+  return 'status' in value && 'body' in value;
+}

@@ -1,0 +1,21 @@
+/** GET /v1/markets — every market record by ascending id, or the one a `market` filter names. */
+import { Type } from 'typebox';
+import { badRequest, ok } from '../errors.ts';
+import { marketRecord, marketsById, resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+export const markets: Operation = {
+  name: 'markets',
+  method: 'GET',
+  path: '/v1/markets',
+  auth: 'public',
+  description: 'market records',
+  schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  handle: (state, request) => {
+    const filter = request.query.market;
+    if (filter === undefined) return ok({ markets: marketsById(state.exchange).map(marketRecord) });
+    const ms = resolveMarket(state.exchange, filter);
+    if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
+    return ok({ markets: [marketRecord(ms)] });
+  },
+};

@@ -1,0 +1,206 @@
+/**
+ * POST /v1/placeOrder — a signed order write (Scheme 1, op 1; op 4 for a TPSL order).
+ *
+ * Order of checks: body schema (400 InvalidRequest) → header triple and timestamp window,
+ * key and address (401/403) → price and size exactly on the market's tick and step (400 Tick)
+ * → the typed-payload signature over the parsed values (401) → replay (409) → the subaccount's
+ * order pool (429) → the engine. An engine rejection answers 200 with status REJECTED and its
+ * rejectionReason (the state is already definitive); an accepted order answers 202 ACK with its
+ * orderId, and its lifecycle follows on the orders / userFills channels.
+ */
+import { Type } from 'typebox';
+import { LIMITS, TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, TPSL_TYPES } from '../../engine/spec.ts';
+import type { PlaceOrderCommand, TifCode } from '../../engine/index.ts';
+import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
+import { goodTilTimeNs, verifyScheme1 } from '../auth/index.ts';
+import { fail, orderError, type Reply } from '../errors.ts';
+import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
+import { resolveMarket } from '../markets.ts';
+import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+
+const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
+
+export const PlaceOrderBody = Type.Object(
+  {
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+    accountIndex: Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax }),
+    marketId: Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }),
+    orderSide: Type.Union([Type.Literal('BUY'), Type.Literal('SELL')]),
+    orderType: Type.Union([Type.Literal('LIMIT'), Type.Literal('MARKET')]),
+    timeInForce: Type.String(),
+    quantity: DECIMAL,
+    price: DECIMAL,
+    goodTilTime: Type.Optional(Type.Union([Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Integer({ minimum: 0 })])),
+    timestamp: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    clientId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.clientIdMaxLength, pattern: '^[A-Za-z0-9_-]+$' })),
+    reduceOnly: Type.Optional(Type.Boolean()),
+    tpslType: Type.Optional(Type.String()),
+    tpsl_type: Type.Optional(Type.String()),
+    stopPrice: Type.Optional(DECIMAL),
+    isPositionTPSL: Type.Optional(Type.Boolean()),
+    clientTime: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    signature: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+type Body = {
+  address?: string;
+  accountIndex: number;
+  marketId: number;
+  orderSide: 'BUY' | 'SELL';
+  orderType: 'LIMIT' | 'MARKET';
+  timeInForce: string;
+  quantity: string;
+  price: string;
+  goodTilTime?: string | number;
+  clientId?: string;
+  reduceOnly?: boolean;
+  tpslType?: string;
+  tpsl_type?: string;
+  stopPrice?: string;
+  isPositionTPSL?: boolean;
+  clientTime?: string | number;
+};
+
+function tifCode(text: string): TifCode | undefined {
+  const name = TIME_IN_FORCE_ALIASES[text] ?? text;
+  const index = (TIME_IN_FORCE as readonly string[]).indexOf(name);
+  return index < 0 ? undefined : (index as TifCode);
+}
+
+/**
+ * Parses and authorizes one order body into an engine command; a Reply when it is refused.
+ * `signature` is the payload signature: the X-Signature header for a single order, the
+ * element's own for a batch element.
+ */
+export function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): { command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply {
+  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
+  if (isReply(ctx)) return ctx;
+  const ms = resolveMarket(state.exchange, body.marketId);
+  if (ms === undefined) return orderError('Order', 'InvalidRequest', 'unknown market');
+  const tif = tifCode(body.timeInForce);
+  if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
+  const tpslType = body.tpslType ?? body.tpsl_type;
+  if (tpslType !== undefined && !(TPSL_TYPES as readonly string[]).includes(tpslType)) {
+    return orderError('Order', 'InvalidRequest', 'tpslType must be STOP_LOSS or TAKE_PROFIT');
+  }
+  const ticks = priceToTicks(ms.spec, body.price);
+  if (ticks === null) return orderError('Order', 'Tick', 'price is not a multiple of tick size');
+  const quantums = sizeToQuantums(ms.spec, body.quantity);
+  if (quantums === null) return orderError('Order', 'Tick', 'quantity is not a multiple of step size');
+  let stop: number | undefined;
+  if (body.stopPrice !== undefined) {
+    const parsed = priceToTicks(ms.spec, body.stopPrice);
+    if (parsed === null) return orderError('Order', 'Tick', 'stopPrice is not a multiple of tick size');
+    stop = parsed;
+  }
+  if (body.goodTilTime === undefined) return orderError('Order', 'InvalidRequest', 'goodTilTime is required');
+  const gtt = Number(body.goodTilTime);
+  const g = goodTilTimeNs(String(body.goodTilTime));
+  if (!Number.isSafeInteger(gtt) || g === null) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
+  const side = body.orderSide === 'BUY' ? 0 : 1;
+  const reduceOnly = body.reduceOnly === true;
+  if (state.config.auth) {
+    const op = tpslType !== undefined ? 4 : 1;
+    const verified = verifyScheme1(ctx.key.apiKey, signature, op, {
+      address: ctx.address,
+      accountIndex: body.accountIndex,
+      clientId: body.clientId,
+      clientTimeNs: ctx.headers.timestampNs,
+      goodTilTimeNs: g,
+      marketId: body.marketId,
+      priceTicks: ticks,
+      sizeQuantums: quantums,
+      reduceOnly,
+      side,
+      timeInForce: tif,
+    });
+    if (verified === null) return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+  }
+  return {
+    displayName: ms.spec.displayName,
+    command: {
+      type: 'placeOrder',
+      address: ctx.address,
+      accountIndex: body.accountIndex,
+      marketId: body.marketId,
+      side,
+      orderType: body.orderType === 'MARKET' ? 1 : 0,
+      tif,
+      price: ticks,
+      size: quantums,
+      reduceOnly,
+      clientId: body.clientId,
+      goodTilTime: gtt,
+      tpslType: tpslType as PlaceOrderCommand['tpslType'],
+      stopPrice: stop,
+      isPositionTpsl: body.isPositionTPSL,
+    },
+  };
+}
+
+export const placeOrder: Operation = {
+  name: 'placeOrder',
+  method: 'POST',
+  path: '/v1/placeOrder',
+  auth: 'signed',
+  description: 'place an order',
+  schema: { body: PlaceOrderBody },
+  handle: (state, request) => {
+    const body = request.body as Body;
+    const signature = String(request.headers['x-signature'] ?? '');
+    const parsed = orderCommand(state, request, body, signature, 'verified');
+    if (isReply(parsed)) return parsed;
+    if (state.replay.has(signature)) return fail(409, 'replayed request');
+    const charge = chargeOrderWrite(state, request, 'placeOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: body.clientId });
+    if (isReply(charge)) return charge;
+    state.replay.add(signature);
+    const result = state.exchange.submit(parsed.command);
+    return orderReply(state, parsed.command, parsed.displayName, result, charge.rateLimit, body);
+  },
+};
+
+export function orderReply(
+  state: GatewayState,
+  command: Omit<PlaceOrderCommand, 'time'>,
+  displayName: string,
+  result: ReturnType<GatewayState['exchange']['submit']>,
+  rateLimit: unknown,
+  body: Body,
+): Reply {
+  if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+  if (result.kind !== 'order') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+  const ms = state.exchange.engine.markets.get(command.marketId)!;
+  const now = state.exchange.clock();
+  const event = state.exchange.orders.get(result.orderId);
+  const rejected = result.status === 'REJECTED';
+  const reply: Record<string, unknown> = {
+    address: command.address,
+    accountIndex: command.accountIndex,
+    orderId: orderIdString(result.orderId),
+    clientId: command.clientId ?? '',
+    marketId: command.marketId,
+    marketDisplayName: displayName,
+    status: rejected ? 'REJECTED' : 'ACK',
+    quantity: formatSize(ms.spec, command.size),
+    price: formatPrice(ms.spec, command.price),
+    timeInForce: body.timeInForce,
+    goodTilTime: String(command.goodTilTime),
+    reduceOnly: command.reduceOnly,
+    clientTime: Number(body.clientTime ?? 0),
+    createdAt: event?.createdAt ?? now,
+    updatedAt: event?.time ?? now,
+    updateTime: now,
+    remainingSize: formatSize(ms.spec, rejected ? command.size : event?.remaining ?? command.size),
+    filledSize: formatSize(ms.spec, rejected ? 0 : event?.filled ?? 0),
+  };
+  if (rejected) {
+    reply.rejectionReason = result.rejectionReason;
+    reply.error = result.rejectionReason;
+  }
+  if (rateLimit !== undefined) reply.rateLimit = rateLimit;
+  return { status: rejected ? 200 : 202, body: reply };
+}
