@@ -1,10 +1,25 @@
 /** Every operation of the interface that perpsim serves, in the order `GET /` lists them. */
 import type { Operation } from '../operation.ts';
 import { account } from './account.ts';
+import { ACCOUNT_READS } from './group-account-reads.ts';
+import { ACCOUNT_WRITES } from './group-account-writes.ts';
+import { MARKET_READS } from './group-market-reads.ts';
+import { ORDER_WRITES } from './group-order-writes.ts';
 import { health } from './health.ts';
 import { markets } from './markets.ts';
 import { placeOrder } from './place-order.ts';
 import { root } from './root.ts';
 import { time } from './time.ts';
 
-export const OPERATIONS: readonly Operation[] = [root, health, time, markets, account, placeOrder];
+export const OPERATIONS: readonly Operation[] = [
+  root,
+  health,
+  time,
+  markets,
+  ...MARKET_READS,
+  account,
+  ...ACCOUNT_READS,
+  placeOrder,
+  ...ORDER_WRITES,
+  ...ACCOUNT_WRITES,
+];

@@ -1,0 +1,4 @@
+/** The account writes operations (see operations/index.ts). */
+import type { Operation } from '../operation.ts';
+
+export const ACCOUNT_WRITES: readonly Operation[] = [];
