@@ -1,0 +1,87 @@
+/**
+ * perpsim as a running exchange: the engine behind the gateway, driven by the simulator's clock.
+ *
+ * `startServer` builds everything in-process — clock, exchange with the default markets and
+ * their starting oracle prices, the REST app and the control API — and listens. A timer steps
+ * the engine's clock every `tickMs` so that expiries, dead man's switches and funding hours fire
+ * without waiting for the next request (in virtual mode only /sim/clock moves time).
+ */
+import type { FastifyInstance } from 'fastify';
+import { priceToTicks, type MarketDef } from '../engine/index.ts';
+import { buildApp } from '../gateway/app.ts';
+import { createExchange, type Exchange } from '../gateway/exchange.ts';
+import { createKeyRegistry } from '../gateway/keys.ts';
+import type { GatewayState } from '../gateway/operation.ts';
+import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
+import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
+import { registerControl } from './control.ts';
+import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
+
+export interface ServerOptions {
+  host?: string;
+  port?: number;
+  clock?: ClockMode;
+  speed?: number;
+  markets?: MarketDef[];
+  prices?: Readonly<Record<string, string>>;
+  auth?: boolean;
+  rateLimits?: boolean;
+  controlToken?: string;
+  tickMs?: number;
+  version?: string;
+}
+
+export interface Server {
+  app: FastifyInstance;
+  state: GatewayState;
+  exchange: Exchange;
+  clock: SimClock;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function buildServer(options: ServerOptions = {}): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
+  const clock = createClock(options.clock ?? 'realtime', wallMicros(), options.speed ?? 1);
+  const markets = options.markets ?? defaultMarkets();
+  const exchange = createExchange({ markets }, () => nowMicros(clock));
+  const prices = options.prices ?? DEFAULT_PRICES;
+  for (const m of markets) {
+    const text = prices[m.displayName];
+    const ms = exchange.engine.markets.get(m.id)!;
+    const ticks = text === undefined ? null : priceToTicks(ms.spec, text);
+    if (ticks !== null && m.status === 'ONLINE') exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: ticks });
+  }
+  const state: GatewayState = {
+    exchange,
+    keys: createKeyRegistry(),
+    config: { service: 'api-gateway', version: options.version ?? 'perpsim-0.1.0', auth: options.auth ?? true, rateLimit: rateLimitConfig({ enabled: options.rateLimits ?? true }) },
+    clocks: () => ({ wallNs: BigInt(wallMicros()) * 1000n, simNs: BigInt(nowMicros(clock)) * 1000n }),
+    nowMs: () => Math.floor(wallMicros() / 1000),
+    ipBuckets: new Map(),
+    pools: new Map(),
+    replay: new Set(),
+  };
+  const app = buildApp(state);
+  registerControl(app, { state, clock, token: options.controlToken });
+  const timer = setInterval(() => {
+    if (clock.mode !== 'virtual') exchange.submit({ type: 'advanceTime' });
+  }, options.tickMs ?? 100);
+  timer.unref();
+  return { app, state, exchange, clock, stop: () => clearInterval(timer) };
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<Server> {
+  const built = await buildServer(options);
+  const address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+  return {
+    app: built.app,
+    state: built.state,
+    exchange: built.exchange,
+    clock: built.clock,
+    url: address,
+    close: async () => {
+      built.stop();
+      await built.app.close();
+    },
+  };
+}

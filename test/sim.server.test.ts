@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, type Server } from '../sim/server.ts';
+import { wallet } from './support/gateway-fixture.ts';
+import { scheme1Payload } from '../gateway/auth/index.ts';
+import * as ed from '@noble/ed25519'; // sha512 is set up by the gateway fixture
+
+let server: Server | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(server!.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function get(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(server!.url + path);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('a bot\'s test suite funds accounts, registers keys, moves prices and time over HTTP', () => {
+  it('deposits through /sim/deposit, registers a key through /sim/apiKeys and trades with it', async () => {
+    server = await startServer({ port: 0, clock: 'virtual' });
+    const alice = wallet(0xa1);
+    expect((await get(`/v1/account?address=${alice.address}`)).status).toBe(404);
+    expect((await post('/sim/deposit', { address: alice.address, amount: '2500.5' })).body).toMatchObject({ netQuoteBalance: '2500.5' });
+    expect((await get(`/v1/account?address=${alice.address}`)).body).toMatchObject({ netQuoteBalance: '2500.5' });
+    expect((await post('/sim/apiKeys', { address: alice.address, publicKey: alice.apiKey })).body).toMatchObject({ apiKey: alice.apiKey, allSubaccounts: true });
+
+    const time = (await get('/sim/clock')).body.timeUs as number;
+    const ts = BigInt(time) * 1000n;
+    const gtt = String(time + 40 * 86_400_000_000);
+    const message = scheme1Payload(1, { address: alice.address, accountIndex: 0, clientTimeNs: ts, goodTilTimeNs: BigInt(gtt) * 1000n, marketId: 2, priceTicks: 330000, sizeQuantums: 10_000_000, reduceOnly: false, side: 0, timeInForce: 0 });
+    const signature = Buffer.from(ed.sign(new TextEncoder().encode(message), alice.secret)).toString('hex');
+    const placed = await post(`/v1/placeOrder?address=${alice.address}`, { address: alice.address, accountIndex: 0, marketId: 2, orderSide: 'BUY', orderType: 'LIMIT', timeInForce: 'GTT', quantity: '1', price: '3300.00', goodTilTime: gtt, timestamp: Number(ts) }, { 'x-api-key': alice.apiKey, 'x-timestamp': ts.toString(), 'x-signature': signature });
+    expect(placed.status).toBe(202);
+    expect(placed.body).toMatchObject({ status: 'ACK', marketDisplayName: 'ETH-USD' });
+  });
+
+  it('sets oracle prices through /sim/oracle and moves a virtual clock through /sim/clock', async () => {
+    server = await startServer({ port: 0, clock: 'virtual' });
+    expect((await post('/sim/oracle', { market: 'btc-usd', price: '100000.0' })).status).toBe(200);
+    const btc = ((await get('/v1/markets?market=1')).body.markets as Record<string, unknown>[])[0]!;
+    expect(btc.oraclePrice).toBe('100000.0');
+    const before = (await get('/sim/clock')).body.timeUs as number;
+    const after = (await post('/sim/clock', { advanceMs: 3_600_000 })).body.timeUs as number;
+    expect(after - before).toBe(3_600_000_000);
+    expect((await post('/sim/clock', { advanceMs: 1, mode: 'virtual' })).status).toBe(400);
+    expect((await post('/sim/oracle', { market: 'NOPE', price: '1' })).status).toBe(400);
+  });
+});
