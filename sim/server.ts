@@ -14,7 +14,9 @@ import { createKeyRegistry } from '../gateway/keys.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
+import { createAgents, noise, requote } from './agents.ts';
 import { registerControl } from './control.ts';
+import { createWalk, step } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
 
 export interface ServerOptions {
@@ -29,6 +31,10 @@ export interface ServerOptions {
   controlToken?: string;
   tickMs?: number;
   version?: string;
+  /** Price feeds and liquidity agents (default on); their seed; the feed step in ms of sim time. */
+  agents?: boolean;
+  seed?: number;
+  feedMs?: number;
 }
 
 export interface Server {
@@ -63,11 +69,41 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   };
   const app = buildApp(state);
   registerControl(app, { state, clock, token: options.controlToken });
+  const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000);
   const timer = setInterval(() => {
-    if (clock.mode !== 'virtual') exchange.submit({ type: 'advanceTime' });
+    if (clock.mode === 'virtual') return;
+    exchange.submit({ type: 'advanceTime' });
+    market?.(nowMicros(clock));
   }, options.tickMs ?? 100);
   timer.unref();
   return { app, state, exchange, clock, stop: () => clearInterval(timer) };
+}
+
+/**
+ * The simulated market: a random-walk oracle per ONLINE market and the liquidity agents. The
+ * returned function catches up to `now` in whole feed steps (at most 50 per call, so an
+ * accelerated clock degrades gracefully); the book is quoted at once.
+ */
+function startMarket(exchange: Exchange, seed: number, feedMs: number): (now: number) => void {
+  const agents = createAgents(exchange, seed);
+  const walks = [...exchange.engine.markets.values()]
+    .filter((ms) => ms.spec.status === 'ONLINE' && ms.oraclePrice > 0)
+    .map((ms) => ({ ms, walk: createWalk(ms.spec, ms.oraclePrice, seed) }));
+  for (const { ms } of walks) requote(exchange, agents, ms);
+  const stepUs = feedMs * 1000;
+  let last = exchange.clock();
+  return (now) => {
+    let steps = Math.min(50, Math.floor((now - last) / stepUs));
+    if (steps <= 0) return;
+    last += steps * stepUs;
+    while (steps-- > 0) {
+      for (const { ms, walk } of walks) {
+        exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: step(walk, stepUs) });
+        requote(exchange, agents, ms);
+        noise(exchange, agents, ms);
+      }
+    }
+  };
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<Server> {

@@ -20,9 +20,24 @@ async function get(path: string): Promise<{ status: number; body: Record<string,
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+describe('npm start: a live exchange with moving prices and a filled order book', () => {
+  it('quotes at least 20 levels a side on every ONLINE market as soon as it starts, and moves prices', async () => {
+    server = await startServer({ port: 0, feedMs: 50, tickMs: 20 });
+    for (const ms of server.exchange.engine.markets.values()) {
+      if (ms.spec.status !== 'ONLINE') continue;
+      expect(ms.book.bids.levels.length).toBeGreaterThanOrEqual(20);
+      expect(ms.book.asks.levels.length).toBeGreaterThanOrEqual(20);
+    }
+    const btc = server.exchange.engine.markets.get(1)!;
+    const start = btc.oraclePrice;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(btc.oraclePrice).not.toBe(start);
+  });
+});
+
 describe('a bot\'s test suite funds accounts, registers keys, moves prices and time over HTTP', () => {
   it('deposits through /sim/deposit, registers a key through /sim/apiKeys and trades with it', async () => {
-    server = await startServer({ port: 0, clock: 'virtual' });
+    server = await startServer({ port: 0, clock: 'virtual', agents: false });
     const alice = wallet(0xa1);
     expect((await get(`/v1/account?address=${alice.address}`)).status).toBe(404);
     expect((await post('/sim/deposit', { address: alice.address, amount: '2500.5' })).body).toMatchObject({ netQuoteBalance: '2500.5' });
@@ -40,7 +55,7 @@ describe('a bot\'s test suite funds accounts, registers keys, moves prices and t
   });
 
   it('sets oracle prices through /sim/oracle and moves a virtual clock through /sim/clock', async () => {
-    server = await startServer({ port: 0, clock: 'virtual' });
+    server = await startServer({ port: 0, clock: 'virtual', agents: false });
     expect((await post('/sim/oracle', { market: 'btc-usd', price: '100000.0' })).status).toBe(200);
     const btc = ((await get('/v1/markets?market=1')).body.markets as Record<string, unknown>[])[0]!;
     expect(btc.oraclePrice).toBe('100000.0');
