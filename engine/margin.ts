@@ -239,7 +239,7 @@ function cacheContribution(m: PricedMarket, am: AccountMarket): void {
     am.imF = am.openOrders > 0 ? initialMarginF(m, am, 0, 0, 0) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am) : 0;
   } else {
     const live = am.size !== 0 && price > 0;
-    am.eqF = live ? am.size * price * m.spec.valueMulF - Number(am.cost) : 0;
+    am.eqF = live ? am.size * price * m.spec.valueMulF - am.costF : 0;
     am.mmF = live ? Math.abs(am.size) * price * m.spec.valueMulF * m.spec.mmfF : 0;
     am.imF = initialMarginF(m, am, 0, 0, 0);
   }
@@ -259,6 +259,7 @@ const EMPTY: AccountMarket = {
   marketId: -1,
   size: 0,
   cost: 0n,
+  costF: 0,
   realizedPnl: 0n,
   fundingAllTime: 0n,
   fundingSinceOpen: 0n,

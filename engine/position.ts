@@ -22,6 +22,8 @@ export interface AccountMarket {
   marketId: number;
   size: number;
   cost: bigint;
+  /** `cost` as a double, kept in step for the float margin path (margin.ts). */
+  costF: number;
   /** Realized PnL since the position opened (reset on open and flip). */
   realizedPnl: bigint;
   fundingAllTime: bigint;
@@ -57,6 +59,7 @@ export function createAccountMarket(slot: number, marketId: number): AccountMark
     marketId,
     size: 0,
     cost: 0n,
+    costF: 0,
     realizedPnl: 0n,
     fundingAllTime: 0n,
     fundingSinceOpen: 0n,
@@ -93,6 +96,7 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
   am.cacheEpoch = -1;
   if (before === 0 || (before > 0) === buy) {
     am.cost += buy ? value : -value;
+    am.costF = Number(am.cost);
     am.size = after;
     if (before === 0) {
       am.realizedPnl = 0n;
@@ -113,11 +117,13 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
   if (qty > open) {
     const openingValue = value - closingValue;
     am.cost = buy ? openingValue : -openingValue;
+    am.costF = Number(am.cost);
     am.realizedPnl = 0n;
     am.fundingSinceOpen = 0n;
     return { effect: buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT', realized, closedQty };
   }
   if (after === 0) am.cost = 0n;
+  am.costF = Number(am.cost);
   return { effect: before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT', realized, closedQty };
 }
 
