@@ -12,6 +12,9 @@ import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from
 import type { WeightedOperation } from './rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
+import { attachCandles } from './candles.ts';
+import { attachFundingRates } from './funding-rates-store.ts';
+import { historyOf } from './history.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {
@@ -34,6 +37,10 @@ function operationRequest(req: FastifyRequest): OperationRequest {
 }
 
 export function buildApp(state: GatewayState, operations: readonly Operation[] = OPERATIONS): FastifyInstance {
+  // History read models follow the exchange from now on (build the app before trading starts).
+  historyOf(state.exchange);
+  attachCandles(state.exchange);
+  attachFundingRates(state.exchange);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Keep the body as received: Scheme 2 verifies against it as well as its canonical form.
@@ -95,7 +102,9 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             operation: weighted as WeightedOperation,
             bucket: state.ipBuckets.get(ip),
             nowMs: state.nowMs(),
+            // Lists post-charge their rows; batches their elements (one reply row each).
             rows: rowsOf(result.body),
+            elements: rowsOf(result.body),
           });
           if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
         }

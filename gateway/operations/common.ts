@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { checkSignedHeaders, headersFromHttp, normalizeAddress, type CheckedHeaders } from '../auth/index.ts';
+import { checkSignedHeaders, headersFromHttp, normalizeAddress, verifyScheme2, type CheckedHeaders, type JsonValue } from '../auth/index.ts';
 import { fail, type Reply } from '../errors.ts';
 import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
@@ -71,6 +71,25 @@ export function signedContext(
   const key = keyFor(state.keys, checked.value.apiKey, address, accountIndex, state.nowMs(), permission);
   if (!key.ok) return fail(key.status, key.error);
   return { headers: checked.value, key: key.key, address, accountIndex };
+}
+
+/**
+ * The Scheme 2 signature of a signed request: `timestamp + action + canonical_json(body)`, with
+ * the body the client sent (parsed again from the raw bytes: schema validation may have coerced
+ * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
+ * not verify; null when it does (or when auth is off).
+ */
+export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Reply | null {
+  if (!state.config.auth) return null;
+  let sent: unknown = request.body;
+  if (request.rawBody !== undefined && request.rawBody.length > 0) sent = JSON.parse(request.rawBody) as unknown;
+  const verified = verifyScheme2(ctx.key.apiKey, ctx.headers.signature, {
+    timestamp: ctx.headers.timestampText,
+    path: request.path,
+    body: sent as JsonValue | undefined,
+    rawBody: request.rawBody,
+  });
+  return verified === null ? fail(401, 'invalid signature') : null;
 }
 
 export function isReply(value: object): value is Reply {

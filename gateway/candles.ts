@@ -1,0 +1,220 @@
+/**
+ * Candles: OHLCV bars per market and timeframe, built from the engine's public trades.
+ *
+ * Contract:
+ * - Every entry of a `trades` event (one maker/taker pair) goes into the bar of every
+ *   timeframe whose window holds the event's time: open/high/low/close in ticks, volume and
+ *   takerBuyVolume in quantums, notional in quote quantums (price · size · valueMul, exact),
+ *   tradeCount = pairs. takerBuy* count pairs whose taker bought.
+ * - Bar windows: openTime = floor(time / length) · length from the Unix epoch, except `1w`,
+ *   which opens on Mondays 00:00 UTC (the epoch was a Thursday). `3d` bars count from the epoch.
+ * - Bars exist only where trades happened: no empty bars are invented for quiet windows.
+ * - A bar is final once the exchange clock reaches its end (openTime + length); `isFinal` is
+ *   decided when the bar is read, so the same bar reads false, then true.
+ * - Engine time never goes backwards, so each series only ever updates its newest bar or
+ *   appends one; a series keeps its newest `barsPerSeries` bars (oldest dropped first).
+ * - `attachCandles(exchange)` creates the store once per exchange (a WeakMap), fills it from
+ *   the trades the exchange still remembers (`exchange.trades`, bounded by its limits), then
+ *   follows new `trades` events as an exchange listener. Attaching at startup keeps every trade;
+ *   attaching later (the operation does it on first use) starts from the remembered ones.
+ *
+ * Reads (`readCandles`) return bars newest first (supplement §12) within [from, to) on openTime.
+ */
+import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../engine/index.ts';
+import type { EngineEvent } from '../engine/index.ts';
+import type { Exchange } from './exchange.ts';
+import { price, size, usd } from './format.ts';
+
+const MINUTE_US = 60_000_000;
+const HOUR_US = 60 * MINUTE_US;
+const DAY_US = 24 * HOUR_US;
+/** 1970-01-05, the first Monday after the epoch. */
+const WEEK_OFFSET_US = 4 * DAY_US;
+
+/** Bar length of every timeframe, µs. */
+export const TIMEFRAME_US: Readonly<Record<CandleTimeframe, number>> = {
+  '1m': MINUTE_US,
+  '3m': 3 * MINUTE_US,
+  '5m': 5 * MINUTE_US,
+  '15m': 15 * MINUTE_US,
+  '30m': 30 * MINUTE_US,
+  '1h': HOUR_US,
+  '2h': 2 * HOUR_US,
+  '4h': 4 * HOUR_US,
+  '8h': 8 * HOUR_US,
+  '12h': 12 * HOUR_US,
+  '1d': DAY_US,
+  '3d': 3 * DAY_US,
+  '1w': 7 * DAY_US,
+};
+
+export function isTimeframe(value: unknown): value is CandleTimeframe {
+  return typeof value === 'string' && (CANDLE_TIMEFRAMES as readonly string[]).includes(value);
+}
+
+/** The openTime of the `timeframe` bar that holds `time` (µs). */
+export function barOpenTime(timeframe: CandleTimeframe, time: number): number {
+  const length = TIMEFRAME_US[timeframe];
+  const offset = timeframe === '1w' ? WEEK_OFFSET_US : 0;
+  return Math.floor((time - offset) / length) * length + offset;
+}
+
+/** One bar in engine units. */
+export interface CandleBar {
+  openTime: number;
+  /** Ticks. */
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  /** Quantums. */
+  volume: number;
+  takerBuyVolume: number;
+  /** Quote quantums (1e9 = 1 USD). */
+  notional: bigint;
+  takerBuyNotional: bigint;
+  tradeCount: number;
+}
+
+export interface CandleStore {
+  /** Bars oldest first, by `marketId/timeframe`. */
+  series: Map<string, CandleBar[]>;
+  barsPerSeries: number;
+}
+
+/** Bars kept per market and timeframe: 3.5 days of 1m bars, above the 1,500-bar page cap. */
+export const DEFAULT_BARS_PER_SERIES = 5000;
+
+export function createCandleStore(barsPerSeries = DEFAULT_BARS_PER_SERIES): CandleStore {
+  return { series: new Map(), barsPerSeries };
+}
+
+function seriesKey(marketId: number, timeframe: CandleTimeframe): string {
+  return marketId + '/' + timeframe;
+}
+
+/** Adds the pairs of one trades event to every timeframe. `valueMul`: the market's quote quantums per tick·quantum. */
+export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint): void {
+  const takerBuys = e.takerSide === 0;
+  for (const timeframe of CANDLE_TIMEFRAMES) {
+    const key = seriesKey(e.marketId, timeframe);
+    let bars = store.series.get(key);
+    if (bars === undefined) {
+      bars = [];
+      store.series.set(key, bars);
+    }
+    const openTime = barOpenTime(timeframe, e.time);
+    for (const entry of e.entries) {
+      let bar = bars[bars.length - 1];
+      if (bar === undefined || bar.openTime < openTime) {
+        bar = { openTime, open: entry.price, high: entry.price, low: entry.price, close: entry.price, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
+        bars.push(bar);
+        if (bars.length > store.barsPerSeries) bars.shift();
+      }
+      const notional = BigInt(entry.price) * BigInt(entry.size) * valueMul;
+      if (entry.price > bar.high) bar.high = entry.price;
+      if (entry.price < bar.low) bar.low = entry.price;
+      bar.close = entry.price;
+      bar.volume += entry.size;
+      bar.notional += notional;
+      bar.tradeCount++;
+      if (takerBuys) {
+        bar.takerBuyVolume += entry.size;
+        bar.takerBuyNotional += notional;
+      }
+    }
+  }
+}
+
+export interface CandleWindow {
+  /** Exclusive upper bound on openTime, µs. */
+  to: number;
+  /** Inclusive lower bound on openTime, µs; undefined = no bound. */
+  from?: number | undefined;
+  /** At most this many bars (the newest ones of the window). */
+  limit: number;
+}
+
+/** Bars of a series with from ≤ openTime < to, newest first, at most `limit`. */
+export function readCandles(store: CandleStore, marketId: number, timeframe: CandleTimeframe, window: CandleWindow): CandleBar[] {
+  const bars = store.series.get(seriesKey(marketId, timeframe));
+  if (bars === undefined) return [];
+  // First bar with openTime >= to.
+  let lo = 0;
+  let hi = bars.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (bars[mid]!.openTime < window.to) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: CandleBar[] = [];
+  const from = window.from ?? -Infinity;
+  for (let i = lo - 1; i >= 0 && out.length < window.limit; i--) {
+    const bar = bars[i]!;
+    if (bar.openTime < from) break;
+    out.push(bar);
+  }
+  return out;
+}
+
+/** The candle record (supplement §7). */
+export interface CandleRecord {
+  marketDisplayName: string;
+  marketId: number;
+  timeframe: CandleTimeframe;
+  openTime: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+  takerBuyVolume: string;
+  notionalVolume: string;
+  takerBuyNotionalVolume: string;
+  tradeCount: number;
+  isFinal: boolean;
+}
+
+/** A bar as the venue prints it; final once `now` (µs) reaches the bar's end. */
+export function candleRecord(spec: MarketSpec, timeframe: CandleTimeframe, bar: CandleBar, now: number): CandleRecord {
+  return {
+    marketDisplayName: spec.displayName,
+    marketId: spec.id,
+    timeframe,
+    openTime: bar.openTime,
+    open: price(spec, bar.open),
+    high: price(spec, bar.high),
+    low: price(spec, bar.low),
+    close: price(spec, bar.close),
+    volume: size(spec, bar.volume),
+    takerBuyVolume: size(spec, bar.takerBuyVolume),
+    notionalVolume: usd(bar.notional),
+    takerBuyNotionalVolume: usd(bar.takerBuyNotional),
+    tradeCount: bar.tradeCount,
+    isFinal: now >= bar.openTime + TIMEFRAME_US[timeframe],
+  };
+}
+
+const stores = new WeakMap<Exchange, CandleStore>();
+
+/** The exchange's candle store, created, filled and subscribed on first call (idempotent). */
+export function attachCandles(exchange: Exchange, barsPerSeries = DEFAULT_BARS_PER_SERIES): CandleStore {
+  const existing = stores.get(exchange);
+  if (existing !== undefined) return existing;
+  const store = createCandleStore(barsPerSeries);
+  const valueMulOf = (marketId: number): bigint | undefined => exchange.engine.markets.get(marketId)?.spec.valueMul;
+  for (const [marketId, events] of exchange.trades) {
+    const valueMul = valueMulOf(marketId);
+    if (valueMul === undefined) continue;
+    for (const e of events) addTrades(store, e, valueMul);
+  }
+  exchange.listeners.add((events: readonly EngineEvent[]) => {
+    for (const e of events) {
+      if (e.type !== 'trades') continue;
+      const valueMul = valueMulOf(e.marketId);
+      if (valueMul !== undefined) addTrades(store, e, valueMul);
+    }
+  });
+  stores.set(exchange, store);
+  return store;
+}

@@ -1,0 +1,76 @@
+/**
+ * The settled hourly funding rates of every market (GET /v1/fundingRates), kept from the
+ * engine's `fundingRate` events.
+ *
+ * Contract:
+ * - One row per `fundingRate` event: the market, the rate (1e-12 units) and the settlement time
+ *   (a whole hour, µs). The engine settles only markets with an oracle price, so a market
+ *   without one has no rows for that hour.
+ * - Rows are kept per market, oldest first, the newest `ratesPerMarket` of them (a year of
+ *   hours by default).
+ * - The engine keeps no history of its own, so only rates settled after the store is attached
+ *   exist: `attachFundingRates(exchange)` is idempotent (a WeakMap) and should run when the
+ *   exchange is built; the operation also attaches it on first use.
+ * - Rates print as plain decimals: 12_500_000 (1e-12 units) → "0.0000125".
+ */
+import { formatBig, trimDecimal, type EngineEvent, type FundingRateEvent } from '../engine/index.ts';
+import type { Exchange } from './exchange.ts';
+
+export interface FundingRateStore {
+  byMarket: Map<number, FundingRateEvent[]>;
+  ratesPerMarket: number;
+}
+
+export const DEFAULT_RATES_PER_MARKET = 24 * 366;
+
+export function createFundingRateStore(ratesPerMarket = DEFAULT_RATES_PER_MARKET): FundingRateStore {
+  return { byMarket: new Map(), ratesPerMarket };
+}
+
+export function recordFundingRate(store: FundingRateStore, e: FundingRateEvent): void {
+  let rows = store.byMarket.get(e.marketId);
+  if (rows === undefined) {
+    rows = [];
+    store.byMarket.set(e.marketId, rows);
+  }
+  rows.push(e);
+  if (rows.length > store.ratesPerMarket) rows.shift();
+}
+
+export interface RateWindow {
+  /** Inclusive bounds on the settlement time, µs. */
+  from?: number | undefined;
+  to?: number | undefined;
+  limit: number;
+}
+
+/** Rows of the given markets within [from, to], newest first (ties: ascending marketId), at most `limit`. */
+export function readFundingRates(store: FundingRateStore, marketIds: readonly number[], window: RateWindow): FundingRateEvent[] {
+  const from = window.from ?? -Infinity;
+  const to = window.to ?? Infinity;
+  const rows: FundingRateEvent[] = [];
+  for (const id of marketIds) {
+    for (const e of store.byMarket.get(id) ?? []) if (e.time >= from && e.time <= to) rows.push(e);
+  }
+  rows.sort((a, b) => b.time - a.time || a.marketId - b.marketId);
+  return rows.slice(0, window.limit);
+}
+
+/** A rate in 1e-12 units as a decimal string. */
+export function fundingRateString(rate: bigint): string {
+  return trimDecimal(formatBig(rate, 12));
+}
+
+const stores = new WeakMap<Exchange, FundingRateStore>();
+
+/** The exchange's funding-rate store, created and subscribed on first call (idempotent). */
+export function attachFundingRates(exchange: Exchange, ratesPerMarket = DEFAULT_RATES_PER_MARKET): FundingRateStore {
+  const existing = stores.get(exchange);
+  if (existing !== undefined) return existing;
+  const store = createFundingRateStore(ratesPerMarket);
+  exchange.listeners.add((events: readonly EngineEvent[]) => {
+    for (const e of events) if (e.type === 'fundingRate') recordFundingRate(store, e);
+  });
+  stores.set(exchange, store);
+  return store;
+}

@@ -1,0 +1,113 @@
+/**
+ * GET /v1/accountTransferUpdates — the account's deposits, withdrawals and internal transfers,
+ * newest first (supplement §6): `{accountTransferUpdates: [row]}`.
+ *
+ * A row (the fields supplement §6 lists, plus `type` and `status`; the spec's "…"):
+ * - id: the engine's operation id (integer; a withdrawal's `withdrawalId`, the notification's
+ *   `operationId`); both legs of an internal transfer share it.
+ * - type: DEPOSIT, WITHDRAWAL, TRANSFER_OUT or TRANSFER_IN; status: COMPLETED or REJECTED;
+ *   rejectReason: null unless REJECTED (INSUFFICIENT_FREE_COLLATERAL).
+ * - amount: USD decimal string, always positive (`type` gives the direction); netQuoteBalance:
+ *   the account's balance after the operation, USD.
+ * - globalSequenceId (strict order), createdAt (epoch µs), address, accountIndex (0 included).
+ * - sourceAccountId / destinationAccountId: the engine's numeric id of each subaccount involved
+ *   (accounts are numbered in creation order), null for the outside side (the chain: a deposit's
+ *   source, a withdrawal's destination). Internal transfers add fromAccountIndex and
+ *   toAccountIndex, as in the transfer request.
+ *
+ * Parameters: address (required), accountIndex, from/to (epoch µs on createdAt, inclusive;
+ * supplement §12), limit 1-1000 (default 1000, larger values clamped). No default window. The
+ * shape has no `total`. History comes from gateway/history.ts (10,000 rows kept per account).
+ */
+import { findAccount, type TransferEvent } from '../../engine/index.ts';
+import { ok } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { usd } from '../format.ts';
+import { accountHistory, historyOf } from '../history.ts';
+import type { Operation } from '../operation.ts';
+import { accountOf } from './common.ts';
+import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newestFirst, windowOf } from './read-filters.ts';
+
+export const AccountTransferUpdatesQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
+
+export type TransferType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRANSFER_OUT' | 'TRANSFER_IN';
+
+export interface AccountTransferUpdate {
+  id: number;
+  type: TransferType;
+  status: TransferEvent['status'];
+  amount: string;
+  netQuoteBalance: string;
+  globalSequenceId: number;
+  createdAt: number;
+  address: string;
+  accountIndex: number;
+  rejectReason: string | null;
+  sourceAccountId: number | null;
+  destinationAccountId: number | null;
+  fromAccountIndex?: number;
+  toAccountIndex?: number;
+}
+
+const TYPES: Readonly<Record<TransferEvent['kind'], TransferType>> = {
+  deposit: 'DEPOSIT',
+  withdrawal: 'WITHDRAWAL',
+  transferOut: 'TRANSFER_OUT',
+  transferIn: 'TRANSFER_IN',
+};
+
+export function transferUpdate(exchange: Exchange, e: TransferEvent): AccountTransferUpdate {
+  const idOf = (index: number | undefined): number | null =>
+    index === undefined ? null : findAccount(exchange.engine.accounts, e.address, index)?.id ?? null;
+  const self = idOf(e.accountIndex);
+  const other = idOf(e.counterpartyIndex);
+  const row: AccountTransferUpdate = {
+    id: e.operationId,
+    type: TYPES[e.kind],
+    status: e.status,
+    amount: usd(e.amount),
+    netQuoteBalance: usd(e.netQuoteBalance),
+    globalSequenceId: e.globalSeq,
+    createdAt: e.time,
+    address: e.address,
+    accountIndex: e.accountIndex,
+    rejectReason: e.rejectReason ?? null,
+    sourceAccountId: e.kind === 'deposit' ? null : e.kind === 'transferIn' ? other : self,
+    destinationAccountId: e.kind === 'withdrawal' ? null : e.kind === 'transferOut' ? other : self,
+  };
+  if (e.kind === 'transferOut' && e.counterpartyIndex !== undefined) {
+    row.fromAccountIndex = e.accountIndex;
+    row.toAccountIndex = e.counterpartyIndex;
+  }
+  if (e.kind === 'transferIn' && e.counterpartyIndex !== undefined) {
+    row.fromAccountIndex = e.counterpartyIndex;
+    row.toAccountIndex = e.accountIndex;
+  }
+  return row;
+}
+
+export interface AccountTransferUpdatesReply {
+  accountTransferUpdates: AccountTransferUpdate[];
+}
+
+export const accountTransferUpdates: Operation = {
+  name: 'accountTransferUpdates',
+  method: 'GET',
+  path: '/v1/accountTransferUpdates',
+  auth: 'public',
+  description: 'deposits, withdrawals and transfers',
+  schema: { querystring: AccountTransferUpdatesQuery },
+  handle: (state, request) => {
+    const exchange = state.exchange;
+    const ref = accountOf(request.query);
+    const window = windowOf(request.query, exchange.clock());
+    if (isFilterReply(window)) return window;
+    const page = newestFirst(
+      accountHistory(historyOf(exchange), ref.address, ref.accountIndex).transfers,
+      (e) => inWindow(e.time, window),
+      limitOf(request.query),
+    );
+    const body: AccountTransferUpdatesReply = { accountTransferUpdates: page.rows.map((e) => transferUpdate(exchange, e)) };
+    return ok(body);
+  },
+};

@@ -1,0 +1,137 @@
+/**
+ * What the account writes share (setLeverage, adjustIsolatedMargin, withdraw, transfer,
+ * createApiKey, revokeApiKey): schemas of their common fields, the Scheme 2 check, and the
+ * parsers of money amounts.
+ *
+ * Contract:
+ * - A wallet `signature` is `{r, s, v}` hex (`0x` optional; `v` 0/1, 27/28 or EIP-155, as a
+ *   number or a string) or a 65-byte hex string (supplement §5); a malformed one is 400.
+ * - Nonces of withdraw and transfer are 1-64 characters (supplement §5).
+ * - Quote quantums (withdraw, transfer `amount`) are an integer string (1e9 = 1 USD); a JSON
+ *   integer is accepted too (supplement §12: accept liberally).
+ * - Dollar amounts (adjustIsolatedMargin `amount`) are a signed decimal string, at most 9
+ *   decimals (one quote quantum); a JSON number is accepted too.
+ * - Scheme 2 verification (interface.md Authentication "Scheme 2"): the header timestamp as
+ *   sent, the path's last segment, the canonical body (or the raw body as received).
+ */
+import { Type } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { AUTH_ERRORS, normalizeWalletSignature, type Hex } from '../auth/index.ts';
+import { fail, type Reply } from '../errors.ts';
+import type { GatewayState, OperationRequest } from '../operation.ts';
+import { verifyScheme2Signature, type SignedContext } from './common.ts';
+
+/** `{r, s, v}` hex, or a 65-byte hex string; shape checked by `walletSignature`. */
+export const WALLET_SIGNATURE = Type.Union([
+  Type.Object(
+    {
+      r: Type.String({ minLength: 1, maxLength: 66 }),
+      s: Type.String({ minLength: 1, maxLength: 66 }),
+      v: Type.Union([Type.String({ minLength: 1, maxLength: 22 }), Type.Integer({ minimum: 0 })]),
+    },
+    { additionalProperties: true },
+  ),
+  Type.String({ minLength: 1, maxLength: 132 }),
+]);
+
+/** Withdraw and transfer nonces: 1-64 characters. */
+export const TRANSFER_NONCE = Type.String({ minLength: 1, maxLength: 64 });
+
+/** An integer number of quote quantums: digits, or a JSON integer. */
+export const QUANTUMS = Type.Union([Type.String({ pattern: '^[0-9]{1,30}$' }), Type.Integer({ minimum: 0 })]);
+
+/** A subaccount 0-9. */
+export const SUBACCOUNT = Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax });
+
+/** A signed dollar amount: "-40.5", "+10", "3"; a JSON number is accepted too. */
+export const USD_AMOUNT = Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()]);
+
+/** Collateral (USDG) has 6 decimals: one base unit is 1,000 quote quantums (supplement §13). */
+export const QUANTUMS_PER_COLLATERAL_UNIT = LIMITS.quoteQuantumsPerUsd / 1_000_000n;
+
+/** The signature as a 65-byte hex string, or the 400 reply for a malformed one. */
+export function walletSignature(value: unknown): Hex | Reply {
+  const normalized = normalizeWalletSignature(value);
+  return normalized === null ? fail(AUTH_ERRORS.malformedWalletSignature.status, AUTH_ERRORS.malformedWalletSignature.error) : normalized;
+}
+
+/** Quote quantums from an integer string or number; null when not a non-negative integer. */
+export function parseQuantums(value: unknown): bigint | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : null;
+  if (typeof value === 'string' && /^[0-9]{1,30}$/.test(value)) return BigInt(value);
+  return null;
+}
+
+const USD_TEXT = /^([+-]?)([0-9]+)(?:\.([0-9]+))?$/;
+
+/**
+ * A signed dollar amount in quote quantums (1e9 = 1 USD); null when it is not a decimal or has
+ * more than 9 decimals (below one quantum).
+ *
+ * @example parseUsdQuantums('-40.5') // -40_500_000_000n
+ */
+export function parseUsdQuantums(value: unknown): bigint | null {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return null;
+    text = String(value);
+    if (/e/i.test(text)) text = value.toFixed(9);
+  } else if (typeof value === 'string') {
+    text = value;
+  } else {
+    return null;
+  }
+  const match = USD_TEXT.exec(text);
+  if (match === null) return null;
+  const [, sign, whole, fraction = ''] = match;
+  const trimmed = fraction.replace(/0+$/, '');
+  if (trimmed.length > 9) return null;
+  const quantums = BigInt(whole!) * LIMITS.quoteQuantumsPerUsd + BigInt(trimmed.padEnd(9, '0') || '0');
+  return sign === '-' ? -quantums : quantums;
+}
+
+/**
+ * Verifies a Scheme 2 request's X-Signature over `timestamp + action + canonical_json(body)`;
+ * the 401 reply when it does not verify, null when it does (or when auth is off).
+ */
+export function checkScheme2(state: GatewayState, request: OperationRequest, ctx: SignedContext): Reply | null {
+  return verifyScheme2Signature(state, request, ctx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// createApiKey / revokeApiKey
+
+/** The API key: 64 hex digits (supplement §5: no `0x`; a `0x` prefix is tolerated). */
+export const API_PUBLIC_KEY = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{64}$' });
+
+/** Key scope: one subaccount 0-9, or 255 for all of them. */
+export const KEY_ACCOUNT_INDEX = Type.Union([SUBACCOUNT, Type.Literal(LIMITS.allSubaccountsIndex)]);
+
+/** apiWalletName: 1-64 characters. */
+export const API_WALLET_NAME = Type.String({ minLength: 1, maxLength: 64 });
+
+/** Key-route nonce: at most 64 characters; empty means none. */
+export const KEY_NONCE = Type.String({ maxLength: 64 });
+
+/** The nonce as a nanosecond time must lie in [now − 48 h, now + 24 h] (supplement §5). */
+const NONCE_PAST_NS = 48n * 3_600_000_000_000n;
+const NONCE_FUTURE_NS = 24n * 3_600_000_000_000n;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * The 400 reply for a key-route nonce that is neither a nanosecond time within −48 h / +24 h
+ * of the server (either of its clocks, as for X-Timestamp) nor a UUID; null when it is fine.
+ */
+export function keyNonceError(state: GatewayState, nonce: string): Reply | null {
+  if (UUID.test(nonce)) return null;
+  if (!/^[0-9]{1,32}$/.test(nonce)) return fail(400, 'nonce must be a nanosecond timestamp or a UUID');
+  const ns = BigInt(nonce);
+  const { wallNs, simNs } = state.clocks();
+  const inside = (clock: bigint): boolean => ns >= clock - NONCE_PAST_NS && ns <= clock + NONCE_FUTURE_NS;
+  return inside(wallNs) || inside(simNs) ? null : fail(400, 'nonce timestamp must be within 48 hours before and 24 hours after the server time');
+}
+
+/** The key as stored and echoed: lowercase, without `0x`. */
+export function apiKeyOf(publicKey: string): string {
+  return publicKey.replace(/^0x/i, '').toLowerCase();
+}

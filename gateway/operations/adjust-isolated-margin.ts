@@ -1,0 +1,100 @@
+/**
+ * POST /v1/adjustIsolatedMargin — move collateral between cross margin and one isolated
+ * position (Scheme 2).
+ *
+ * Contract (interface.md Order management "adjustIsolatedMargin"; supplement §4): body
+ * `address, accountIndex, marketId, amount`, where `amount` is a signed decimal string of
+ * dollars ("-40.5"): positive moves cross collateral into the isolated position's pool,
+ * negative moves it back; zero gives 400. The reply is undocumented; supplement §4 names
+ * `{requestId, address, accountIndex, marketId, amount, status}` as safe, and that is the
+ * reply. The outcome also reaches the positions channel as a position update carrying the same
+ * requestId.
+ *
+ * Order of checks: body schema (400) → amount a decimal of at most 9 places (one quote
+ * quantum), not zero (400) → header triple, key, address (401/403) → market known (400) → the
+ * Scheme 2 signature (401) → replay of the signature (409) → the engine (400 when the market
+ * is not in isolated mode for the account).
+ *
+ * perpsim's choices (the venue's are undocumented):
+ * - `status` is `APPLIED` (HTTP 200) or `REJECTED` (HTTP 422, with `rejectReason`
+ *   UNDERCOLLATERALIZED: not enough free cross collateral to add, or what would stay in the
+ *   pool no longer covers the position's initial margin), mirroring setLeverage's REST reply.
+ * - `amount` echoes the request's value as sent (as a string).
+ * - `accountIndex` is optional (default 0), like the other account writes.
+ * - An OFFLINE market is accepted: its positions still hold margin.
+ * - `requestId` is a name-based UUID of the request (request-id.ts); no pool is charged.
+ */
+import { Type } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { fail, ok, type Reply } from '../errors.ts';
+import { resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+import { requestIdOf } from '../request-id.ts';
+import { checkScheme2, parseUsdQuantums, SUBACCOUNT, USD_AMOUNT } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+
+export const AdjustIsolatedMarginBody = Type.Object(
+  {
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+    accountIndex: Type.Optional(SUBACCOUNT),
+    marketId: Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }),
+    amount: USD_AMOUNT,
+  },
+  { additionalProperties: true },
+);
+
+export interface AdjustIsolatedMarginBody {
+  address?: string;
+  accountIndex?: number;
+  marketId: number;
+  amount: string | number;
+}
+
+export interface AdjustIsolatedMarginReply {
+  requestId: string;
+  address: string;
+  accountIndex: number;
+  marketId: number;
+  amount: string;
+  status: 'APPLIED' | 'REJECTED';
+  rejectReason?: string;
+}
+
+export const adjustIsolatedMargin: Operation = {
+  name: 'adjustIsolatedMargin',
+  method: 'POST',
+  path: '/v1/adjustIsolatedMargin',
+  auth: 'signed',
+  description: 'move margin between cross collateral and an isolated position',
+  schema: { body: AdjustIsolatedMarginBody },
+  handle: (state, request): Reply => {
+    const body = request.body as AdjustIsolatedMarginBody;
+    const accountIndex = body.accountIndex ?? 0;
+    const amount = parseUsdQuantums(body.amount);
+    if (amount === null) return fail(400, 'amount must be a decimal number of dollars with at most 9 decimals');
+    if (amount === 0n) return fail(400, 'amount must not be zero');
+    const ctx = signedContext(state, request, accountIndex);
+    if (isReply(ctx)) return ctx;
+    const ms = resolveMarket(state.exchange, body.marketId);
+    if (ms === undefined) return fail(400, 'unknown market');
+    const refused = checkScheme2(state, request, ctx);
+    if (refused !== null) return refused;
+    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
+    state.replay.add(ctx.headers.signature);
+    const requestId = requestIdOf('adjustIsolatedMargin', ctx.address, accountIndex, ctx.headers.timestampText, ctx.headers.signature);
+    const result = state.exchange.submit({ type: 'adjustIsolatedMargin', address: ctx.address, accountIndex, marketId: ms.spec.id, amount, requestId });
+    if (result.kind === 'invalid') return fail(400, result.error);
+    if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+    const rejected = result.rejectReason !== undefined;
+    const reply: AdjustIsolatedMarginReply = {
+      requestId,
+      address: ctx.address,
+      accountIndex,
+      marketId: ms.spec.id,
+      amount: String(body.amount),
+      status: rejected ? 'REJECTED' : 'APPLIED',
+    };
+    if (rejected) reply.rejectReason = result.rejectReason;
+    return ok(reply, rejected ? 422 : 200);
+  },
+};

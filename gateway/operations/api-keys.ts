@@ -1,0 +1,75 @@
+/**
+ * GET /v1/apiKeys — the address's API keys (supplement §5): `{apiKeys: [{apiKey, address,
+ * allSubaccounts, accountIndex?, apiWalletName, status, permissions[], validUntil, createdAt}]}`.
+ *
+ * Auth `key` (interface.md): the X-API-Key header alone, no signature. It must name a
+ * registered key that is ACTIVE and not expired (else 401 `invalid api key`; missing or not 64
+ * hex digits: 401 `missing or invalid key`) whose master address is the `address` query (else
+ * 403); a key bound to one subaccount may only read with that `accountIndex` or none (else 403).
+ *
+ * Rows: every key of the address, revoked ones included (status DELETED), oldest first
+ * (createdAt, then apiKey). Without `accountIndex` the keys of all subaccounts, each
+ * single-subaccount key tagged with its accountIndex; with it, that subaccount's keys and the
+ * all-subaccount keys. `accountIndex` is present only on single-subaccount keys
+ * (`allSubaccounts` false); validUntil is epoch ms (0 = none), createdAt epoch µs.
+ */
+import { fail, ok } from '../errors.ts';
+import { keysOf, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
+import type { Operation } from '../operation.ts';
+import { AccountQuery, accountOf } from './common.ts';
+
+export interface ApiKeyRow {
+  apiKey: string;
+  address: string;
+  allSubaccounts: boolean;
+  accountIndex?: number;
+  apiWalletName: string;
+  status: ApiKeyRecord['status'];
+  permissions: KeyPermission[];
+  validUntil: number;
+  createdAt: number;
+}
+
+export interface ApiKeysReply {
+  apiKeys: ApiKeyRow[];
+}
+
+export function apiKeyRow(k: ApiKeyRecord): ApiKeyRow {
+  return {
+    apiKey: k.apiKey,
+    address: k.address,
+    allSubaccounts: k.accountIndex === undefined,
+    ...(k.accountIndex === undefined ? {} : { accountIndex: k.accountIndex }),
+    apiWalletName: k.apiWalletName,
+    status: k.status,
+    permissions: [...k.permissions],
+    validUntil: k.validUntil,
+    createdAt: k.createdAt,
+  };
+}
+
+const API_KEY = /^[0-9a-fA-F]{64}$/;
+
+export const apiKeys: Operation = {
+  name: 'apiKeys',
+  method: 'GET',
+  path: '/v1/apiKeys',
+  auth: 'key',
+  description: 'api keys of an address',
+  schema: { querystring: AccountQuery },
+  handle: (state, request) => {
+    const header = request.headers['x-api-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (presented === undefined || !API_KEY.test(presented)) return fail(401, 'missing or invalid key');
+    const key = state.keys.byKey.get(presented.toLowerCase());
+    if (key === undefined || key.status !== 'ACTIVE' || (key.validUntil !== 0 && key.validUntil < state.nowMs())) return fail(401, 'invalid api key');
+    const ref = accountOf(request.query);
+    if (key.address !== ref.address) return fail(403, 'address does not match the api key');
+    const wanted = request.query.accountIndex === undefined ? undefined : ref.accountIndex;
+    if (key.accountIndex !== undefined && wanted !== undefined && key.accountIndex !== wanted) return fail(403, 'accountIndex not allowed for this api key');
+    const rows = keysOf(state.keys, ref.address, wanted)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.apiKey < b.apiKey ? -1 : a.apiKey > b.apiKey ? 1 : 0))
+      .map(apiKeyRow);
+    return ok({ apiKeys: rows } satisfies ApiKeysReply);
+  },
+};

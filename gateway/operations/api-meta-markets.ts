@@ -1,0 +1,63 @@
+/**
+ * GET /v1/api-meta/markets — descriptive market metadata, by ascending marketId, with the same
+ * optional `market` filter as /v1/markets (unresolvable → 400).
+ *
+ * The interface shows no shape; perpsim's choice is {markets: [metadata]} where metadata is
+ * the static, descriptive part of the market record under the record's own field names:
+ * marketId, marketDisplayName, baseAsset, quoteAsset, fullAssetName (when configured),
+ * category (null outside the classified universe), status, type, addedTimestamp (unix s) and
+ * regularTradingHours (null for 24/7 markets). Live numbers (prices, volumes) are on
+ * /v1/markets and /v1/api-meta/overview.
+ */
+import { Type } from 'typebox';
+import type { MarketState } from '../../engine/index.ts';
+import { badRequest, ok } from '../errors.ts';
+import { marketsById, resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+export interface MarketMetadata {
+  marketId: number;
+  marketDisplayName: string;
+  baseAsset: string;
+  quoteAsset: 'USD';
+  fullAssetName?: string;
+  category: string | null;
+  status: string;
+  type: 'PERPETUAL';
+  addedTimestamp: number;
+  regularTradingHours: { startSecondsOfDay: number; endSecondsOfDay: number; timezone: string; isOvernight: boolean } | null;
+}
+
+export function marketMetadata(ms: MarketState): MarketMetadata {
+  const def = ms.spec.def;
+  const hours = def.regularTradingHours;
+  const record: MarketMetadata = {
+    marketId: ms.spec.id,
+    marketDisplayName: ms.spec.displayName,
+    baseAsset: def.baseAsset,
+    quoteAsset: 'USD',
+    category: ms.spec.category,
+    status: ms.spec.status,
+    type: 'PERPETUAL',
+    addedTimestamp: def.addedTimestamp,
+    regularTradingHours: hours === null ? null : { ...hours, isOvernight: hours.isOvernight ?? false },
+  };
+  if (def.fullAssetName !== undefined) record.fullAssetName = def.fullAssetName;
+  return record;
+}
+
+export const apiMetaMarkets: Operation = {
+  name: 'apiMetaMarkets',
+  method: 'GET',
+  path: '/v1/api-meta/markets',
+  auth: 'public',
+  description: 'market metadata',
+  schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  handle: (state, request) => {
+    const filter = request.query.market;
+    if (filter === undefined) return ok({ markets: marketsById(state.exchange).map(marketMetadata) });
+    const ms = resolveMarket(state.exchange, filter);
+    if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
+    return ok({ markets: [marketMetadata(ms)] });
+  },
+};

@@ -1,0 +1,117 @@
+/**
+ * GET /v1/api-meta/overview — a market summary keyed by base asset (interface.md: "the overview
+ * reads are keyed by base asset"; category on overview reads is one of EQUITIES, COMMODITIES,
+ * INDICES, CRYPTO and omitted outside that classified universe).
+ *
+ * The shape is perpsim's choice, under the market record's field names:
+ *   {"<baseAsset>": {baseAsset, fullAssetName?, category?, marketId, marketDisplayName, status,
+ *     oraclePrice, markPrice, lastTradePrice?, priceChange24h?, high24h?, low24h?, volume24h,
+ *     volume24hNotional, trades24h, openInterest}}
+ * - keys in ascending marketId order; should two markets share a base asset, the lower id wins;
+ * - the 24h figures come from the one-minute candles (gateway/candles.ts): the 1,440 minute
+ *   bars ending with the current one. volume24h / volume24hNotional / trades24h are always
+ *   present ("0.0" / 0 when quiet); high24h, low24h and priceChange24h ((last − first open) /
+ *   first open, 4 decimals, as a fraction) only when the window had trades;
+ * - lastTradePrice is the last trade the exchange remembers, omitted before the first one;
+ * - oraclePrice / markPrice as on /v1/prices (markPrice "0" = none).
+ */
+import type { MarketState } from '../../engine/index.ts';
+import { attachCandles, barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../candles.ts';
+import { ok } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { price, size, usd } from '../format.ts';
+import { marketsById } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+import { priceRecord } from './prices.ts';
+
+const CLASSIFIED: ReadonlySet<string> = new Set(['EQUITIES', 'COMMODITIES', 'INDICES', 'CRYPTO']);
+const MINUTES_PER_DAY = 1440;
+
+export interface OverviewEntry {
+  baseAsset: string;
+  fullAssetName?: string;
+  category?: string;
+  marketId: number;
+  marketDisplayName: string;
+  status: string;
+  oraclePrice: string;
+  markPrice: string;
+  lastTradePrice?: string;
+  priceChange24h?: string;
+  high24h?: string;
+  low24h?: string;
+  volume24h: string;
+  volume24hNotional: string;
+  trades24h: number;
+  openInterest: string;
+}
+
+/** (last − first) / first as a 4-decimal fraction ("-0.0185"). */
+function change(first: number, last: number): string {
+  const text = ((last - first) / first).toFixed(4);
+  return text === '-0.0000' ? '0.0000' : text;
+}
+
+export function overviewEntry(exchange: Exchange, store: CandleStore, ms: MarketState, now: number): OverviewEntry {
+  const spec = ms.spec;
+  const prices = priceRecord(ms);
+  const entry: OverviewEntry = {
+    baseAsset: spec.def.baseAsset,
+    marketId: spec.id,
+    marketDisplayName: spec.displayName,
+    status: spec.status,
+    oraclePrice: prices.oraclePrice,
+    markPrice: prices.markPrice,
+    volume24h: size(spec, 0),
+    volume24hNotional: usd(0n),
+    trades24h: 0,
+    openInterest: size(spec, ms.openInterest),
+  };
+  if (spec.def.fullAssetName !== undefined) entry.fullAssetName = spec.def.fullAssetName;
+  if (spec.category !== null && CLASSIFIED.has(spec.category)) entry.category = spec.category;
+  const events = exchange.trades.get(spec.id);
+  const lastEvent = events?.[events.length - 1];
+  const lastEntry = lastEvent?.entries[lastEvent.entries.length - 1];
+  if (lastEntry !== undefined) entry.lastTradePrice = price(spec, lastEntry.price);
+  const from = barOpenTime('1m', now) - (MINUTES_PER_DAY - 1) * TIMEFRAME_US['1m'];
+  const bars = readCandles(store, spec.id, '1m', { to: Infinity, from, limit: MINUTES_PER_DAY });
+  if (bars.length > 0) {
+    let high = -Infinity;
+    let low = Infinity;
+    let volume = 0;
+    let notional = 0n;
+    let trades = 0;
+    for (const bar of bars) {
+      if (bar.high > high) high = bar.high;
+      if (bar.low < low) low = bar.low;
+      volume += bar.volume;
+      notional += bar.notional;
+      trades += bar.tradeCount;
+    }
+    entry.priceChange24h = change(bars[bars.length - 1]!.open, bars[0]!.close);
+    entry.high24h = price(spec, high);
+    entry.low24h = price(spec, low);
+    entry.volume24h = size(spec, volume);
+    entry.volume24hNotional = usd(notional);
+    entry.trades24h = trades;
+  }
+  return entry;
+}
+
+export const apiMetaOverview: Operation = {
+  name: 'apiMetaOverview',
+  method: 'GET',
+  path: '/v1/api-meta/overview',
+  auth: 'public',
+  description: 'market overview by base asset',
+  handle: (state) => {
+    const store = attachCandles(state.exchange);
+    const now = state.exchange.clock();
+    const overview: Record<string, OverviewEntry> = {};
+    for (const ms of marketsById(state.exchange)) {
+      const asset = ms.spec.def.baseAsset;
+      if (!Object.hasOwn(overview, asset)) overview[asset] = overviewEntry(state.exchange, store, ms, now);
+    }
+    return ok(overview);
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * POST /v1/batchCancelOrders — 1 to 100 cancels in one request, each signed on its own (op 2).
+ *
+ * Body (interface.md "Order management", supplement §2): `{cancels: [element…]}`; each element
+ * is a cancelOrder body plus its `signature`, targeting exactly one of orderId / clientId. An
+ * element naming both (or neither) makes the whole request 400 InvalidRequest and nothing is
+ * canceled (the interface: "both gives 400"); every other element failure (schema, market,
+ * signature, expired validUntil) is that element's ERROR row while the rest proceed. The batch
+ * envelope (X-Signature present but unverified, one replay slot, N charged to the cancel pool,
+ * rows) is order-write-support.ts's.
+ *
+ * Engine: the accepted cancels are submitted one by one, in order (the engine has no batch
+ * cancel; each is independent). Rows echo orderId / clientId: an accepted element's row is the
+ * single cancelOrder reply without rateLimit (202-type `CANCEL_ACKNOWLEDGED`, or `REJECTED`
+ * with rejectionReason ORDER_NOT_FOUND); the reply is 202 when some cancel was acknowledged,
+ * 200 when every row is definitive.
+ */
+import { Type } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { fail, orderError } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { isReply } from './common.ts';
+import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
+import {
+  batchContext,
+  batchHeaderRefusal,
+  batchReplayKey,
+  batchReply,
+  checkTarget,
+  elementError,
+  errorRow,
+  present,
+  rowFromReply,
+  stringField,
+  withoutNulls,
+  type BatchRow,
+} from './order-write-support.ts';
+
+export const BatchCancelOrdersBody = Type.Object(
+  {
+    cancels: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: LIMITS.batchMin, maxItems: LIMITS.batchMax }),
+  },
+  { additionalProperties: true },
+);
+
+const rowIds = (element: unknown): [string | undefined, string | undefined] => [stringField(element, 'orderId'), stringField(element, 'clientId')];
+
+export const batchCancelOrders: Operation = {
+  name: 'batchCancelOrders',
+  method: 'POST',
+  path: '/v1/batchCancelOrders',
+  auth: 'signed',
+  description: 'cancel up to 100 orders, each signed',
+  schema: { body: BatchCancelOrdersBody },
+  handle: (state, request) => {
+    const { cancels } = request.body as { cancels: unknown[] };
+    const refusal = batchHeaderRefusal(request, cancels, rowIds);
+    if (refusal !== undefined) return refusal;
+    // Both (or neither) identifiers on any element: the whole request is invalid.
+    for (const [index, element] of cancels.entries()) {
+      const [orderId, clientId] = [present((element as CancelOrderBody | null)?.orderId), present((element as CancelOrderBody | null)?.clientId)];
+      const target = checkTarget('Cancel', orderId, clientId);
+      if (target !== undefined) return orderError('Cancel', 'InvalidRequest', `cancels/${index}: ${(target.body as { error: string }).error}`);
+    }
+    const ctx = batchContext(state, request, 'Cancel', cancels);
+    if (isReply(ctx)) return ctx;
+
+    const rows: (BatchRow | undefined)[] = [];
+    const accepted: { index: number; parsed: ParsedCancel }[] = [];
+    cancels.forEach((sent, index) => {
+      const raw = withoutNulls(sent);
+      const [orderId, clientId] = rowIds(raw);
+      const invalid = elementError(CancelOrderBody, raw, `cancels/${index}`);
+      if (invalid !== undefined) {
+        rows[index] = errorRow(orderId, clientId, invalid);
+        return;
+      }
+      const element = raw as CancelOrderBody;
+      const parsed = cancelCommand(state, request, element, element.signature ?? '', 'present');
+      if (isReply(parsed)) rows[index] = rowFromReply(parsed, orderId, clientId);
+      else accepted.push({ index, parsed });
+    });
+
+    const key = batchReplayKey('batchCancelOrders', cancels);
+    if (state.replay.has(key)) return fail(409, 'replayed request');
+    const clientIds = cancels.map((element) => stringField(element, 'clientId'));
+    const charge = chargeOrderWrite(state, request, 'batchCancelOrders', ctx.address, ctx.accountIndex, cancels.length, { kind: 'batch', clientIds });
+    if (isReply(charge)) return charge;
+    state.replay.add(key);
+
+    for (const { index, parsed } of accepted) {
+      const reply = cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined);
+      rows[index] = reply.status >= 400 ? rowFromReply(reply, parsed.orderId, parsed.clientId) : (reply.body as BatchRow);
+    }
+    return batchReply(cancels.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed')), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
+  },
+};

@@ -1,0 +1,125 @@
+/**
+ * POST /v1/batchPlaceOrders — up to 100 orders in one request, each signed on its own.
+ *
+ * Body (interface.md "Order management", supplement §2): `{orders: [element…], grouping?}`;
+ * each element is a placeOrder body plus its `signature` (op 1, or op 4 for a TPSL element:
+ * `tpsl_type` or `tpslType`), every element's `ct` is the request's X-Timestamp, all elements
+ * share address and accountIndex; `grouping` (entryTpsl / partialTpsl / positionTpsl) is not
+ * signed. The batch envelope (X-Signature present but unverified, one replay slot, N charged
+ * to the order pool, rows) is order-write-support.ts's.
+ *
+ * Engine: the accepted elements go to the engine as one `batchPlace` command, grouped or not,
+ * so a batch is applied at one instant and a TPSL group is shape-checked before anything is
+ * placed (a shape violation — wrong count, missing or duplicate legs — answers 400
+ * InvalidRequest for the whole request and places nothing; the engine finds it after the pool
+ * was charged and the replay slot taken, and like any engine refusal that is not refunded).
+ * Without a grouping, a failed
+ * element is simply left out. With a grouping, a failed element would change the group's
+ * shape, so nothing is placed: the failed element's row carries its error and every other row
+ * says the group was not placed.
+ *
+ * Rows: an accepted element's row is the single placeOrder reply without rateLimit (status
+ * ACK, or REJECTED with rejectionReason when the engine rejected it at once); a failed
+ * element's row is `{orderId: "", clientId, status: "ERROR", error}`.
+ */
+import { Type } from 'typebox';
+import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';
+import type { BatchOrder, CommandResult } from '../../engine/index.ts';
+import { fail, orderError } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { isReply } from './common.ts';
+import {
+  batchContext,
+  batchHeaderRefusal,
+  batchReplayKey,
+  batchReply,
+  elementError,
+  errorRow,
+  rowFromReply,
+  orNull,
+  stringField,
+  withoutNulls,
+  type BatchRow,
+} from './order-write-support.ts';
+import { orderCommand, orderReply, PlaceOrderBody } from './place-order.ts';
+
+export const BatchPlaceOrdersBody = Type.Object(
+  {
+    orders: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: LIMITS.batchMin, maxItems: LIMITS.batchMax }),
+    grouping: Type.Optional(orNull(Type.String())),
+  },
+  { additionalProperties: true },
+);
+
+type Element = Parameters<typeof orderCommand>[2] & { signature?: string };
+
+const rowIds = (element: unknown): [string | undefined, string | undefined] => [undefined, stringField(element, 'clientId')];
+
+export const batchPlaceOrders: Operation = {
+  name: 'batchPlaceOrders',
+  method: 'POST',
+  path: '/v1/batchPlaceOrders',
+  auth: 'signed',
+  description: 'place up to 100 orders, each signed; optional TPSL grouping',
+  schema: { body: BatchPlaceOrdersBody },
+  handle: (state, request) => {
+    const { orders, grouping: groupingText } = request.body as { orders: unknown[]; grouping?: string | null };
+    const refusal = batchHeaderRefusal(request, orders, rowIds);
+    if (refusal !== undefined) return refusal;
+    let grouping: TpslGrouping | undefined;
+    if (groupingText !== undefined && groupingText !== null && groupingText !== '') {
+      if (!(TPSL_GROUPINGS as readonly string[]).includes(groupingText)) return orderError('Order', 'InvalidRequest', 'grouping must be entryTpsl, partialTpsl or positionTpsl');
+      grouping = groupingText as TpslGrouping;
+    }
+    const ctx = batchContext(state, request, 'Order', orders);
+    if (isReply(ctx)) return ctx;
+
+    const rows: (BatchRow | undefined)[] = [];
+    const accepted: { index: number; command: BatchOrder; displayName: string; element: Element }[] = [];
+    orders.forEach((sent, index) => {
+      const raw = withoutNulls(sent);
+      const invalid = elementError(PlaceOrderBody, raw, `orders/${index}`);
+      if (invalid !== undefined) {
+        rows[index] = errorRow(undefined, stringField(raw, 'clientId'), invalid);
+        return;
+      }
+      const element = raw as Element;
+      const parsed = orderCommand(state, request, element, element.signature ?? '', 'present');
+      if (isReply(parsed)) {
+        rows[index] = rowFromReply(parsed, undefined, element.clientId);
+        return;
+      }
+      const { type: _type, ...command } = parsed.command;
+      accepted.push({ index, command, displayName: parsed.displayName, element });
+    });
+
+    const key = batchReplayKey('batchPlaceOrders', orders);
+    if (state.replay.has(key)) return fail(409, 'replayed request');
+    const clientIds = orders.map((element) => stringField(element, 'clientId'));
+    const charge = chargeOrderWrite(state, request, 'batchPlaceOrders', ctx.address, ctx.accountIndex, orders.length, { kind: 'batch', clientIds });
+    if (isReply(charge)) return charge;
+    state.replay.add(key);
+
+    if (grouping !== undefined && accepted.length < orders.length) {
+      const failed = rows.findIndex((row) => row !== undefined);
+      const responses = orders.map((element, index) => rows[index] ?? errorRow(undefined, stringField(element, 'clientId'), `${grouping} group not placed: element ${failed} was rejected`));
+      return batchReply(responses, charge.rateLimit, 'ACK');
+    }
+    if (accepted.length > 0) {
+      const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.command), grouping });
+      if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+      const results: CommandResult[] = result.kind === 'batch' ? result.results : [];
+      accepted.forEach((a, i) => {
+        const outcome = results[i];
+        if (outcome === undefined) {
+          rows[a.index] = errorRow(undefined, a.element.clientId, 'unexpected engine result');
+          return;
+        }
+        const reply = orderReply(state, { type: 'placeOrder', ...a.command }, a.displayName, outcome, undefined, a.element);
+        rows[a.index] = reply.status >= 400 ? rowFromReply(reply, undefined, a.element.clientId) : (reply.body as BatchRow);
+      });
+    }
+    return batchReply(orders.map((_, index) => rows[index] ?? errorRow(undefined, clientIds[index], 'not processed')), charge.rateLimit, 'ACK');
+  },
+};

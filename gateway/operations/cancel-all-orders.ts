@@ -1,0 +1,77 @@
+/**
+ * POST /v1/cancelAllOrders — cancel every open and untriggered order of a subaccount, or of one
+ * of its markets (Scheme 2: `timestamp + "cancelAllOrders" + canonical_json(body)`).
+ *
+ * Body (interface.md "Order management", supplement §4): `address` (required), `accountIndex`
+ * (0-9; 0 when absent), optional `marketId` (omitted or null: every market), optional
+ * `validUntil` (epoch ms; null or 0: no expiry) after which the request must not be processed.
+ *
+ * Order of checks: body schema (400 Cancel InvalidRequest) → header triple, key, address
+ * (401/403) → Scheme 2 signature (401 `invalid signature`) → `validUntil` not passed (400
+ * Cancel InvalidRequest `request expired: validUntil has passed`) → market (400) → replay (409)
+ * → the cancel pool, the configured cancel-all cost (1,000 by default, supplement §12; 429
+ * without client ids) → the engine. Every order's CANCELED follows on the orders channel.
+ *
+ * Reply 202 (interface.md "Cancel-all response"): address, accountIndex,
+ * `status: "CANCEL_ALL_ACKNOWLEDGED"`, updateTime (gateway clock, µs), marketId and
+ * marketDisplayName only when scoped to one market, rateLimit (the cancel pool after charging).
+ */
+import { Type, type Static } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { fail, orderError } from '../errors.ts';
+import { resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { checkValidUntil, orNull, scheme2Context } from './order-write-support.ts';
+
+export const CancelAllOrdersBody = Type.Object(
+  {
+    address: Type.String({ pattern: ADDRESS_PATTERN }),
+    accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })),
+    marketId: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }))),
+    validUntil: Type.Optional(orNull(Type.Integer({ minimum: 0 }))),
+  },
+  { additionalProperties: true },
+);
+
+export type CancelAllOrdersBody = Static<typeof CancelAllOrdersBody>;
+
+export const cancelAllOrders: Operation = {
+  name: 'cancelAllOrders',
+  method: 'POST',
+  path: '/v1/cancelAllOrders',
+  auth: 'signed',
+  description: 'cancel all open orders of a subaccount, or of one market',
+  schema: { body: CancelAllOrdersBody },
+  handle: (state, request) => {
+    const body = request.body as CancelAllOrdersBody;
+    const accountIndex = body.accountIndex ?? 0;
+    const ctx = scheme2Context(state, request, accountIndex);
+    if (isReply(ctx)) return ctx;
+    const expired = checkValidUntil(state, 'Cancel', body.validUntil);
+    if (expired !== undefined) return expired;
+    const marketId = body.marketId ?? undefined;
+    const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
+    if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
+    const charge = chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' });
+    if (isReply(charge)) return charge;
+    state.replay.add(ctx.headers.signature);
+    const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
+    if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
+    if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+    const reply: Record<string, unknown> = {
+      address: ctx.address,
+      accountIndex,
+      status: 'CANCEL_ALL_ACKNOWLEDGED',
+      updateTime: state.exchange.clock(),
+    };
+    if (ms !== undefined) {
+      reply.marketId = ms.spec.id;
+      reply.marketDisplayName = ms.spec.displayName;
+    }
+    if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
+    return { status: 202, body: reply };
+  },
+};

@@ -1,0 +1,161 @@
+/**
+ * POST /v1/cancelOrder — cancel one order (Scheme 1, op 2).
+ *
+ * Body (supplement §2): address, accountIndex, marketId, timestamp and exactly one of `orderId`
+ * (our hex string) / `clientId`; optional `kind` ("orderId" / "clientId") and `validUntil`.
+ *
+ * Order of checks: body schema (400) → exactly one of orderId / clientId (400, both or
+ * neither) → `kind`, when sent, names the identifier sent (400) → header triple, key, address
+ * (401/403) → market and orderId shape (400) → the op 2 signature (`id` exactly as sent, `c`
+ * as sent then lowercased; 401) → `validUntil` not passed (400) → replay (409) → the cancel
+ * pool, 1 (429) → the engine.
+ *
+ * Replies, chosen like placeOrder's: the engine canceled the order → 202 CANCEL_ACKNOWLEDGED
+ * (the definitive CANCELED follows on the orders channel, exactly as placeOrder answers 202 ACK
+ * even for an order that filled at once); the engine refused (ORDER_NOT_FOUND: unknown, already
+ * ended, or in another market) → 200 REJECTED with rejectionReason, plus remainingSize /
+ * filledSize when the order is still remembered. 200 CANCELED / FILLED are not used. The body
+ * always carries `orderId` (also when the cancel named a clientId; "" when the engine found no
+ * order for that clientId) and `clientId` ("" when none).
+ */
+import { Type, type Static } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import type { CancelOrderCommand, CommandResult } from '../../engine/index.ts';
+import { verifyScheme1 } from '../auth/index.ts';
+import { fail, orderError, type Reply } from '../errors.ts';
+import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
+import { resolveMarket } from '../markets.ts';
+import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+import { checkTarget, checkValidUntil, orNull, present } from './order-write-support.ts';
+
+
+export const CancelOrderBody = Type.Object(
+  {
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+    accountIndex: Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax }),
+    marketId: Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }),
+    timestamp: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    orderId: Type.Optional(orNull(Type.String({ maxLength: 64 }))),
+    clientId: Type.Optional(orNull(Type.String({ maxLength: LIMITS.clientIdMaxLength, pattern: '^[A-Za-z0-9_-]*$' }))),
+    kind: Type.Optional(Type.Union([Type.Literal('orderId'), Type.Literal('clientId')])),
+    validUntil: Type.Optional(orNull(Type.Integer({ minimum: 0 }))),
+    signature: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export type CancelOrderBody = Static<typeof CancelOrderBody>;
+
+export interface ParsedCancel {
+  command: Omit<CancelOrderCommand, 'time'>;
+  displayName: string;
+  /** The identifiers as sent ("" / null normalized to undefined). */
+  orderId: string | undefined;
+  clientId: string | undefined;
+}
+
+/** The body's rules that need no key: the target rule and `kind`. */
+export function cancelShape(body: CancelOrderBody): Reply | undefined {
+  const orderId = present(body.orderId);
+  const clientId = present(body.clientId);
+  const target = checkTarget('Cancel', orderId, clientId);
+  if (target !== undefined) return target;
+  if (body.kind !== undefined && (body.kind === 'orderId') !== (orderId !== undefined)) {
+    return orderError('Cancel', 'InvalidRequest', `kind is ${body.kind} but the body names the order by ${orderId !== undefined ? 'orderId' : 'clientId'}`);
+  }
+  return undefined;
+}
+
+/**
+ * Authorizes one cancel body into an engine command; a Reply when it is refused. `signature`
+ * is the payload signature: X-Signature for a single cancel, the element's own in a batch.
+ */
+export function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): ParsedCancel | Reply {
+  const shape = cancelShape(body);
+  if (shape !== undefined) return shape;
+  const orderId = present(body.orderId);
+  const clientId = present(body.clientId);
+  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
+  if (isReply(ctx)) return ctx;
+  const ms = resolveMarket(state.exchange, body.marketId);
+  if (ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+  let id: number | undefined;
+  if (orderId !== undefined) {
+    const parsed = parseOrderId(orderId);
+    if (parsed === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
+    id = parsed;
+  }
+  if (state.config.auth) {
+    const verified = verifyScheme1(ctx.key.apiKey, signature, 2, {
+      address: ctx.address,
+      accountIndex: body.accountIndex,
+      clientId,
+      clientTimeNs: ctx.headers.timestampNs,
+      orderId,
+      marketId: body.marketId,
+    });
+    if (verified === null) return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+  }
+  const expired = checkValidUntil(state, 'Cancel', body.validUntil);
+  if (expired !== undefined) return expired;
+  return {
+    displayName: ms.spec.displayName,
+    orderId,
+    clientId,
+    command: { type: 'cancelOrder', address: ctx.address, accountIndex: body.accountIndex, marketId: body.marketId, orderId: id, clientId },
+  };
+}
+
+/** The cancel's reply body (without rateLimit) and status, from the engine's result. */
+export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: CommandResult, rateLimit: unknown): Reply {
+  if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
+  if (result.kind !== 'order' && result.kind !== 'rejected') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+  const { command } = parsed;
+  const orderNumber = result.orderId ?? command.orderId;
+  const remembered = orderNumber === undefined ? undefined : state.exchange.orders.get(orderNumber);
+  // Only the caller's own order in this market says anything about the target.
+  const event = remembered !== undefined && remembered.address === command.address && remembered.accountIndex === command.accountIndex && remembered.marketId === command.marketId ? remembered : undefined;
+  const rejected = result.kind === 'rejected';
+  const body: Record<string, unknown> = {
+    address: command.address,
+    accountIndex: command.accountIndex,
+    orderId: orderNumber === undefined ? '' : orderIdString(orderNumber),
+    clientId: event?.clientId ?? parsed.clientId ?? '',
+    marketId: command.marketId,
+    marketDisplayName: parsed.displayName,
+    status: rejected ? 'REJECTED' : 'CANCEL_ACKNOWLEDGED',
+    updateTime: state.exchange.clock(),
+  };
+  if (rejected) {
+    if (event !== undefined) {
+      const spec = state.exchange.engine.markets.get(event.marketId)!.spec;
+      body.remainingSize = formatSize(spec, event.remaining);
+      body.filledSize = formatSize(spec, event.filled);
+    }
+    body.rejectionReason = result.rejectionReason;
+  }
+  if (rateLimit !== undefined) body.rateLimit = rateLimit;
+  return { status: rejected ? 200 : 202, body };
+}
+
+export const cancelOrder: Operation = {
+  name: 'cancelOrder',
+  method: 'POST',
+  path: '/v1/cancelOrder',
+  auth: 'signed',
+  description: 'cancel an order by orderId or clientId',
+  schema: { body: CancelOrderBody },
+  handle: (state, request) => {
+    const body = request.body as CancelOrderBody;
+    const signature = String(request.headers['x-signature'] ?? '');
+    const parsed = cancelCommand(state, request, body, signature, 'verified');
+    if (isReply(parsed)) return parsed;
+    if (state.replay.has(signature)) return fail(409, 'replayed request');
+    const charge = chargeOrderWrite(state, request, 'cancelOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId });
+    if (isReply(charge)) return charge;
+    state.replay.add(signature);
+    return cancelReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
+  },
+};

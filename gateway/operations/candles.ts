@@ -1,0 +1,58 @@
+/**
+ * GET /v1/candles — OHLCV bars of one market and timeframe, newest first (supplement §6, §7
+ * candle record, §12 order), built from real trades (gateway/candles.ts).
+ *
+ * Query: `market` (selector) and `timeframe` (1m … 1w, CANDLE_TIMEFRAMES) required; `to` epoch
+ * µs required (seconds- or milliseconds-scale → 400); the lower bound is either `from` (epoch
+ * µs, window [from, to) on openTime) or `countback` (the newest `countback` bars that open
+ * before `to`), never both (400). Choices where the interface is silent:
+ * - bars are counted as they exist: a window without trades has no bar, so `countback` counts
+ *   bars, not timeframe slots;
+ * - the bar holding `to` is included when it opened before `to` (it reads isFinal false while
+ *   the exchange clock is inside it), so `to` = now returns the forming bar;
+ * - with neither `from` nor `countback` the newest bars before `to` are returned;
+ * - every page holds at most 1,500 bars (the newest of the window); a larger `countback` is
+ *   clamped; `from` after `to` → 400; `limit` is not a parameter any more and is ignored.
+ */
+import { Type } from 'typebox';
+import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';
+import { attachCandles, candleRecord, isTimeframe, readCandles } from '../candles.ts';
+import { badRequest, ok } from '../errors.ts';
+import { resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+const Micros = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
+
+export const candles: Operation = {
+  name: 'candles',
+  method: 'GET',
+  path: '/v1/candles',
+  auth: 'public',
+  description: 'OHLCV candles, newest first',
+  schema: {
+    querystring: Type.Object(
+      {
+        market: Type.String(),
+        timeframe: Type.String(),
+        to: Micros,
+        from: Type.Optional(Micros),
+        countback: Type.Optional(Type.Integer({ minimum: 1 })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  handle: (state, request) => {
+    const query = request.query as { market: string; timeframe: string; to: number; from?: number; countback?: number };
+    const ms = resolveMarket(state.exchange, query.market);
+    if (ms === undefined) return badRequest(`unknown market: ${query.market}`);
+    const timeframe = query.timeframe;
+    if (!isTimeframe(timeframe)) return badRequest(`timeframe must be one of ${CANDLE_TIMEFRAMES.join(', ')}`);
+    if (query.from !== undefined && query.countback !== undefined) return badRequest('from and countback are mutually exclusive');
+    if (query.from !== undefined && query.from > query.to) return badRequest('from must not be after to');
+    const limit = Math.min(query.countback ?? LIMITS.candlePageMax, LIMITS.candlePageMax);
+    const store = attachCandles(state.exchange);
+    const bars = readCandles(store, ms.spec.id, timeframe, { to: query.to, from: query.from, limit });
+    const now = state.exchange.clock();
+    return ok({ candles: bars.map((bar) => candleRecord(ms.spec, timeframe, bar, now)) });
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * GET /v1/feetiers — the fee schedule (engine.risk.feeTiers), and with `?address=` the
+ * account's standing in it.
+ *
+ * The interface names only the fields (makerFeePpm / takerFeePpm; rollingVolume,
+ * lifetimeVolume, lifetimeFeesPaid on fee-tier reads); the shape is perpsim's choice:
+ *   {feeTiers: [{level, name, minRollingVolume, makerFeePpm, takerFeePpm}],
+ *    account?: {address, accountIndex, level, name, rollingVolume, lifetimeVolume,
+ *               lifetimeFeesPaid, makerFeePpm, takerFeePpm}}
+ * - `level` counts from 1 in ascending volume order (like the commission schedule's levels);
+ * - minRollingVolume is the 30-day rolling volume (USD string) from which a tier applies;
+ * - fees are ppm of notional (integers; a negative maker fee is a rebate);
+ * - `account` appears only when `address` is given (accountIndex 0-9, default 0); an account
+ *   without activity stands at level 1 with zero volumes.
+ */
+import { Type } from 'typebox';
+import { findAccount, LIMITS, rollingVolume, tierFor } from '../../engine/index.ts';
+import { badRequest, ok } from '../errors.ts';
+import { usd } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { ADDRESS_PATTERN, parseAddress } from './common.ts';
+
+export interface FeeTierRecord {
+  level: number;
+  name: string;
+  minRollingVolume: string;
+  makerFeePpm: number;
+  takerFeePpm: number;
+}
+
+export const feeTiers: Operation = {
+  name: 'feeTiers',
+  method: 'GET',
+  path: '/v1/feetiers',
+  auth: 'public',
+  description: 'fee tiers',
+  schema: {
+    querystring: Type.Object(
+      {
+        address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+        accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  handle: (state, request) => {
+    const engine = state.exchange.engine;
+    const tiers = engine.risk.feeTiers;
+    const records: FeeTierRecord[] = tiers.map((t, i) => ({
+      level: i + 1,
+      name: t.name,
+      minRollingVolume: usd(t.minVolume),
+      makerFeePpm: t.makerFeePpm,
+      takerFeePpm: t.takerFeePpm,
+    }));
+    if (request.query.address === undefined) return ok({ feeTiers: records });
+    const address = parseAddress(request.query.address);
+    if (address === null) return badRequest('invalid address');
+    const accountIndex = Number(request.query.accountIndex ?? 0);
+    const acct = findAccount(engine.accounts, address, accountIndex);
+    const rolling = acct === undefined ? 0n : rollingVolume(acct, state.exchange.clock());
+    const tier = tierFor(tiers, rolling);
+    return ok({
+      feeTiers: records,
+      account: {
+        address,
+        accountIndex,
+        level: tiers.indexOf(tier) + 1,
+        name: tier.name,
+        rollingVolume: usd(rolling),
+        lifetimeVolume: usd(acct?.lifetimeVolume ?? 0n),
+        lifetimeFeesPaid: usd(acct?.lifetimeFeesPaid ?? 0n),
+        makerFeePpm: tier.makerFeePpm,
+        takerFeePpm: tier.takerFeePpm,
+      },
+    });
+  },
+};

@@ -1,0 +1,49 @@
+/**
+ * GET /v1/fill/{tradeId} — the single fill the account owns for that trade, bare (its fill
+ * record, supplement §7).
+ *
+ * `tradeId` is the hex id fill and trade records print (`0x` optional). With `accountIndex`
+ * only that subaccount's fills are searched; without it subaccount 0 first, then the others
+ * (two subaccounts of one address can be the two sides of one trade). 404
+ * `{"error":"fill not found"}` when none of them owns a remembered fill of that trade.
+ */
+import { Type } from 'typebox';
+import { LIMITS, type FillEvent } from '../../engine/index.ts';
+import { notFound, ok } from '../errors.ts';
+import { accountKeyOf } from '../exchange.ts';
+import type { Operation } from '../operation.ts';
+import { AccountQuery, accountOf } from './common.ts';
+import { fillRecord } from './fills.ts';
+
+export const FillParams = Type.Object({ tradeId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function parseTradeId(text: string): number | null {
+  if (!/^(0x)?[0-9a-f]{1,13}$/i.test(text)) return null;
+  const n = Number.parseInt(text.replace(/^0x/i, ''), 16);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+function fillOfTrade(list: readonly FillEvent[], tradeId: number): FillEvent | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.tradeId === tradeId) return list[i];
+  return undefined;
+}
+
+export const fill: Operation = {
+  name: 'fill',
+  method: 'GET',
+  path: '/v1/fill/:tradeId',
+  auth: 'public',
+  description: 'the account\'s fill of one trade',
+  schema: { querystring: AccountQuery, params: FillParams },
+  handle: (state, request) => {
+    const ref = accountOf(request.query);
+    const tradeId = parseTradeId(request.params.tradeId ?? '');
+    if (tradeId === null) return notFound('fill not found');
+    const indexes = request.query.accountIndex !== undefined ? [ref.accountIndex] : Array.from({ length: LIMITS.subaccountMax + 1 }, (_, i) => i);
+    for (const index of indexes) {
+      const found = fillOfTrade(state.exchange.fills.get(accountKeyOf(ref.address, index)) ?? [], tradeId);
+      if (found !== undefined) return ok(fillRecord(state.exchange, found));
+    }
+    return notFound('fill not found');
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * GET /v1/fundingRates — settled hourly funding rates (supplement §6):
+ * {fundingRates: [{marketId, marketDisplayName, fundingRate, time}]}.
+ *
+ * Query: `market` selector (optional: without it, every market), `from` / `to` epoch µs,
+ * inclusive, at least 1e14 (smaller → 400; `from` after `to` → 400), `limit` 1-1000 (default
+ * 1000, larger values clamped; the interface's history-read limit). Choices where the
+ * interface is silent: rows are newest first like the other histories (ties by ascending
+ * marketId); no default time window (the limit bounds the page); fundingRate is the hourly
+ * rate as a plain decimal ("0.0000125"); time is the settlement hour (µs, a whole hour).
+ * Rows come from gateway/funding-rates-store.ts: rates settled before the store was attached
+ * are not known.
+ */
+import { Type } from 'typebox';
+import { LIMITS } from '../../engine/index.ts';
+import { badRequest, ok } from '../errors.ts';
+import { attachFundingRates, fundingRateString, readFundingRates } from '../funding-rates-store.ts';
+import { marketsById, resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+export interface FundingRateRecord {
+  marketId: number;
+  marketDisplayName: string;
+  fundingRate: string;
+  time: number;
+}
+
+const TimeBound = Type.Optional(Type.Integer({ minimum: LIMITS.minMicrosecondBound }));
+
+export const fundingRates: Operation = {
+  name: 'fundingRates',
+  method: 'GET',
+  path: '/v1/fundingRates',
+  auth: 'public',
+  description: 'funding rate history',
+  schema: {
+    querystring: Type.Object(
+      {
+        market: Type.Optional(Type.String()),
+        limit: Type.Optional(Type.Integer({ minimum: LIMITS.historyLimitMin })),
+        from: TimeBound,
+        to: TimeBound,
+      },
+      { additionalProperties: true },
+    ),
+  },
+  handle: (state, request) => {
+    const query = request.query as { market?: string; limit?: number; from?: number; to?: number };
+    const exchange = state.exchange;
+    let marketIds: number[];
+    if (query.market === undefined) {
+      marketIds = marketsById(exchange).map((ms) => ms.spec.id);
+    } else {
+      const ms = resolveMarket(exchange, query.market);
+      if (ms === undefined) return badRequest(`unknown market: ${query.market}`);
+      marketIds = [ms.spec.id];
+    }
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) return badRequest('from must not be after to');
+    const limit = Math.min(query.limit ?? LIMITS.historyLimitDefault, LIMITS.historyLimitMax);
+    const rows = readFundingRates(attachFundingRates(exchange), marketIds, { from: query.from, to: query.to, limit });
+    const records: FundingRateRecord[] = rows.map((e) => ({
+      marketId: e.marketId,
+      marketDisplayName: exchange.engine.markets.get(e.marketId)!.spec.displayName,
+      fundingRate: fundingRateString(e.rate),
+      time: e.time,
+    }));
+    return ok({ fundingRates: records });
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * GET /v1/funding (also served as /v1/fundingPayments, supplement §11) — the account's funding
+ * payments: `{fundingPayments: [{marketId, marketDisplayName, fundingRate, size, payment,
+ * time}], total}` (interface.md "History and summary responses"), newest first.
+ *
+ * - fundingRate: the hour's settled rate as a decimal fraction (the engine's 1e-12 units, e.g.
+ *   "0.0000125" for 0.00125 %/h); size: the signed position size paid on; payment: USD,
+ *   positive = received, negative = paid; time: the settlement hour, epoch µs (a whole
+ *   millisecond).
+ * - Parameters: address (required), accountIndex, market, from, to (epoch µs, inclusive; `to`
+ *   defaults to now, `from` to 30 days before `to`), limit 1-1000 (default 1000, larger values
+ *   clamped). `total` counts every payment in the window and market, also those past the limit.
+ * - History comes from gateway/history.ts (10,000 payments kept per account).
+ */
+import { formatBig, LIMITS, trimDecimal, type FundingPaymentEvent } from '../../engine/index.ts';
+import { ok } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { size, usd } from '../format.ts';
+import { accountHistory, historyOf } from '../history.ts';
+import type { Operation, OperationRequest, GatewayState } from '../operation.ts';
+import type { Reply } from '../errors.ts';
+import { accountOf } from './common.ts';
+import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, marketFilter, newestFirst, signed, windowOf } from './read-filters.ts';
+
+export const FundingQuery = accountQueryWith(LIST_PARAMS);
+
+export interface FundingPaymentRecord {
+  marketId: number;
+  marketDisplayName: string;
+  fundingRate: string;
+  size: string;
+  payment: string;
+  time: number;
+}
+
+export interface FundingReply {
+  fundingPayments: FundingPaymentRecord[];
+  total: number;
+}
+
+/** A funding rate in 1e-12 units as a decimal fraction ("0.0000125", "-0.000002", "0.0"). */
+export function fundingRateString(rate: bigint): string {
+  return trimDecimal(formatBig(rate, 12));
+}
+
+export function fundingPaymentRecord(exchange: Exchange, e: FundingPaymentEvent): FundingPaymentRecord {
+  const spec = exchange.engine.markets.get(e.marketId)!.spec;
+  return {
+    marketId: e.marketId,
+    marketDisplayName: spec.displayName,
+    fundingRate: fundingRateString(e.rate),
+    size: signed((q) => size(spec, q), e.size),
+    payment: usd(e.payment),
+    time: e.time,
+  };
+}
+
+function handle(state: GatewayState, request: OperationRequest): Reply {
+  const exchange = state.exchange;
+  const query = request.query;
+  const ref = accountOf(query);
+  const market = marketFilter(exchange, query);
+  if (isFilterReply(market)) return market;
+  const window = windowOf(query, exchange.clock(), LIMITS.fundingDefaultWindowUs);
+  if (isFilterReply(window)) return window;
+  const page = newestFirst(
+    accountHistory(historyOf(exchange), ref.address, ref.accountIndex).funding,
+    (e) => (market === null || e.marketId === market.spec.id) && inWindow(e.time, window),
+    limitOf(query),
+  );
+  const body: FundingReply = { fundingPayments: page.rows.map((e) => fundingPaymentRecord(exchange, e)), total: page.total };
+  return ok(body);
+}
+
+export const funding: Operation = {
+  name: 'funding',
+  method: 'GET',
+  path: '/v1/funding',
+  auth: 'public',
+  description: 'funding payments',
+  schema: { querystring: FundingQuery },
+  handle,
+};
+
+/** The spelling one connector uses (supplement §11); weighs like funding (rate-limit/weights.ts). */
+export const fundingPayments: Operation = {
+  ...funding,
+  name: 'fundingPayments',
+  path: '/v1/fundingPayments',
+  description: 'funding payments (alias of /v1/funding)',
+};

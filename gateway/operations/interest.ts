@@ -1,0 +1,52 @@
+/**
+ * GET /v1/interest — the account's borrow-interest settlements: `{interestPayments: [{payment,
+ * time}]}` (interface.md "History and summary responses"), newest first.
+ *
+ * - Each entry is one hourly settlement of interest accrued on a negative quote balance, paid
+ *   from the account to the lending vault. payment: USD, positive = paid by the account (the
+ *   only direction there is); time: the settlement hour, epoch µs.
+ * - Parameters: address (required), accountIndex, from, to (epoch µs, inclusive; `to` defaults
+ *   to now, `from` to 30 days before `to`), limit 1-1000 (default 1000, larger values clamped).
+ *   The interface's shape has no `total`, so none is sent.
+ * - History comes from gateway/history.ts (10,000 settlements kept per account).
+ */
+import { LIMITS } from '../../engine/index.ts';
+import { ok } from '../errors.ts';
+import { usd } from '../format.ts';
+import { accountHistory, historyOf } from '../history.ts';
+import type { Operation } from '../operation.ts';
+import { accountOf } from './common.ts';
+import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newestFirst, windowOf } from './read-filters.ts';
+
+export const InterestQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
+
+export interface InterestPaymentRecord {
+  payment: string;
+  time: number;
+}
+
+export interface InterestReply {
+  interestPayments: InterestPaymentRecord[];
+}
+
+export const interest: Operation = {
+  name: 'interest',
+  method: 'GET',
+  path: '/v1/interest',
+  auth: 'public',
+  description: 'borrow interest payments',
+  schema: { querystring: InterestQuery },
+  handle: (state, request) => {
+    const exchange = state.exchange;
+    const ref = accountOf(request.query);
+    const window = windowOf(request.query, exchange.clock(), LIMITS.fundingDefaultWindowUs);
+    if (isFilterReply(window)) return window;
+    const page = newestFirst(
+      accountHistory(historyOf(exchange), ref.address, ref.accountIndex).interest,
+      (e) => inWindow(e.time, window),
+      limitOf(request.query),
+    );
+    const body: InterestReply = { interestPayments: page.rows.map((e) => ({ payment: usd(e.payment), time: e.time })) };
+    return ok(body);
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * GET /v1/l2OrderBook/{market} — the book's levels (supplement §6): bids best first
+ * (descending), asks best first (ascending), both always arrays, plus lastSequenceId (the
+ * market's sequence), globalSequenceId and the exchange clock (µs).
+ *
+ * Query: `nLevels` 1-100, default 20 (above 100 is clamped to 100, like history limits; the
+ * weight table clamps it the same way); `sigFigs` 2-5 aggregates by significant figures, bids
+ * rounding down and asks up (book-levels.ts); `roundStep` 1, 2 or 5, where 2 and 5 need
+ * sigFigs 5. Anything else → 400.
+ */
+import { Type } from 'typebox';
+import { LIMITS, type MarketState } from '../../engine/index.ts';
+import { aggregationError, bookSideLevels, type Aggregation } from '../book-levels.ts';
+import { badRequest, ok } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+export interface L2BookRecord {
+  bids: [string, string][];
+  asks: [string, string][];
+  lastSequenceId: number;
+  globalSequenceId: number;
+  timestamp: number;
+}
+
+/** The book record of a market now (shared with the WebSocket l2Orderbook snapshots). */
+export function l2BookRecord(exchange: Exchange, ms: MarketState, nLevels: number, agg: Aggregation = {}): L2BookRecord {
+  return {
+    bids: bookSideLevels(ms.spec, ms.book.bids, 0, nLevels, agg),
+    asks: bookSideLevels(ms.spec, ms.book.asks, 1, nLevels, agg),
+    lastSequenceId: ms.seq,
+    globalSequenceId: exchange.engine.seq.global,
+    timestamp: exchange.clock(),
+  };
+}
+
+export const l2OrderBook: Operation = {
+  name: 'l2OrderBook',
+  method: 'GET',
+  path: '/v1/l2OrderBook/:market',
+  auth: 'public',
+  description: 'order book levels of a market',
+  schema: {
+    params: Type.Object({ market: Type.String() }),
+    querystring: Type.Object(
+      {
+        nLevels: Type.Optional(Type.Integer({ minimum: LIMITS.l2LevelsMin })),
+        sigFigs: Type.Optional(Type.Integer()),
+        roundStep: Type.Optional(Type.Integer()),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  handle: (state, request) => {
+    const ms = resolveMarket(state.exchange, request.params.market);
+    if (ms === undefined) return badRequest(`unknown market: ${String(request.params.market)}`);
+    const query = request.query as { nLevels?: number; sigFigs?: number; roundStep?: number };
+    const agg: Aggregation = { sigFigs: query.sigFigs, roundStep: query.roundStep };
+    const error = aggregationError(agg);
+    if (error !== null) return badRequest(error);
+    const nLevels = Math.min(query.nLevels ?? LIMITS.l2LevelsDefault, LIMITS.l2LevelsMax);
+    return ok(l2BookRecord(state.exchange, ms, nLevels, agg));
+  },
+};

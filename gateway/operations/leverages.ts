@@ -1,0 +1,62 @@
+/**
+ * GET /v1/leverages — the account's leverage setting in every market (supplement §6):
+ * `{address, accountIndex, leverages: [{marketId, marketDisplayName, leverage, isolated,
+ * marginMode}]}`, ascending by marketId, OFFLINE markets included.
+ *
+ * `leverage` is the integer setting, the market maximum (floor(1/IMF)) until setLeverage
+ * changes it; `marginMode` is CROSS or ISOLATED. `market` narrows the list to one market (400
+ * when unresolvable). An address with no activity reads the defaults.
+ */
+import { findAccount, type MarginMode, type MarketState } from '../../engine/index.ts';
+import type { Account } from '../../engine/index.ts';
+import { ok } from '../errors.ts';
+import { marketsById } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+import { accountOf } from './common.ts';
+import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
+
+export const LeveragesQuery = accountQueryWith({ market: LIST_PARAMS.market });
+
+export interface LeverageRow {
+  marketId: number;
+  marketDisplayName: string;
+  leverage: number;
+  isolated: boolean;
+  marginMode: MarginMode;
+}
+
+export interface LeveragesReply {
+  address: string;
+  accountIndex: number;
+  leverages: LeverageRow[];
+}
+
+export function leverageRow(acct: Account | undefined, ms: MarketState): LeverageRow {
+  const am = acct?.markets[ms.slot];
+  const isolated = am?.isolated ?? false;
+  return {
+    marketId: ms.spec.id,
+    marketDisplayName: ms.spec.displayName,
+    leverage: am !== undefined && am.leverage > 0 ? am.leverage : ms.spec.maxLeverage,
+    isolated,
+    marginMode: isolated ? 'ISOLATED' : 'CROSS',
+  };
+}
+
+export const leverages: Operation = {
+  name: 'leverages',
+  method: 'GET',
+  path: '/v1/leverages',
+  auth: 'public',
+  description: 'leverage and margin mode per market',
+  schema: { querystring: LeveragesQuery },
+  handle: (state, request) => {
+    const ref = accountOf(request.query);
+    const market = marketFilter(state.exchange, request.query);
+    if (isFilterReply(market)) return market;
+    const acct = findAccount(state.exchange.engine.accounts, ref.address, ref.accountIndex);
+    const markets = market === null ? marketsById(state.exchange) : [market];
+    const body: LeveragesReply = { address: ref.address, accountIndex: ref.accountIndex, leverages: markets.map((ms) => leverageRow(acct, ms)) };
+    return ok(body);
+  },
+};

@@ -1,0 +1,49 @@
+/**
+ * GET /v1/mids — {mids: {"<display name>": mid}} for ONLINE markets, by ascending marketId
+ * (interface.md "market ordering"); an optional `market` filter narrows it to one market (an
+ * OFFLINE one gives an empty map; an unresolvable one 400).
+ *
+ * mid = (best bid + best ask) / 2 of the book, printed with the tick's decimals, plus one more
+ * digit when the sum is odd ("96999.95"). When either side is empty the mid is "" — the venue
+ * prints "" when unavailable, and perpsim does not fall back to the mark price: a client that
+ * wants the mark reads /v1/prices (the same rule as oraclePrices' markPrice "0": no fallback).
+ */
+import { Type } from 'typebox';
+import { bestLevel, formatBig, type MarketState } from '../../engine/index.ts';
+import { badRequest, ok } from '../errors.ts';
+import { marketsById, resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+/** The book's mid as the venue prints it, or "" when a side is empty. */
+export function midPrice(ms: MarketState): string {
+  const bid = bestLevel(ms.book.bids);
+  const ask = bestLevel(ms.book.asks);
+  if (bid === undefined || ask === undefined) return '';
+  const { mantissa, scale } = ms.spec.tick;
+  const sumUnits = BigInt(bid.price + ask.price) * BigInt(mantissa);
+  if (sumUnits % 2n === 0n) return formatBig(sumUnits / 2n, scale);
+  return formatBig(sumUnits * 5n, scale + 1);
+}
+
+/** The mids map of the given markets: ONLINE ones only, in the given order. */
+export function midsRecord(markets: readonly MarketState[]): Record<string, string> {
+  const mids: Record<string, string> = {};
+  for (const ms of markets) if (ms.spec.status === 'ONLINE') mids[ms.spec.displayName] = midPrice(ms);
+  return mids;
+}
+
+export const mids: Operation = {
+  name: 'mids',
+  method: 'GET',
+  path: '/v1/mids',
+  auth: 'public',
+  description: 'mid prices of online markets',
+  schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  handle: (state, request) => {
+    const filter = request.query.market;
+    if (filter === undefined) return ok({ mids: midsRecord(marketsById(state.exchange)) });
+    const ms = resolveMarket(state.exchange, filter);
+    if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
+    return ok({ mids: midsRecord([ms]) });
+  },
+};

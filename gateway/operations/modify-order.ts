@@ -1,0 +1,234 @@
+/**
+ * POST /v1/modifyOrder — change a resting order's price and size (Scheme 1, op 3).
+ *
+ * Body (interface.md "Modify-order request body", supplement §2): address, accountIndex,
+ * marketId, `price`, `quantity` (the new **total** size, filled part included) and exactly one
+ * of `orderId` / `clientId`; optional `side` (or `orderSide`), `timeInForce`, `reduceOnly` —
+ * immutable echoes: when sent they must equal the resting order's (else the engine answers
+ * MODIFY_CHANGED_IMMUTABLE_FIELD) — `goodTilTime` (µs; a value different from the resting
+ * order's is a cancel-replace with a fresh expiry, an equal one or none modifies in place),
+ * `clientTime` (ns) and `signature` (batch elements).
+ *
+ * Signature (supplement §12): every form the sources disagree on verifies — the interface's
+ * (`id` always, `c` when the order has one, `g/r/s/t`), the newer (one of `id` / `c`) and the
+ * older (no `g/r/s/t`). Fields the body leaves out are filled from the target as last seen by
+ * the gateway's read model (live or recently ended): `id` from the order named by clientId,
+ * `c` from the order named by orderId, `g/r/s/t` from its goodTilTime, reduceOnly, side and
+ * timeInForce. When the target is unknown to the gateway, missing `g/r/s/t` are written as
+ * 0 (only the older form can then verify; such a modify can only be buffered or rejected).
+ *
+ * Order of checks: body schema (400) → exactly one of orderId / clientId (400) → header triple,
+ * key, address (401/403) → market, orderId shape, side, timeInForce (400) → price and quantity
+ * on tick and step (400 Tick) → goodTilTime shape (400) → signature (401) → replay (409) → the
+ * order pool, 1 (429) → the engine.
+ *
+ * Replies: 202 `ACK` when the engine applied the modify (in place, crossing, or
+ * cancel-replace; lifecycle on the orders channel) or buffered it for a target not yet on the
+ * book; 200 `REJECTED` with rejectionReason when the engine refused it (MODIFY_*,
+ * ORDER_NOT_FOUND_FOR_MODIFY, UNDERCOLLATERALIZED, POSITION_SIZE_CAP_EXCEEDED) or the
+ * replacement of a cancel-replace was itself rejected. The body (supplement §3): address,
+ * accountIndex, clientTime (int: the body's clientTime, 0 when absent), orderId, clientId,
+ * marketId, marketDisplayName, status, updateTime, goodTilTime, originalSize (the size before
+ * the modify; the requested quantity when the target is unknown), remainingSize, filledSize
+ * (after the modify), rejectionReason (200 only) and rateLimit.
+ */
+import { Type, type Static } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts';
+import type { CommandResult, ModifyOrderCommand, OrderEvent, SideCode, TifCode } from '../../engine/index.ts';
+import { goodTilTimeNs, verifyScheme1 } from '../auth/index.ts';
+import { fail, orderError, type Reply } from '../errors.ts';
+import { accountKeyOf } from '../exchange.ts';
+import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
+import { resolveMarket } from '../markets.ts';
+import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+import { checkTarget, orNull, present, sideCode, tifCode } from './order-write-support.ts';
+
+const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
+
+export const ModifyOrderBody = Type.Object(
+  {
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+    accountIndex: Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax }),
+    marketId: Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }),
+    goodTilTime: Type.Optional(Type.Union([Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Integer({ minimum: 0 })])),
+    quantity: DECIMAL,
+    price: DECIMAL,
+    reduceOnly: Type.Optional(orNull(Type.Boolean())),
+    orderId: Type.Optional(orNull(Type.String({ maxLength: 64 }))),
+    clientId: Type.Optional(orNull(Type.String({ maxLength: LIMITS.clientIdMaxLength, pattern: '^[A-Za-z0-9_-]*$' }))),
+    clientTime: Type.Optional(Type.Union([Type.Integer(), Type.String({ pattern: '^[0-9]{0,20}$' })])),
+    side: Type.Optional(Type.String()),
+    orderSide: Type.Optional(Type.String()),
+    timeInForce: Type.Optional(Type.String()),
+    timestamp: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    signature: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export type ModifyOrderBody = Static<typeof ModifyOrderBody>;
+
+export interface ParsedModify {
+  command: Omit<ModifyOrderCommand, 'time'>;
+  displayName: string;
+  /** The identifiers as sent ("" / null normalized to undefined). */
+  orderId: string | undefined;
+  clientId: string | undefined;
+  /** The target as the read model last saw it, before the modify. */
+  target: OrderEvent | undefined;
+  clientTime: number;
+}
+
+/** The caller's order named by orderId or clientId, live or recently ended, as last seen. */
+export function findOwnOrder(state: GatewayState, address: string, accountIndex: number, orderId: number | undefined, clientId: string | undefined): OrderEvent | undefined {
+  const own = (e: OrderEvent | undefined): OrderEvent | undefined => (e !== undefined && e.address === address && e.accountIndex === accountIndex ? e : undefined);
+  if (orderId !== undefined) return own(state.exchange.orders.get(orderId));
+  if (clientId === undefined) return undefined;
+  const live = findAccount(state.exchange.engine.accounts, address, accountIndex)?.clientIds.get(clientId);
+  if (live !== undefined) return own(state.exchange.orders.get(live.id));
+  const closed = state.exchange.closed.get(accountKeyOf(address, accountIndex)) ?? [];
+  for (let i = closed.length - 1; i >= 0; i--) {
+    const e = own(state.exchange.orders.get(closed[i]!));
+    if (e !== undefined && e.clientId === clientId) return e;
+  }
+  return undefined;
+}
+
+function clientTimeOf(value: string | number | undefined): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/**
+ * Authorizes one modify body into an engine command; a Reply when it is refused. `signature`
+ * is X-Signature for a single modify, the element's own in a batch.
+ */
+export function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): ParsedModify | Reply {
+  const orderId = present(body.orderId);
+  const clientId = present(body.clientId);
+  const target = checkTarget('Order', orderId, clientId);
+  if (target !== undefined) return target;
+  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
+  if (isReply(ctx)) return ctx;
+  const ms = resolveMarket(state.exchange, body.marketId);
+  if (ms === undefined) return orderError('Order', 'InvalidRequest', 'unknown market');
+  let id: number | undefined;
+  if (orderId !== undefined) {
+    const parsed = parseOrderId(orderId);
+    if (parsed === null) return orderError('Order', 'InvalidRequest', 'invalid orderId');
+    id = parsed;
+  }
+  const sideText = body.side ?? body.orderSide;
+  let side: SideCode | undefined;
+  if (sideText !== undefined) {
+    side = sideCode(sideText);
+    if (side === undefined) return orderError('Order', 'InvalidRequest', `invalid side: ${sideText}`);
+  }
+  let tif: TifCode | undefined;
+  if (body.timeInForce !== undefined) {
+    tif = tifCode(body.timeInForce);
+    if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
+  }
+  const ticks = priceToTicks(ms.spec, body.price);
+  if (ticks === null) return orderError('Order', 'Tick', 'price is not a multiple of tick size');
+  const quantums = sizeToQuantums(ms.spec, body.quantity);
+  if (quantums === null) return orderError('Order', 'Tick', 'quantity is not a multiple of step size');
+  let gtt: number | undefined;
+  if (body.goodTilTime !== undefined) {
+    gtt = Number(body.goodTilTime);
+    if (!Number.isSafeInteger(gtt)) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
+  }
+  const reduceOnly = body.reduceOnly ?? undefined;
+  const resting = findOwnOrder(state, ctx.address, body.accountIndex, id, clientId);
+  if (state.config.auth) {
+    const g = goodTilTimeNs(gtt ?? resting?.goodTilTime ?? 0) ?? 0n;
+    const verified = verifyScheme1(ctx.key.apiKey, signature, 3, {
+      address: ctx.address,
+      accountIndex: body.accountIndex,
+      clientId: clientId ?? resting?.clientId,
+      clientTimeNs: ctx.headers.timestampNs,
+      goodTilTimeNs: g,
+      orderId: orderId ?? (resting === undefined ? undefined : orderIdString(resting.orderId)),
+      marketId: body.marketId,
+      priceTicks: ticks,
+      sizeQuantums: quantums,
+      reduceOnly: reduceOnly ?? resting?.reduceOnly ?? false,
+      side: side ?? resting?.side ?? 0,
+      timeInForce: tif ?? resting?.tif ?? 0,
+    });
+    if (verified === null) return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+  }
+  return {
+    displayName: ms.spec.displayName,
+    orderId,
+    clientId,
+    target: resting,
+    clientTime: clientTimeOf(body.clientTime),
+    command: {
+      type: 'modifyOrder',
+      address: ctx.address,
+      accountIndex: body.accountIndex,
+      marketId: body.marketId,
+      orderId: id,
+      clientId,
+      price: ticks,
+      size: quantums,
+      side,
+      tif,
+      reduceOnly,
+      goodTilTime: gtt,
+    },
+  };
+}
+
+/** The modify's reply (status and body) from the engine's result. */
+export function modifyReply(state: GatewayState, parsed: ParsedModify, result: CommandResult, rateLimit: unknown): Reply {
+  if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+  if (result.kind !== 'order' && result.kind !== 'rejected' && result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+  const { command, target } = parsed;
+  const spec = state.exchange.engine.markets.get(command.marketId)!.spec;
+  const orderNumber = result.kind === 'done' ? target?.orderId ?? command.orderId : result.orderId ?? target?.orderId ?? command.orderId;
+  const after = orderNumber === undefined ? undefined : findOwnOrder(state, command.address, command.accountIndex, orderNumber, undefined);
+  const rejected = result.kind === 'rejected' || (result.kind === 'order' && result.status === 'REJECTED');
+  const body: Record<string, unknown> = {
+    address: command.address,
+    accountIndex: command.accountIndex,
+    clientTime: parsed.clientTime,
+    orderId: orderNumber === undefined ? '' : orderIdString(orderNumber),
+    clientId: after?.clientId ?? parsed.clientId ?? '',
+    marketId: command.marketId,
+    marketDisplayName: parsed.displayName,
+    status: rejected ? 'REJECTED' : 'ACK',
+    updateTime: state.exchange.clock(),
+    goodTilTime: String(after?.goodTilTime ?? command.goodTilTime ?? target?.goodTilTime ?? ''),
+    originalSize: formatSize(spec, target?.size ?? command.size),
+    remainingSize: formatSize(spec, after?.remaining ?? command.size),
+    filledSize: formatSize(spec, after?.filled ?? 0),
+  };
+  if (rejected) body.rejectionReason = result.kind === 'rejected' ? result.rejectionReason : result.kind === 'order' ? result.rejectionReason : undefined;
+  if (rateLimit !== undefined) body.rateLimit = rateLimit;
+  return { status: rejected ? 200 : 202, body };
+}
+
+export const modifyOrder: Operation = {
+  name: 'modifyOrder',
+  method: 'POST',
+  path: '/v1/modifyOrder',
+  auth: 'signed',
+  description: 'modify a resting order (price, size; a new goodTilTime cancel-replaces)',
+  schema: { body: ModifyOrderBody },
+  handle: (state, request) => {
+    const body = request.body as ModifyOrderBody;
+    const signature = String(request.headers['x-signature'] ?? '');
+    const parsed = modifyCommand(state, request, body, signature, 'verified');
+    if (isReply(parsed)) return parsed;
+    if (state.replay.has(signature)) return fail(409, 'replayed request');
+    const charge = chargeOrderWrite(state, request, 'modifyOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId });
+    if (isReply(charge)) return charge;
+    state.replay.add(signature);
+    return modifyReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
+  },
+};

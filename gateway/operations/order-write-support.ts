@@ -1,0 +1,188 @@
+/**
+ * What cancelOrder, modifyOrder, the three batches, cancelAllOrders and scheduleCancel share
+ * beyond common.ts: enum codes, the target rule (exactly one of orderId / clientId), request
+ * expiry (`validUntil`), the Scheme 2 checks, and the batch envelope.
+ *
+ * Batch envelope (interface.md "Order management", Scheme 1 rule 4, supplement §2, §3, §12):
+ * - the elements share address and accountIndex (400 InvalidRequest when they differ);
+ * - on REST the X-Signature header must be present and non-empty, its value is not verified;
+ *   without it every element is rejected: 401 `{error: "invalid order signature", responses}`
+ *   with one ERROR row per element (the header check is the batch's authentication, so it is
+ *   a 401 like any failed authentication, and the rows say it of every element);
+ * - each element is checked on its own (schema, signature, ticks): a failed one becomes a row
+ *   `{orderId, clientId, status: "ERROR", error}` while the rest proceed;
+ * - the whole batch takes one replay slot, keyed by its elements' signatures (they are verified
+ *   and cover the shared X-Timestamp, so resending the same batch is a replay);
+ * - the pools are charged N once for the batch; the reply is `{responses: [row…], rateLimit}`,
+ *   202 when at least one element was forwarded and acknowledged, 200 when every row is
+ *   already definitive (REJECTED / ERROR).
+ */
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
+import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
+import type { SideCode, TifCode } from '../../engine/index.ts';
+import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
+import { fail, orderError, type Reply } from '../errors.ts';
+import type { GatewayState, OperationRequest } from '../operation.ts';
+import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Schemas.
+
+/**
+ * `schema` or null, for fields where null means "omitted" (supplement §4: `time` null disarms).
+ * Written with ajv's `nullable` rather than a union with null: fastify's ajv coerces types, and
+ * in a union it would turn null into 0 / false / "" in the first branch before the null branch
+ * is tried. Batch elements are checked without ajv, after `withoutNulls`.
+ */
+export function orNull<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+/** A batch element with its null-valued fields dropped (null means omitted, as in a single request). */
+export function withoutNulls(element: unknown): unknown {
+  if (element === null || typeof element !== 'object' || Array.isArray(element)) return element;
+  return Object.fromEntries(Object.entries(element).filter(([, value]) => value !== null));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enums and identifiers.
+
+/** timeInForce text to `t` (0 GTT, 1 FOK, 2 IOC, 3 ALO); `GTC` is GTT (supplement §12). */
+export function tifCode(text: string): TifCode | undefined {
+  const name = TIME_IN_FORCE_ALIASES[text.toUpperCase()] ?? text.toUpperCase();
+  const index = (TIME_IN_FORCE as readonly string[]).indexOf(name);
+  return index < 0 ? undefined : (index as TifCode);
+}
+
+/** Modify's `side`: the interface writes buy/sell, placeOrder BUY/SELL; either case is accepted. */
+export function sideCode(text: string): SideCode | undefined {
+  const upper = text.toUpperCase();
+  return upper === 'BUY' ? 0 : upper === 'SELL' ? 1 : undefined;
+}
+
+/** An optional identifier as sent: an empty string or null counts as absent (like an omitted signed key). */
+export function present(value: string | null | undefined): string | undefined {
+  return value === undefined || value === null || value === '' ? undefined : value;
+}
+
+/** The target rule of cancel and modify: exactly one of orderId / clientId (400 otherwise). */
+export function checkTarget(source: ErrorSource, orderId: string | undefined, clientId: string | undefined): Reply | undefined {
+  if (orderId !== undefined && clientId !== undefined) return orderError(source, 'InvalidRequest', 'exactly one of orderId or clientId is required, not both');
+  if (orderId === undefined && clientId === undefined) return orderError(source, 'InvalidRequest', 'exactly one of orderId or clientId is required');
+  return undefined;
+}
+
+/**
+ * `validUntil` (epoch ms): past it the request must not be processed. 0 means no expiry, like
+ * an API key's validUntil. A passed expiry is refused 400 InvalidRequest: it is a body field
+ * that no longer validates, and the client must not retry the same request.
+ */
+export function checkValidUntil(state: GatewayState, source: ErrorSource, validUntil: number | null | undefined): Reply | undefined {
+  if (validUntil === undefined || validUntil === null || validUntil === 0) return undefined;
+  return state.nowMs() > validUntil ? orderError(source, 'InvalidRequest', 'request expired: validUntil has passed') : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheme 2 (cancelAllOrders, scheduleCancel).
+
+/**
+ * The signed-request checks (common.ts) plus the Scheme 2 signature over
+ * `timestamp + action + canonical_json(body)`; 401 `invalid signature` when it does not verify.
+ * The body canonicalized is the one the client sent (parsed again from the raw bytes), not
+ * the one schema validation handed the handler: ajv's type coercion may have rewritten values
+ * (`"5"` → 5), which would change the signed text.
+ */
+export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): SignedContext | Reply {
+  const ctx = signedContext(state, request, accountIndex);
+  if (isReply(ctx)) return ctx;
+  return verifyScheme2Signature(state, request, ctx) ?? ctx;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batches.
+
+/** One row of a batch reply. */
+export type BatchRow = Record<string, unknown>;
+
+/** The row of an element that did not go through. */
+export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): BatchRow {
+  return { orderId: orderId ?? '', clientId: clientId ?? '', status: 'ERROR', error };
+}
+
+/** A refusal (4xx/5xx reply) turned into an element's row. */
+export function rowFromReply(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchRow {
+  const error = (reply.body as { error?: unknown } | undefined)?.error;
+  return errorRow(orderId, clientId, typeof error === 'string' ? error : 'rejected');
+}
+
+const validators = new WeakMap<TSchema, Validator>();
+
+/** Checks one element against its single-request schema; the first error as text, or undefined. */
+export function elementError(schema: TSchema, value: unknown, where: string): string | undefined {
+  let validator = validators.get(schema);
+  if (validator === undefined) {
+    validator = Compile(schema) as unknown as Validator;
+    validators.set(schema, validator);
+  }
+  if (validator.Check(value)) return undefined;
+  const first = validator.Errors(value)[0];
+  return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message}`;
+}
+
+/** Field reads on an element that may not have passed its schema. */
+export function stringField(element: unknown, name: string): string | undefined {
+  const value = (element as Record<string, unknown> | null)?.[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * The batch's missing-X-Signature refusal, or undefined when the header is there: 401, every
+ * element rejected with `invalid order signature`.
+ */
+export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: (element: unknown) => [string | undefined, string | undefined]): Reply | undefined {
+  const error = checkBatchSignatureHeader(headersFromHttp(request.headers).signature);
+  if (error === null) return undefined;
+  const responses = elements.map((element) => {
+    const [orderId, clientId] = rowIds(element);
+    return errorRow(orderId, clientId, error.error);
+  });
+  return { status: error.status, body: { error: error.error, responses } };
+}
+
+/**
+ * The shared account of a batch: every element's address (when it has one) and accountIndex
+ * must agree (400 otherwise), then the signed-request checks once for the whole request (outer
+ * signature only present).
+ */
+export function batchContext(state: GatewayState, request: OperationRequest, source: ErrorSource, elements: readonly unknown[]): SignedContext | Reply {
+  let address: string | undefined;
+  let accountIndex: number | undefined;
+  for (const element of elements) {
+    const record = (element ?? {}) as Record<string, unknown>;
+    if (record.address !== undefined) {
+      const parsed = parseAddress(record.address);
+      if (parsed === null) return fail(400, 'invalid address');
+      if (address !== undefined && parsed !== address) return orderError(source, 'InvalidRequest', 'all elements must share address and accountIndex');
+      address = parsed;
+    }
+    if (Number.isInteger(record.accountIndex)) {
+      if (accountIndex !== undefined && record.accountIndex !== accountIndex) return orderError(source, 'InvalidRequest', 'all elements must share address and accountIndex');
+      accountIndex = record.accountIndex as number;
+    }
+  }
+  if (accountIndex === undefined) return orderError(source, 'InvalidRequest', 'accountIndex is required');
+  return signedContext(state, { ...request, body: address === undefined ? {} : { address } }, accountIndex, 'trade', 'present');
+}
+
+/** The batch's one replay slot: its operation and its elements' signatures. */
+export function batchReplayKey(operation: string, elements: readonly unknown[]): string {
+  return operation + ':' + elements.map((element) => stringField(element, 'signature') ?? '').join(',');
+}
+
+/** 202 when some element was forwarded and acknowledged, 200 when every row is definitive. */
+export function batchReply(responses: BatchRow[], rateLimit: unknown, acknowledged: string): Reply {
+  const body: Record<string, unknown> = { responses };
+  if (rateLimit !== undefined) body.rateLimit = rateLimit;
+  return { status: responses.some((row) => row.status === acknowledged) ? 202 : 200, body };
+}

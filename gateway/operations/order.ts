@@ -1,0 +1,32 @@
+/**
+ * GET /v1/order/{orderId} — one order's record, bare (supplement §6): its latest update.
+ *
+ * `orderId` is the hex id the venue prints (`liq:` prefix of liquidation orders optional). 404
+ * `{"error":"order not found"}` when the id is not one of ours, is no longer remembered, or
+ * belongs to another address. With `accountIndex` the order must also be that subaccount's;
+ * without it any subaccount of the address matches (order ids are unique exchange-wide).
+ */
+import { Type } from 'typebox';
+import { notFound, ok } from '../errors.ts';
+import { formatOrder, parseOrderId } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { AccountQuery, accountOf } from './common.ts';
+
+export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const order: Operation = {
+  name: 'order',
+  method: 'GET',
+  path: '/v1/order/:orderId',
+  auth: 'public',
+  description: 'one order',
+  schema: { querystring: AccountQuery, params: OrderParams },
+  handle: (state, request) => {
+    const ref = accountOf(request.query);
+    const id = parseOrderId(request.params.orderId);
+    const e = id === null ? undefined : state.exchange.orders.get(id);
+    if (e === undefined || e.address !== ref.address) return notFound('order not found');
+    if (request.query.accountIndex !== undefined && e.accountIndex !== ref.accountIndex) return notFound('order not found');
+    return ok(formatOrder(e, state.exchange.engine.markets.get(e.marketId)!.spec));
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * GET /v1/orders — the account's open orders and its recent closed orders (the last 1,000 kept
+ * by the exchange's read model): `{orders: [order record], total}`, newest first by createdAt.
+ *
+ * Filters (interface.md): market, status, side, from/to (epoch µs on createdAt). The interface
+ * gives `limit` to openOrders only; perpsim also accepts it here (1-1000, default 1000, larger
+ * values clamped: the interface's page cap). `total` counts every match, also those past the
+ * limit.
+ */
+import { ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { accountOf } from './common.ts';
+import { closedOrderEvents, openOrderEvents, orderFilters, orderPage, OrderListQuery } from './order-rows.ts';
+import { isFilterReply } from './read-filters.ts';
+
+export const orders: Operation = {
+  name: 'orders',
+  method: 'GET',
+  path: '/v1/orders',
+  auth: 'public',
+  description: 'open and recent closed orders',
+  schema: { querystring: OrderListQuery },
+  handle: (state, request) => {
+    const filters = orderFilters(state.exchange, request.query);
+    if (isFilterReply(filters)) return filters;
+    const ref = accountOf(request.query);
+    const events = [...openOrderEvents(state.exchange, ref), ...closedOrderEvents(state.exchange, ref)];
+    return ok(orderPage(state.exchange, events, filters));
+  },
+};

@@ -1,0 +1,104 @@
+/**
+ * The filters account-scoped list reads share (interface.md "Public and account reads",
+ * "Conventions", "Limits"): query schemas and their parsing into plain values.
+ *
+ * - `market`: a display name (case-insensitive) or a numeric id; unresolvable → 400.
+ * - `from` / `to`: epoch microseconds, inclusive, at least 1e14 (the schema answers 400 for
+ *   second- or millisecond-scale values); `from` after `to` → 400. History reads with a default
+ *   window (funding, interest) take `to` = now and `from` = `to` − 30 days.
+ * - `limit`: at least 1 (0 or below → 400), default 1000, larger values clamped to 1000.
+ * - Enum filters (side, role, status) are matched case-insensitively; anything else → 400.
+ *
+ * `newestFirst` walks an oldest-first list from its end and returns up to `limit` rows with
+ * `total`, the number of entries that matched the filters before the limit was applied.
+ */
+import { Type, type TObject, type TProperties } from 'typebox';
+import { LIMITS, type MarketState } from '../../engine/index.ts';
+import { badRequest, type Reply } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { resolveMarket } from '../markets.ts';
+import { AccountQuery, isReply } from './common.ts';
+
+const BOUND = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
+
+/** market, from, to, limit. */
+export const LIST_PARAMS = {
+  market: Type.Optional(Type.String()),
+  from: Type.Optional(BOUND),
+  to: Type.Optional(BOUND),
+  limit: Type.Optional(Type.Integer({ minimum: LIMITS.historyLimitMin })),
+};
+
+/** AccountQuery (address, accountIndex) plus `extra`; unknown parameters are ignored. */
+export function accountQueryWith<P extends TProperties>(extra: P): TObject {
+  return Type.Object({ ...AccountQuery.properties, ...extra }, { additionalProperties: true });
+}
+
+/** The market a `market` filter names, `null` when there is no filter, or a 400. */
+export function marketFilter(exchange: Exchange, query: Record<string, unknown>): MarketState | null | Reply {
+  const selector = query.market;
+  if (selector === undefined || selector === '') return null;
+  return resolveMarket(exchange, selector) ?? badRequest(`unknown market: ${String(selector)}`);
+}
+
+export interface Window {
+  from: number;
+  to: number;
+}
+
+/**
+ * The inclusive time window of a history read. `defaultSpanUs` given: `to` defaults to `now` and
+ * `from` to `to` − span; otherwise the missing bounds are open.
+ */
+export function windowOf(query: Record<string, unknown>, now: number, defaultSpanUs?: number): Window | Reply {
+  const to = query.to === undefined ? (defaultSpanUs === undefined ? Number.MAX_SAFE_INTEGER : now) : Number(query.to);
+  const from = query.from === undefined ? (defaultSpanUs === undefined ? 0 : to - defaultSpanUs) : Number(query.from);
+  if (from > to) return badRequest('from must not be after to');
+  return { from, to };
+}
+
+/** Rows a page may return: 1-1000, default 1000, larger values clamped. */
+export function limitOf(query: Record<string, unknown>): number {
+  if (query.limit === undefined) return LIMITS.historyLimitDefault;
+  return Math.min(LIMITS.historyLimitMax, Math.max(LIMITS.historyLimitMin, Math.trunc(Number(query.limit))));
+}
+
+/** An enum filter's value, uppercased; `null` when absent; a 400 when not one of `allowed`. */
+export function enumFilter<T extends string>(query: Record<string, unknown>, name: string, allowed: readonly T[]): T | null | Reply {
+  const value = query[name];
+  if (value === undefined || value === '') return null;
+  const upper = String(value).toUpperCase();
+  return (allowed as readonly string[]).includes(upper) ? (upper as T) : badRequest(`invalid ${name}: ${String(value)}`);
+}
+
+/** A filter parser's refusal (they return a value, null for "no filter", or a Reply). */
+export function isFilterReply(value: unknown): value is Reply {
+  return value !== null && typeof value === 'object' && isReply(value);
+}
+
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+/** Newest first: walks `list` (oldest first) backwards, keeping matches, up to `limit` rows. */
+export function newestFirst<T>(list: readonly T[], matches: (entry: T) => boolean, limit: number): Page<T> {
+  const rows: T[] = [];
+  let total = 0;
+  for (let i = list.length - 1; i >= 0; i--) {
+    const entry = list[i]!;
+    if (!matches(entry)) continue;
+    total++;
+    if (rows.length < limit) rows.push(entry);
+  }
+  return { rows, total };
+}
+
+export function inWindow(time: number, window: Window): boolean {
+  return time >= window.from && time <= window.to;
+}
+
+/** "-" + size for negative quantities (signed position and payment sizes). */
+export function signed(text: (abs: number) => string, value: number): string {
+  return (value < 0 ? '-' : '') + text(Math.abs(value));
+}

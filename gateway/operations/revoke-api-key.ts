@@ -1,0 +1,102 @@
+/**
+ * POST /v1/revokeApiKey — revoke one of a wallet's API keys (public, wallet-signed).
+ *
+ * Contract (interface.md Onboarding and keys, Authentication rule 5; supplement §5, §12 "Key
+ * signatures"): body `address, publicKey, apiWalletName, signature`, optional `accountIndex`
+ * (0-9 or 255, default 0) and `nonce` (single-use, shared with createApiKey: 409 on replay).
+ * The signature is the wallet's EIP-712 `RevokeApiKey` (perpsim's type, the venue's being
+ * unpublished: eip712.ts, docs/decisions.md) or the legacy EIP-191 personal_sign of
+ * `{"apiWalletName":…,"apiWalletPublicKey":…}` (index 0 only); a signer other than `address`
+ * is 401. Reply `{apiKey, address, revokedAt (µs), accountIndex}`. A revoked key answers 401
+ * on every signed request from then on.
+ *
+ * Order of checks: body schema (400) → nonce format (400) → signature shape (400) → signer
+ * (401) → nonce replay (409) → the key (404) → revocation.
+ *
+ * perpsim's choices (the venue's reply status and edge cases are unpublished):
+ * - HTTP 200: the key is revoked at once (no ingest delay is simulated).
+ * - The key is identified by `publicKey` alone; `apiWalletName` and `accountIndex` are covered
+ *   by the signature but not matched against the stored key.
+ * - A key that does not exist, or belongs to another address, is 404 `api key not found`.
+ * - Revoking an already revoked key succeeds again (idempotent), with the new time.
+ * - `accountIndex` echoes the request's value (default 0; 255 = every subaccount).
+ * - The nonce is validated like createApiKey's (a nanosecond time within −48 h / +24 h, or a
+ *   UUID) and spent only on success.
+ */
+import { Type } from 'typebox';
+import { AUTH_ERRORS, normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';
+import { fail, ok, type Reply } from '../errors.ts';
+import { revokeKey } from '../keys.ts';
+import { networkOf } from '../network.ts';
+import { isNonceSpent, spendNonce } from '../nonces.ts';
+import type { Operation } from '../operation.ts';
+import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, KEY_ACCOUNT_INDEX, KEY_NONCE, keyNonceError, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
+import { ADDRESS_PATTERN } from './common.ts';
+
+export const RevokeApiKeyBody = Type.Object(
+  {
+    address: Type.String({ pattern: ADDRESS_PATTERN }),
+    publicKey: API_PUBLIC_KEY,
+    apiWalletName: API_WALLET_NAME,
+    signature: WALLET_SIGNATURE,
+    accountIndex: Type.Optional(KEY_ACCOUNT_INDEX),
+    nonce: Type.Optional(KEY_NONCE),
+  },
+  { additionalProperties: true },
+);
+
+export interface RevokeApiKeyBody {
+  address: string;
+  publicKey: string;
+  apiWalletName: string;
+  signature: unknown;
+  accountIndex?: number;
+  nonce?: string;
+}
+
+export interface RevokeApiKeyReply {
+  apiKey: string;
+  address: string;
+  /** µs. */
+  revokedAt: number;
+  accountIndex: number;
+}
+
+export const revokeApiKey: Operation = {
+  name: 'revokeApiKey',
+  method: 'POST',
+  path: '/v1/revokeApiKey',
+  auth: 'wallet',
+  description: 'revoke an API key (wallet-signed)',
+  schema: { body: RevokeApiKeyBody },
+  handle: async (state, request): Promise<Reply> => {
+    const body = request.body as RevokeApiKeyBody;
+    const address = normalizeAddress(body.address);
+    if (address === null) return fail(400, 'invalid address');
+    const accountIndex = body.accountIndex ?? 0;
+    const nonce = body.nonce === undefined || body.nonce === '' ? undefined : body.nonce;
+    if (nonce !== undefined) {
+      const bad = keyNonceError(state, nonce);
+      if (bad !== null) return bad;
+    }
+    const signature = walletSignature(body.signature);
+    if (typeof signature !== 'string') return signature;
+    if (state.config.auth) {
+      const signer = await recoverApiKeyRevoker(
+        { apiWalletName: body.apiWalletName, apiWalletPublicKey: body.publicKey, accountIndex, nonce },
+        signature,
+        networkOf(state).chainId,
+        address,
+      );
+      if (signer?.signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+    }
+    if (nonce !== undefined && isNonceSpent(state, address, nonce)) return fail(409, 'nonce already used');
+    const apiKey = apiKeyOf(body.publicKey);
+    const existing = state.keys.byKey.get(apiKey);
+    if (existing === undefined || existing.address !== address) return fail(404, 'api key not found');
+    if (nonce !== undefined) spendNonce(state, address, nonce);
+    revokeKey(state.keys, apiKey);
+    const reply: RevokeApiKeyReply = { apiKey, address, revokedAt: state.exchange.clock(), accountIndex };
+    return ok(reply);
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * POST /v1/scheduleCancel — arm, refresh or disarm a dead man's switch (Scheme 2, arm and
+ * disarm alike: `timestamp + "scheduleCancel" + canonical_json(body)`).
+ *
+ * Body (interface.md "Order management", supplement §4): address, accountIndex (0 when
+ * absent), optional `marketId` (omitted or null: the account-wide switch), optional `time`
+ * (epoch µs, 5 s to 5 min ahead; omitted or null disarms). A decimal-digit string is taken as
+ * the number it spells (schema coercion); the signature is still checked over what was sent.
+ *
+ * Order of checks: body schema (400 Cancel InvalidRequest: `time` not a non-negative integer)
+ * → header triple, key, address (401/403) → Scheme 2 signature (401) → market (400) → `time`
+ * 5 s to 5 min ahead of the exchange clock (400 Cancel InvalidRequest; checked here, before
+ * charging, with the engine's own bounds; a past time never extends a switch) → replay (409) →
+ * an arm or refresh charges the cancel pool 1 (429), a disarm is free → the engine.
+ *
+ * Reply 200 (supplement §4): `{address, accountIndex, status: "scheduled" | "disarmed",
+ * marketId?, marketDisplayName?` (when scoped to a market), `time?` (echo on arm), `rateLimit?`
+ * (on arm / refresh, the cancel pool after charging; absent on a disarm, which charges
+ * nothing)}. Arming beyond a cap (10 auto-fires per UTC day per subaccount, 50 armed switches
+ * per wallet; a refresh is always allowed) answers 429 `{error}` with the engine's reason —
+ * not the rate-limit body, since no bucket or pool refused it — and the pool unit it was
+ * charged is kept, like any engine refusal.
+ */
+import { Type, type Static } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { fail, orderError } from '../errors.ts';
+import { resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+import { chargeOrderWrite } from './charge.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { orNull, scheme2Context } from './order-write-support.ts';
+
+export const ScheduleCancelBody = Type.Object(
+  {
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+    accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })),
+    marketId: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }))),
+    time: Type.Optional(orNull(Type.Integer({ minimum: 0 }))),
+  },
+  { additionalProperties: true },
+);
+
+export type ScheduleCancelBody = Static<typeof ScheduleCancelBody>;
+
+export const scheduleCancel: Operation = {
+  name: 'scheduleCancel',
+  method: 'POST',
+  path: '/v1/scheduleCancel',
+  auth: 'signed',
+  description: "arm, refresh or disarm the dead man's switch",
+  schema: { body: ScheduleCancelBody },
+  handle: (state, request) => {
+    const body = request.body as ScheduleCancelBody;
+    const accountIndex = body.accountIndex ?? 0;
+    const ctx = scheme2Context(state, request, accountIndex);
+    if (isReply(ctx)) return ctx;
+    const marketId = body.marketId ?? undefined;
+    const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
+    if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+    const deadline = body.time === undefined || body.time === null ? null : Number(body.time);
+    if (deadline !== null) {
+      const ahead = deadline - state.exchange.clock();
+      if (!Number.isSafeInteger(deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
+        return orderError('Cancel', 'InvalidRequest', 'time must be 5 seconds to 5 minutes in the future (epoch microseconds)');
+      }
+    }
+    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
+    let rateLimit: unknown;
+    if (deadline !== null) {
+      const charge = chargeOrderWrite(state, request, 'scheduleCancel', ctx.address, accountIndex, 1, { kind: 'other' });
+      if (isReply(charge)) return charge;
+      rateLimit = charge.rateLimit;
+    }
+    state.replay.add(ctx.headers.signature);
+    const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
+    if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
+    if (result.kind === 'limited') return fail(429, result.error);
+    if (result.kind !== 'done' || result.switchState === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+    const reply: Record<string, unknown> = { address: ctx.address, accountIndex, status: result.switchState };
+    if (ms !== undefined) {
+      reply.marketId = ms.spec.id;
+      reply.marketDisplayName = ms.spec.displayName;
+    }
+    if (result.switchState === 'scheduled' && deadline !== null) reply.time = deadline;
+    if (rateLimit !== undefined) reply.rateLimit = rateLimit;
+    return { status: 200, body: reply };
+  },
+};

@@ -1,0 +1,113 @@
+/**
+ * POST /v1/setLeverage — per (account, market) leverage and margin mode (Scheme 2).
+ *
+ * Contract (interface.md Order management "setLeverage"; supplement §4, §12 "setLeverage
+ * reply"): body `address, marketId, leverage` (integer 1..floor(1/IMF)), optional `isolated`
+ * (true switches the market to isolated mode, false to cross) and `accountIndex` (0-9, default
+ * 0). On REST the outcome is definitive: 200 `APPLIED`, or 422 `REJECTED` with `rejectReason`
+ * (UNDERCOLLATERALIZED, HAS_OPEN_POSITION) and the prior leverage kept. The reply is
+ * `{requestId, address, accountIndex, marketId, leverage, status, marginMode?, rejectReason?}`:
+ * `leverage` is the leverage in effect after the request (the prior one on a rejection),
+ * `marginMode` (CROSS / ISOLATED, the mode in effect) only when the body sent `isolated`. The
+ * same requestId is on the accountAttributeUpdates leverage / leverageReject entry.
+ *
+ * Order of checks: body schema (400) → header triple, key, address (401/403) → market known and
+ * ONLINE (400) → leverage in 1..market max (400: checked here, so the engine's INVALID_LEVERAGE
+ * is never reached over REST) → the Scheme 2 signature (401) → replay of the signature (409) →
+ * the engine.
+ *
+ * perpsim's choices: `requestId` is a name-based UUID of the request (request-id.ts); no
+ * subaccount pool is charged (the pools are for order and cancel writes).
+ */
+import { Type } from 'typebox';
+import { findAccount } from '../../engine/index.ts';
+import { LIMITS } from '../../engine/spec.ts';
+import { fail, ok, type Reply } from '../errors.ts';
+import { resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+import { requestIdOf } from '../request-id.ts';
+import { checkScheme2, SUBACCOUNT } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+
+export const SetLeverageBody = Type.Object(
+  {
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+    accountIndex: Type.Optional(SUBACCOUNT),
+    marketId: Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }),
+    leverage: Type.Integer(),
+    isolated: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
+
+export interface SetLeverageBody {
+  address?: string;
+  accountIndex?: number;
+  marketId: number;
+  leverage: number;
+  isolated?: boolean;
+}
+
+export type MarginMode = 'CROSS' | 'ISOLATED';
+
+export interface SetLeverageReply {
+  requestId: string;
+  address: string;
+  accountIndex: number;
+  marketId: number;
+  leverage: number;
+  status: 'APPLIED' | 'REJECTED';
+  marginMode?: MarginMode;
+  rejectReason?: string;
+}
+
+export const setLeverage: Operation = {
+  name: 'setLeverage',
+  method: 'POST',
+  path: '/v1/setLeverage',
+  auth: 'signed',
+  description: 'set the leverage and margin mode of one market',
+  schema: { body: SetLeverageBody },
+  handle: (state, request): Reply => {
+    const body = request.body as SetLeverageBody;
+    const accountIndex = body.accountIndex ?? 0;
+    const ctx = signedContext(state, request, accountIndex);
+    if (isReply(ctx)) return ctx;
+    const ms = resolveMarket(state.exchange, body.marketId);
+    if (ms === undefined) return fail(400, 'unknown market');
+    if (ms.spec.status !== 'ONLINE') return fail(400, 'market is offline');
+    const max = ms.spec.maxLeverage;
+    if (body.leverage < 1 || body.leverage > max) return fail(400, `leverage must be an integer from 1 to ${max}`);
+    const refused = checkScheme2(state, request, ctx);
+    if (refused !== null) return refused;
+    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
+    state.replay.add(ctx.headers.signature);
+    const requestId = requestIdOf('setLeverage', ctx.address, accountIndex, ctx.headers.timestampText, ctx.headers.signature);
+    const result = state.exchange.submit({
+      type: 'setLeverage',
+      address: ctx.address,
+      accountIndex,
+      marketId: ms.spec.id,
+      leverage: body.leverage,
+      isolated: body.isolated,
+      requestId,
+    });
+    if (result.kind === 'invalid') return fail(400, result.error);
+    if (result.kind !== 'done' || result.leverageStatus === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+    const applied = result.leverageStatus === 'APPLIED';
+    const reply: SetLeverageReply = {
+      requestId,
+      address: ctx.address,
+      accountIndex,
+      marketId: ms.spec.id,
+      leverage: result.leverage ?? body.leverage,
+      status: result.leverageStatus,
+    };
+    if (body.isolated !== undefined) {
+      const isolated = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex)?.markets[ms.slot]?.isolated ?? false;
+      reply.marginMode = isolated ? 'ISOLATED' : 'CROSS';
+    }
+    if (!applied && result.rejectReason !== undefined) reply.rejectReason = result.rejectReason;
+    return ok(reply, applied ? 200 : 422);
+  },
+};

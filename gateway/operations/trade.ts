@@ -1,0 +1,73 @@
+/**
+ * GET /v1/trade/{tradeId} (and GET /v1/trade?tradeId=) — one public trade by its tradeId.
+ *
+ * The interface lists /v1/trade without parameters; perpsim reads it as the single-trade
+ * lookup that live clients call as `/v1/trade/<tradeId>?market=<market>`: the bare trade record
+ * (the same row GET /v1/trades returns, like GET /v1/order/{orderId} returns a bare order).
+ * `tradeId` is the hex string of the trade rows and fills ("0x" accepted); the optional
+ * `market` selector narrows the search. Malformed tradeId or unresolvable market → 400,
+ * no such trade (or one the bounded trades read model no longer holds) → 404.
+ */
+import { Type } from 'typebox';
+import { badRequest, notFound, ok, type Reply } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { marketsById, resolveMarket } from '../markets.ts';
+import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { tradeRecord, type TradeRecord } from './trades.ts';
+
+/** A tradeId as printed (hex, optional 0x) back to the engine's number; null when malformed. */
+export function parseTradeId(text: unknown): number | null {
+  if (typeof text !== 'string' || !/^(0x)?[0-9a-fA-F]{1,13}$/.test(text)) return null;
+  const n = Number.parseInt(text.replace(/^0x/i, ''), 16);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+export function findTrade(exchange: Exchange, marketIds: readonly number[], tradeId: number): TradeRecord | undefined {
+  for (const id of marketIds) {
+    for (const e of exchange.trades.get(id) ?? []) {
+      for (const entry of e.entries) if (entry.tradeId === tradeId) return tradeRecord(exchange, e, entry);
+    }
+  }
+  return undefined;
+}
+
+function handle(state: GatewayState, request: OperationRequest): Reply {
+  const raw = request.params.tradeId ?? request.query.tradeId;
+  if (raw === undefined) return badRequest('tradeId is required');
+  const tradeId = parseTradeId(raw);
+  if (tradeId === null) return badRequest(`invalid tradeId: ${String(raw)}`);
+  const filter = request.query.market;
+  let marketIds: number[];
+  if (filter === undefined) {
+    marketIds = marketsById(state.exchange).map((ms) => ms.spec.id);
+  } else {
+    const ms = resolveMarket(state.exchange, filter);
+    if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
+    marketIds = [ms.spec.id];
+  }
+  const found = findTrade(state.exchange, marketIds, tradeId);
+  return found === undefined ? notFound('trade not found') : ok(found);
+}
+
+const TradeQuery = Type.Object({ market: Type.Optional(Type.String()), tradeId: Type.Optional(Type.String()) }, { additionalProperties: true });
+
+export const trade: Operation = {
+  name: 'trade',
+  method: 'GET',
+  path: '/v1/trade/:tradeId',
+  auth: 'public',
+  description: 'one public trade by tradeId',
+  schema: { params: Type.Object({ tradeId: Type.String() }), querystring: TradeQuery },
+  handle,
+};
+
+/** The same lookup with the id in the query, for the path as the interface lists it. */
+export const tradeByQuery: Operation = {
+  name: 'trade',
+  method: 'GET',
+  path: '/v1/trade',
+  auth: 'public',
+  description: 'one public trade by tradeId (query)',
+  schema: { querystring: TradeQuery },
+  handle,
+};

@@ -1,0 +1,123 @@
+/**
+ * GET /v1/trades — public trades, newest first, one row per maker/taker pair (supplement §6,
+ * §7 trade record).
+ *
+ * Query: `market` (selector; optional — without it every market's trades are merged, newest
+ * first, since the interface lists no required parameter), `limit` 1-1000 (default 1000,
+ * larger values clamped), `from` / `to` epoch µs, inclusive, each at least 1e14 (smaller → 400),
+ * `from` after `to` → 400.
+ *
+ * Row: side is the taker's side; tradeId, takerOrderId and makerOrderId are lowercase hex like
+ * the fill records (an engine liquidation order prints `liq:<hex>` while the exchange still
+ * remembers it); timestamp is the execution time (µs); sequenceNumber is the market sequence the
+ * execution's book delta carries, shared by every row of one taker execution. Newest first
+ * means descending tradeId (tradeIds are issued in execution order across markets).
+ * Rows come from the exchange's trades read model, bounded per market (exchange.ts).
+ */
+import { Type } from 'typebox';
+import { LIMITS, type TradeEntry, type TradesEvent } from '../../engine/index.ts';
+import { badRequest, ok } from '../errors.ts';
+import type { Exchange } from '../exchange.ts';
+import { orderIdString, price, sideName, size } from '../format.ts';
+import { marketsById, resolveMarket } from '../markets.ts';
+import type { Operation } from '../operation.ts';
+
+export interface TradeRecord {
+  marketId: number;
+  marketDisplayName: string;
+  side: 'BUY' | 'SELL';
+  price: string;
+  size: string;
+  tradeId: string;
+  timestamp: number;
+  takerOrderId: string;
+  takerAddress: string;
+  makerOrderId: string;
+  makerAddress: string;
+  sequenceNumber: number;
+}
+
+/** An orderId as fill records print it: `liq:` for the engine's own orders it still knows. */
+function publicOrderId(exchange: Exchange, orderId: number): string {
+  return orderIdString(orderId, exchange.orders.get(orderId)?.origin);
+}
+
+/** The trade record of one maker/taker pair of a trades event. */
+export function tradeRecord(exchange: Exchange, e: TradesEvent, entry: TradeEntry): TradeRecord {
+  const spec = exchange.engine.markets.get(e.marketId)!.spec;
+  return {
+    marketId: e.marketId,
+    marketDisplayName: spec.displayName,
+    side: sideName(e.takerSide),
+    price: price(spec, entry.price),
+    size: size(spec, entry.size),
+    tradeId: entry.tradeId.toString(16),
+    timestamp: e.time,
+    takerOrderId: publicOrderId(exchange, e.takerOrderId),
+    takerAddress: entry.takerAddress,
+    makerOrderId: publicOrderId(exchange, entry.makerOrderId),
+    makerAddress: entry.makerAddress,
+    sequenceNumber: e.marketSeq,
+  };
+}
+
+export interface TradeWindow {
+  from?: number | undefined;
+  to?: number | undefined;
+  limit: number;
+}
+
+/** Trades of the given markets within [from, to], newest first (descending tradeId), at most `limit`. */
+export function recentTrades(exchange: Exchange, marketIds: readonly number[], window: TradeWindow): TradeRecord[] {
+  const from = window.from ?? -Infinity;
+  const to = window.to ?? Infinity;
+  const picked: { e: TradesEvent; entry: TradeEntry }[] = [];
+  for (const id of marketIds) {
+    const events = exchange.trades.get(id) ?? [];
+    // Each market's newest `limit` rows in the window are enough for the merge.
+    let taken = 0;
+    for (let i = events.length - 1; i >= 0 && taken < window.limit; i--) {
+      const e = events[i]!;
+      if (e.time > to) continue;
+      if (e.time < from) break;
+      for (let j = e.entries.length - 1; j >= 0 && taken < window.limit; j--, taken++) picked.push({ e, entry: e.entries[j]! });
+    }
+  }
+  picked.sort((a, b) => b.entry.tradeId - a.entry.tradeId);
+  return picked.slice(0, window.limit).map(({ e, entry }) => tradeRecord(exchange, e, entry));
+}
+
+const TimeBound = Type.Optional(Type.Integer({ minimum: LIMITS.minMicrosecondBound }));
+
+export const TradesQuery = Type.Object(
+  {
+    market: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.Integer({ minimum: LIMITS.historyLimitMin })),
+    from: TimeBound,
+    to: TimeBound,
+  },
+  { additionalProperties: true },
+);
+
+export const trades: Operation = {
+  name: 'trades',
+  method: 'GET',
+  path: '/v1/trades',
+  auth: 'public',
+  description: 'public trades, newest first',
+  schema: { querystring: TradesQuery },
+  handle: (state, request) => {
+    const query = request.query as { market?: string; limit?: number; from?: number; to?: number };
+    let marketIds: number[];
+    if (query.market === undefined) {
+      marketIds = marketsById(state.exchange).map((ms) => ms.spec.id);
+    } else {
+      const ms = resolveMarket(state.exchange, query.market);
+      if (ms === undefined) return badRequest(`unknown market: ${query.market}`);
+      marketIds = [ms.spec.id];
+    }
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) return badRequest('from must not be after to');
+    const limit = Math.min(query.limit ?? LIMITS.historyLimitDefault, LIMITS.historyLimitMax);
+    return ok({ trades: recentTrades(state.exchange, marketIds, { from: query.from, to: query.to, limit }) });
+  },
+};

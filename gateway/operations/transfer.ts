@@ -1,0 +1,113 @@
+/**
+ * POST /v1/transfer — collateral between two subaccounts of one wallet (wallet-signed).
+ *
+ * Contract (interface.md Order management "withdraw" row: internal transfer between
+ * subaccounts; supplement §5): body `ethereumAddress, fromAccountIndex, toAccountIndex` (0-9,
+ * different), `amount` (positive integer string of quote quantums), `nonce` (1-64 characters,
+ * single-use per wallet, shared with withdraw: 409 on replay), `signature` `{r, s, v}` over the
+ * EIP-712 payload `Transfer(address ethereumAddress,uint8 fromAccountIndex,uint8 toAccountIndex,
+ * uint256 amount,string nonce)` in the domain `{name: "Arcus Transfer", version: "1", chainId,
+ * verifyingContract}` (the gateway's network, network.ts). The signer must be
+ * `ethereumAddress` (401 otherwise). No X-API-Key is needed. The outcome is on
+ * accountTransferUpdates: a transferOut row on the source subaccount and, when it completes, a
+ * transferIn row on the destination, both with the same operation id.
+ *
+ * Order of checks: body schema (400) → indices differ, amount positive (400) → signature shape
+ * (400) → signer (401) → the engine (nonce 409).
+ *
+ * perpsim's choices (the reply is undocumented): 202 `{transferId, ethereumAddress,
+ * fromAccountIndex, toAccountIndex, amount, status: "PENDING", submittedAt}`, the withdraw
+ * reply's shape — `transferId` is the engine's operation id as a decimal string (the id of both
+ * transfer rows), `amount` canonical digits, `submittedAt` engine time in microseconds; the
+ * outcome (COMPLETED, or REJECTED with INSUFFICIENT_FREE_COLLATERAL) comes on the channel, as
+ * for a withdrawal. Unknown body fields are ignored.
+ */
+import { Type } from 'typebox';
+import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';
+import { fail, ok, type Reply } from '../errors.ts';
+import { networkOf } from '../network.ts';
+import type { Operation } from '../operation.ts';
+import { parseQuantums, QUANTUMS, SUBACCOUNT, TRANSFER_NONCE, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
+import { ADDRESS_PATTERN } from './common.ts';
+
+export const TransferBody = Type.Object(
+  {
+    ethereumAddress: Type.String({ pattern: ADDRESS_PATTERN }),
+    fromAccountIndex: SUBACCOUNT,
+    toAccountIndex: SUBACCOUNT,
+    amount: QUANTUMS,
+    nonce: TRANSFER_NONCE,
+    signature: WALLET_SIGNATURE,
+  },
+  { additionalProperties: true },
+);
+
+export interface TransferBody {
+  ethereumAddress: string;
+  fromAccountIndex: number;
+  toAccountIndex: number;
+  amount: string | number;
+  nonce: string;
+  signature: unknown;
+}
+
+export interface TransferReply {
+  transferId: string;
+  ethereumAddress: string;
+  fromAccountIndex: number;
+  toAccountIndex: number;
+  amount: string;
+  status: 'PENDING';
+  /** µs. */
+  submittedAt: number;
+}
+
+export const transfer: Operation = {
+  name: 'transfer',
+  method: 'POST',
+  path: '/v1/transfer',
+  auth: 'wallet',
+  description: 'transfer collateral between two subaccounts of a wallet',
+  schema: { body: TransferBody },
+  handle: async (state, request): Promise<Reply> => {
+    const body = request.body as TransferBody;
+    const address = normalizeAddress(body.ethereumAddress);
+    if (address === null) return fail(400, 'invalid ethereumAddress');
+    if (body.fromAccountIndex === body.toAccountIndex) return fail(400, 'fromAccountIndex and toAccountIndex must differ');
+    const amount = parseQuantums(body.amount);
+    if (amount === null || amount === 0n) return fail(400, 'amount must be a positive integer number of quote quantums');
+    const signature = walletSignature(body.signature);
+    if (typeof signature !== 'string') return signature;
+    if (state.config.auth) {
+      const network = networkOf(state);
+      if (network.verifyingContract === null) return fail(500, 'transfers are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
+      const signer = await recoverTransferSigner(
+        { ethereumAddress: address, fromAccountIndex: body.fromAccountIndex, toAccountIndex: body.toAccountIndex, amount, nonce: body.nonce },
+        signature,
+        network,
+      );
+      if (signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+    }
+    const result = state.exchange.submit({
+      type: 'transfer',
+      address,
+      fromAccountIndex: body.fromAccountIndex,
+      toAccountIndex: body.toAccountIndex,
+      amount,
+      nonce: body.nonce,
+    });
+    if (result.kind === 'conflict') return fail(409, result.error);
+    if (result.kind === 'invalid') return fail(400, result.error);
+    if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+    const reply: TransferReply = {
+      transferId: String(result.operationId),
+      ethereumAddress: address,
+      fromAccountIndex: body.fromAccountIndex,
+      toAccountIndex: body.toAccountIndex,
+      amount: amount.toString(),
+      status: 'PENDING',
+      submittedAt: state.exchange.clock(),
+    };
+    return ok(reply, 202);
+  },
+};

@@ -1,0 +1,162 @@
+/**
+ * POST /v1/withdraw — collateral out of a subaccount, to the wallet that owns it.
+ *
+ * Contract (interface.md Order management "withdraw", Authentication rule 5; supplement §1
+ * op 5, §5): two forms of authorization.
+ * - Wallet: body `ethereumAddress, amount, nonce, signature, accountIndex?, spotAssetId?` and no
+ *   X-API-Key; `signature` is `{r, s, v}` over the EIP-712 payload
+ *   `Withdraw(address ethereumAddress,uint8 accountIndex,uint256 amount,string nonce)` in the
+ *   domain `{name: "Arcus Withdraw", version: "1", chainId, verifyingContract}` (the gateway's
+ *   network, network.ts: testnet by default).
+ * - API key: the same body without `signature`, plus the header triple; X-Signature is the
+ *   key's Ed25519 signature over the Scheme 1 op 5 payload `{ad, ai, ct, n, op, q, v}` (`n` the
+ *   nonce, `q` the amount in quote quantums, `ct` the X-Timestamp). The key must carry the
+ *   withdraw permission (403 otherwise; keys from the public createApiKey are trade-only).
+ *
+ * `amount` is an integer string of quote quantums (1e9 = 1 USD), at least 1e9 (400, interface
+ * "withdrawal below minimum gives 400"), and exactly representable in collateral base units:
+ * USDG has 6 decimals (supplement §13), so a multiple of 1,000 quantums (400 otherwise).
+ * `nonce` is 1-64 characters and single-use per wallet, shared with transfer (409 on replay,
+ * kept by the engine). Withdrawals go to self only: the wallet signer (or the key's master
+ * address) must be `ethereumAddress`, the account withdrawn from is `ethereumAddress`'s
+ * subaccount `accountIndex` (default 0).
+ *
+ * Reply 202 `{withdrawalId, ethereumAddress, accountIndex, amount, status: "PENDING",
+ * submittedAt}`; the outcome (COMPLETED, or REJECTED with INSUFFICIENT_FREE_COLLATERAL) is the
+ * engine's transfer event on accountTransferUpdates, whose operation id is the withdrawalId.
+ *
+ * Order of checks: body schema (400) → amount (400) → authorization (401 / 403; a malformed
+ * wallet signature 400) → replay of an API-key signature (409) → the engine (nonce 409).
+ *
+ * perpsim's choices: the API-key form is chosen by the presence of X-API-Key (a body
+ * `signature` is then ignored); without X-API-Key and without `signature` the answer is 401
+ * `missing signature`. `withdrawalId` is the engine's operation id as a decimal string;
+ * `amount` is echoed as canonical digits; `submittedAt` is the engine time in microseconds.
+ * `spotAssetId` may only name the quote collateral (absent or 0); anything else is 400. A body
+ * `address`, when sent, must equal `ethereumAddress` (403). Unknown body fields are ignored.
+ */
+import { Type } from 'typebox';
+import { LIMITS } from '../../engine/spec.ts';
+import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner, verifyScheme1 } from '../auth/index.ts';
+import { fail, ok, type Reply } from '../errors.ts';
+import { networkOf } from '../network.ts';
+import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import {
+  parseQuantums,
+  QUANTUMS,
+  QUANTUMS_PER_COLLATERAL_UNIT,
+  SUBACCOUNT,
+  TRANSFER_NONCE,
+  WALLET_SIGNATURE,
+  walletSignature,
+} from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply, parseAddress, signedContext } from './common.ts';
+
+export const WithdrawBody = Type.Object(
+  {
+    ethereumAddress: Type.String({ pattern: ADDRESS_PATTERN }),
+    amount: QUANTUMS,
+    nonce: TRANSFER_NONCE,
+    signature: Type.Optional(WALLET_SIGNATURE),
+    accountIndex: Type.Optional(SUBACCOUNT),
+    spotAssetId: Type.Optional(Type.Integer({ minimum: 0 })),
+    address: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export interface WithdrawBody {
+  ethereumAddress: string;
+  amount: string | number;
+  nonce: string;
+  signature?: unknown;
+  accountIndex?: number;
+  spotAssetId?: number;
+  address?: string;
+}
+
+export interface WithdrawReply {
+  withdrawalId: string;
+  ethereumAddress: string;
+  accountIndex: number;
+  amount: string;
+  status: 'PENDING';
+  /** µs. */
+  submittedAt: number;
+}
+
+interface Withdrawal {
+  address: string;
+  accountIndex: number;
+  amount: bigint;
+  nonce: string;
+}
+
+/** The key form: header triple, withdraw permission, Scheme 1 op 5 over the parsed values. */
+function authorizeByKey(state: GatewayState, request: OperationRequest, body: WithdrawBody, w: Withdrawal): Reply | null {
+  if (body.address !== undefined && parseAddress(body.address) !== w.address) return fail(403, 'withdrawals go to the signer\'s own address only');
+  const ctx = signedContext(state, { ...request, body: { ...body, address: w.address } }, w.accountIndex, 'withdraw');
+  if (isReply(ctx)) return ctx;
+  if (state.config.auth) {
+    const verified = verifyScheme1(ctx.key.apiKey, ctx.headers.signature, 5, {
+      address: w.address,
+      accountIndex: w.accountIndex,
+      clientTimeNs: ctx.headers.timestampNs,
+      nonce: w.nonce,
+      amountQuantums: w.amount,
+    });
+    if (verified === null) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+  }
+  if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
+  state.replay.add(ctx.headers.signature);
+  return null;
+}
+
+/** The wallet form: EIP-712 Withdraw signed by `ethereumAddress` itself. */
+async function authorizeByWallet(state: GatewayState, body: WithdrawBody, w: Withdrawal): Promise<Reply | null> {
+  if (body.signature === undefined) return fail(AUTH_ERRORS.missingSignature.status, AUTH_ERRORS.missingSignature.error);
+  const signature = walletSignature(body.signature);
+  if (typeof signature !== 'string') return signature;
+  if (body.address !== undefined && parseAddress(body.address) !== w.address) return fail(403, 'withdrawals go to the signer\'s own address only');
+  if (!state.config.auth) return null;
+  const network = networkOf(state);
+  if (network.verifyingContract === null) return fail(500, 'withdrawals are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
+  const signer = await recoverWithdrawSigner({ ethereumAddress: w.address, accountIndex: w.accountIndex, amount: w.amount, nonce: w.nonce }, signature, network);
+  // A well-shaped signature that recovers no key (null) is as invalid as another wallet's.
+  return signer === w.address ? null : fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+}
+
+export const withdraw: Operation = {
+  name: 'withdraw',
+  method: 'POST',
+  path: '/v1/withdraw',
+  auth: 'wallet',
+  description: 'withdraw collateral to the owning wallet',
+  schema: { body: WithdrawBody },
+  handle: async (state, request): Promise<Reply> => {
+    const body = request.body as WithdrawBody;
+    const address = normalizeAddress(body.ethereumAddress);
+    if (address === null) return fail(400, 'invalid ethereumAddress');
+    const amount = parseQuantums(body.amount);
+    if (amount === null) return fail(400, 'amount must be an integer number of quote quantums');
+    if (amount < LIMITS.minWithdrawalQuantums) return fail(400, 'withdrawal below the minimum of 1000000000 quote quantums (1 USD)');
+    if (amount % QUANTUMS_PER_COLLATERAL_UNIT !== 0n) return fail(400, `amount must be a multiple of ${QUANTUMS_PER_COLLATERAL_UNIT} quote quantums (one collateral base unit)`);
+    if (body.spotAssetId !== undefined && body.spotAssetId !== 0) return fail(400, 'unknown spotAssetId: only the quote collateral (0) can be withdrawn');
+    const w: Withdrawal = { address, accountIndex: body.accountIndex ?? 0, amount, nonce: body.nonce };
+    const refused = request.headers['x-api-key'] !== undefined ? authorizeByKey(state, request, body, w) : await authorizeByWallet(state, body, w);
+    if (refused !== null) return refused;
+    const result = state.exchange.submit({ type: 'withdraw', address, accountIndex: w.accountIndex, amount, nonce: w.nonce });
+    if (result.kind === 'conflict') return fail(409, result.error);
+    if (result.kind === 'invalid') return fail(400, result.error);
+    if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+    const reply: WithdrawReply = {
+      withdrawalId: String(result.operationId),
+      ethereumAddress: address,
+      accountIndex: w.accountIndex,
+      amount: amount.toString(),
+      status: 'PENDING',
+      submittedAt: state.exchange.clock(),
+    };
+    return ok(reply, 202);
+  },
+};

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { compileMarket, priceToTicks, sizeToQuantums, type TradesEvent } from '../engine/index.ts';
+import { addTrades, attachCandles, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US } from '../gateway/candles.ts';
+import { createExchange } from '../gateway/exchange.ts';
+import { defaultMarkets } from '../sim/markets.ts';
+
+const btc = compileMarket(defaultMarkets()[0]!);
+const MIN = 60_000_000;
+/** 2024-01-01 00:00 UTC, a Monday. */
+const MONDAY = 1_704_067_200_000_000;
+
+let nextTradeId = 1;
+function trades(time: number, takerSide: 0 | 1, fills: [price: string, size: string][]): TradesEvent {
+  return {
+    type: 'trades',
+    globalSeq: 0,
+    time,
+    marketSeq: 0,
+    marketId: btc.id,
+    takerOrderId: 99,
+    takerSide,
+    entries: fills.map(([p, s]) => ({
+      tradeId: nextTradeId++,
+      price: priceToTicks(btc, p)!,
+      size: sizeToQuantums(btc, s)!,
+      makerOrderId: 1,
+      makerAddress: '0x' + 'b'.repeat(40),
+      makerAccountIndex: 0,
+      takerAddress: '0x' + 'a'.repeat(40),
+      takerAccountIndex: 0,
+    })),
+  };
+}
+
+describe('bar windows: openTime = floor(time / length) · length; 1w opens Monday 00:00 UTC', () => {
+  it('aligns minutes, hours and days to the epoch', () => {
+    expect(barOpenTime('1m', MONDAY + 59_999_999)).toBe(MONDAY);
+    expect(barOpenTime('5m', MONDAY + 7 * MIN)).toBe(MONDAY + 5 * MIN);
+    expect(barOpenTime('1h', MONDAY + 61 * MIN)).toBe(MONDAY + 60 * MIN);
+    expect(barOpenTime('1d', MONDAY + 25 * 60 * MIN)).toBe(MONDAY + TIMEFRAME_US['1d']);
+    expect(barOpenTime('3d', MONDAY) % TIMEFRAME_US['3d']).toBe(0);
+  });
+
+  it('opens weekly bars on Monday, not on the epoch Thursday', () => {
+    const wednesday = MONDAY + 2 * TIMEFRAME_US['1d'] + 5 * MIN;
+    expect(barOpenTime('1w', wednesday)).toBe(MONDAY);
+    expect(barOpenTime('1w', MONDAY - 1)).toBe(MONDAY - TIMEFRAME_US['1w']);
+  });
+});
+
+describe('addTrades: OHLCV from every maker/taker pair, takerBuy* from buying takers', () => {
+  it('builds open, high, low, close, volumes, notionals and the trade count', () => {
+    const store = createCandleStore();
+    addTrades(store, trades(MONDAY + 1_000, 0, [['97000.0', '0.01'], ['97010.0', '0.02']]), btc.valueMul);
+    addTrades(store, trades(MONDAY + 2_000, 1, [['96990.0', '0.03']]), btc.valueMul);
+    const [bar] = readCandles(store, btc.id, '1m', { to: MONDAY + MIN, limit: 10 });
+    expect(candleRecord(btc, '1m', bar!, MONDAY + 30_000_000)).toEqual({
+      marketDisplayName: 'BTC-USD',
+      marketId: 1,
+      timeframe: '1m',
+      openTime: MONDAY,
+      open: '97000.0',
+      high: '97010.0',
+      low: '96990.0',
+      close: '96990.0',
+      volume: '0.06',
+      takerBuyVolume: '0.03',
+      notionalVolume: '5819.9',
+      takerBuyNotionalVolume: '2910.2',
+      tradeCount: 3,
+      isFinal: false,
+    });
+  });
+
+  it('starts a new bar per window and feeds every timeframe', () => {
+    const store = createCandleStore();
+    addTrades(store, trades(MONDAY, 0, [['100.0', '1']]), btc.valueMul);
+    addTrades(store, trades(MONDAY + MIN, 0, [['101.0', '1']]), btc.valueMul);
+    addTrades(store, trades(MONDAY + 3 * MIN, 1, [['99.0', '1']]), btc.valueMul);
+    expect(readCandles(store, btc.id, '1m', { to: Infinity, limit: 10 }).map((b) => b.openTime)).toEqual([MONDAY + 3 * MIN, MONDAY + MIN, MONDAY]);
+    const [hour] = readCandles(store, btc.id, '1h', { to: Infinity, limit: 10 });
+    expect(hour).toMatchObject({ openTime: MONDAY, open: 1000, high: 1010, low: 990, close: 990, tradeCount: 3 });
+  });
+
+  it('keeps the newest barsPerSeries bars of a series', () => {
+    const store = createCandleStore(2);
+    for (let i = 0; i < 4; i++) addTrades(store, trades(MONDAY + i * MIN, 0, [['100.0', '1']]), btc.valueMul);
+    expect(readCandles(store, btc.id, '1m', { to: Infinity, limit: 10 }).map((b) => b.openTime)).toEqual([MONDAY + 3 * MIN, MONDAY + 2 * MIN]);
+  });
+});
+
+describe('readCandles: window [from, to) on openTime, newest first, at most limit', () => {
+  const store = createCandleStore();
+  for (let i = 0; i < 5; i++) addTrades(store, trades(MONDAY + i * MIN + 5, 0, [['100.0', '1']]), btc.valueMul);
+  const opens = (w: Parameters<typeof readCandles>[3]) => readCandles(store, btc.id, '1m', w).map((b) => (b.openTime - MONDAY) / MIN);
+
+  it('excludes `to` and includes `from`', () => {
+    expect(opens({ to: MONDAY + 3 * MIN, limit: 10 })).toEqual([2, 1, 0]);
+    expect(opens({ to: MONDAY + 3 * MIN, from: MONDAY + MIN, limit: 10 })).toEqual([2, 1]);
+    expect(opens({ to: MONDAY + 3 * MIN + 1, from: MONDAY + MIN + 1, limit: 10 })).toEqual([3, 2]);
+  });
+
+  it('keeps the newest `limit` bars of the window', () => {
+    expect(opens({ to: Infinity, limit: 2 })).toEqual([4, 3]);
+  });
+
+  it('answers [] for an unknown series or an empty window', () => {
+    expect(readCandles(store, 2, '1m', { to: Infinity, limit: 10 })).toEqual([]);
+    expect(opens({ to: MONDAY, limit: 10 })).toEqual([]);
+  });
+});
+
+describe('candleRecord: isFinal once the clock reaches openTime + length', () => {
+  it('reads false inside the bar and true at its end', () => {
+    const store = createCandleStore();
+    addTrades(store, trades(MONDAY, 0, [['100.0', '1']]), btc.valueMul);
+    const [bar] = readCandles(store, btc.id, '1m', { to: Infinity, limit: 1 });
+    expect(candleRecord(btc, '1m', bar!, MONDAY + MIN - 1).isFinal).toBe(false);
+    expect(candleRecord(btc, '1m', bar!, MONDAY + MIN).isFinal).toBe(true);
+  });
+});
+
+describe('attachCandles: one store per exchange, filled from remembered trades, then following trades events', () => {
+  it('backfills, listens, and returns the same store on every call', () => {
+    const now = { us: MONDAY };
+    const exchange = createExchange({ markets: defaultMarkets() }, () => now.us);
+    const submitTrade = (price: string) => {
+      exchange.submit({ type: 'placeOrder', address: '0x' + 'b'.repeat(40), accountIndex: 0, marketId: 1, side: 1, orderType: 0, tif: 0, price: priceToTicks(btc, price)!, size: sizeToQuantums(btc, '0.01')!, reduceOnly: false, goodTilTime: now.us + 40 * 86_400_000_000 });
+      exchange.submit({ type: 'placeOrder', address: '0x' + 'a'.repeat(40), accountIndex: 0, marketId: 1, side: 0, orderType: 0, tif: 2, price: priceToTicks(btc, price)!, size: sizeToQuantums(btc, '0.01')!, reduceOnly: false, goodTilTime: now.us + 40 * 86_400_000_000 });
+    };
+    for (const address of ['0x' + 'a'.repeat(40), '0x' + 'b'.repeat(40)]) exchange.submit({ type: 'deposit', address, accountIndex: 0, amount: 1_000_000n * 1_000_000_000n });
+    exchange.submit({ type: 'setOraclePrice', marketId: 1, price: priceToTicks(btc, '97000')! });
+    submitTrade('97000.0');
+    const store = attachCandles(exchange);
+    expect(attachCandles(exchange)).toBe(store);
+    now.us += MIN;
+    submitTrade('97100.0');
+    const bars = readCandles(store, 1, '1m', { to: Infinity, limit: 10 });
+    expect(bars.map((b) => [b.openTime, b.close, b.tradeCount])).toEqual([
+      [MONDAY + MIN, 971000, 1],
+      [MONDAY, 970000, 1],
+    ]);
+  });
+});
