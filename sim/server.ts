@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { priceToTicks, type MarketDef } from '../engine/index.ts';
 import { buildApp } from '../gateway/app.ts';
+import { attachWebSocket } from '../gateway/ws/server.ts';
 import { createExchange, type Exchange } from '../gateway/exchange.ts';
 import { createKeyRegistry } from '../gateway/keys.ts';
 import type { GatewayState } from '../gateway/operation.ts';
@@ -68,6 +69,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     replay: new Set(),
   };
   const app = buildApp(state);
+  const ws = attachWebSocket(app, state);
   registerControl(app, { state, clock, token: options.controlToken });
   const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000);
   const timer = setInterval(() => {
@@ -76,7 +78,16 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     market?.(nowMicros(clock));
   }, options.tickMs ?? 100);
   timer.unref();
-  return { app, state, exchange, clock, stop: () => clearInterval(timer) };
+  return {
+    app,
+    state,
+    exchange,
+    clock,
+    stop: () => {
+      clearInterval(timer);
+      ws.close();
+    },
+  };
 }
 
 /**

@@ -1,0 +1,309 @@
+/**
+ * The WebSocket at /v1/ws (same port as REST), on the `ws` package.
+ *
+ * Frames (interface.md "Events", supplement §9): `subscribe`/`unsubscribe` answered by
+ * `subscribed` (its contents the channel's snapshot) / `unsubscribed`; updates as
+ * `channel_data` with channel, id and contents; `accountIndex` on every account-channel frame;
+ * errors as an HTTP-like status plus {type, message}. RPC `post`/`get` reuse the REST operation
+ * declarations — the same compiled schema, auth and handler — with the envelope's apiKey /
+ * timestamp / signature standing in for the header triple.
+ *
+ * Fan-out: one exchange listener maps each command's events to the subscribers of their
+ * channels. A connection whose send buffer grows past `maxBufferedBytes` gets one `degraded`
+ * frame and then loses updates until it drains (the subscription is kept); the engine and other
+ * clients never wait for it. Connections close with 1001 on shutdown.
+ */
+import AjvModule, { type ValidateFunction } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { EngineEvent } from '../../engine/index.ts';
+import { LIMITS } from '../../engine/spec.ts';
+import { resolveMarket } from '../markets.ts';
+import type { GatewayState, Operation } from '../operation.ts';
+import { OPERATIONS } from '../operations/index.ts';
+import { parseAddress } from '../operations/common.ts';
+import {
+  addSubscription,
+  beginPost,
+  closeConnection,
+  endPost,
+  openConnection,
+  receiveFrame,
+  removeSubscription,
+  type WsConnectionState,
+  type WsIpState,
+} from '../rate-limit/index.ts';
+import { CHANNELS, type Subscription } from './channels.ts';
+
+const WS_PATH = '/v1/ws';
+
+interface Connection {
+  ws: WebSocket;
+  ip: string;
+  limits: WsConnectionState;
+  subs: Map<string, Subscription>;
+  degraded: boolean;
+}
+
+export interface WsOptions {
+  maxBufferedBytes?: number;
+}
+
+/** RPC methods: REST operation names, plus the venue's aliases. */
+const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
+const NOT_OVER_WS = new Set(['createApiKey']);
+
+function errorType(status: number): string {
+  return status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'NotFound' : status === 429 ? 'RateLimited' : status === 501 ? 'NotImplemented' : status >= 500 ? 'Internal' : 'InvalidRequest';
+}
+
+export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): { close(): void } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: state.config.rateLimit.ws.maxFrameBytes });
+  const connections = new Set<Connection>();
+  const ips = new Map<string, WsIpState>();
+  const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  // ajv is CommonJS: its class is the default export's `default` under ESM interop.
+  const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
+  const ajv = new (Ajv as unknown as new (options: object) => import('ajv').default)({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  const validators = new Map<Operation, ValidateFunction>();
+  const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
+
+  const send = (c: Connection, frame: unknown): void => {
+    if (c.ws.readyState !== c.ws.OPEN) return;
+    if (c.ws.bufferedAmount > maxBuffered) {
+      if (!c.degraded) {
+        c.degraded = true;
+        c.ws.send(JSON.stringify({ type: 'degraded', reason: 'slow consumer: updates dropped until the connection drains', retryAfterMs: 1000 }));
+      }
+      return;
+    }
+    c.degraded = false;
+    c.ws.send(JSON.stringify(frame));
+  };
+
+  const frameBase = (sub: Subscription): Record<string, unknown> => {
+    const base: Record<string, unknown> = { channel: sub.channel };
+    if (sub.id !== undefined) base.id = sub.id;
+    if (sub.accountIndex !== undefined) base.accountIndex = sub.accountIndex;
+    if (sub.sigFigs !== undefined) base.sigFigs = sub.sigFigs;
+    if (sub.roundStep !== undefined) base.roundStep = sub.roundStep;
+    if (CHANNELS[sub.channel]!.scope === 'account' && sub.market !== undefined) base.market = sub.market.spec.displayName;
+    return base;
+  };
+
+  const listener = (events: readonly EngineEvent[]): void => {
+    for (const c of connections) {
+      for (const sub of c.subs.values()) {
+        for (const contents of CHANNELS[sub.channel]!.updates(state.exchange, sub, events)) {
+          if (contents !== undefined) send(c, { type: 'channel_data', ...frameBase(sub), contents });
+        }
+      }
+    }
+  };
+  state.exchange.listeners.add(listener);
+
+  const fail = (c: Connection, status: number, message: string, extra: Record<string, unknown> = {}): void => {
+    send(c, { type: 'error', status, error: { type: errorType(status), message }, ...extra });
+  };
+
+  const parseSubscription = (msg: Record<string, unknown>): Subscription | string => {
+    const channel = CHANNELS[String(msg.channel)];
+    if (channel === undefined) return `unknown channel: ${String(msg.channel)}`;
+    const sub: Subscription = { channel: channel.name, key: '', id: undefined, market: undefined, address: undefined, accountIndex: undefined, nLevels: 20, sigFigs: undefined, roundStep: undefined };
+    if (channel.scope === 'market') {
+      if (msg.accountIndex !== undefined) return 'accountIndex is not a parameter of market channels';
+      const ms = resolveMarket(state.exchange, msg.id);
+      if (ms === undefined) return `unknown market: ${String(msg.id)}`;
+      sub.market = ms;
+      sub.id = ms.spec.displayName;
+    } else if (channel.scope === 'account') {
+      const address = parseAddress(msg.id);
+      if (address === null) return 'id must be a 20-byte hex address';
+      const index = msg.accountIndex ?? 0;
+      if (!Number.isInteger(index) || (index as number) < 0 || (index as number) > LIMITS.subaccountMax) return 'accountIndex must be 0-9';
+      sub.address = address;
+      sub.id = address;
+      sub.accountIndex = index as number;
+      if (msg.market !== undefined) {
+        if (!['positions', 'orders', 'userFills'].includes(channel.name)) return `market is not a parameter of ${channel.name}`;
+        const ms = resolveMarket(state.exchange, msg.market);
+        if (ms === undefined) return `unknown market: ${String(msg.market)}`;
+        sub.market = ms;
+      }
+      if (channel.name === 'userFills') {
+        const n = msg.nFills ?? LIMITS.userFillsSnapshotDefault;
+        if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > LIMITS.userFillsSnapshotMax) return 'nFills must be 1-500';
+        sub.nLevels = n as number;
+      }
+    } else if (msg.id !== undefined && channel.name !== 'markets' && channel.name !== 'oraclePrices') {
+      return `${channel.name} takes no id`;
+    }
+    if (channel.book === true) {
+      const n = msg.nLevels ?? LIMITS.l2LevelsDefault;
+      if (!Number.isInteger(n) || (n as number) < LIMITS.l2LevelsMin || (n as number) > LIMITS.l2LevelsMax) return 'nLevels must be 1-100';
+      sub.nLevels = n as number;
+      if (msg.sigFigs !== undefined) {
+        if (!Number.isInteger(msg.sigFigs) || (msg.sigFigs as number) < LIMITS.sigFigsMin || (msg.sigFigs as number) > LIMITS.sigFigsMax) return 'sigFigs must be 2-5';
+        sub.sigFigs = msg.sigFigs as number;
+      }
+      if (msg.roundStep !== undefined) {
+        if (![1, 2, 5].includes(msg.roundStep as number)) return 'roundStep must be 1, 2 or 5';
+        if (msg.roundStep !== 1 && sub.sigFigs !== 5) return 'roundStep 2 or 5 needs sigFigs 5';
+        sub.roundStep = msg.roundStep as number;
+      }
+    } else if (msg.nLevels !== undefined || msg.sigFigs !== undefined || msg.roundStep !== undefined) {
+      return `book parameters are not parameters of ${channel.name}`;
+    }
+    sub.key = [sub.channel, sub.id ?? '', sub.accountIndex ?? '', sub.market?.spec.id ?? '', sub.channel === 'userFills' ? '' : sub.nLevels, sub.sigFigs ?? '', sub.roundStep ?? ''].join('|');
+    return sub;
+  };
+
+  const subscribe = (c: Connection, msg: Record<string, unknown>): void => {
+    const sub = parseSubscription(msg);
+    if (typeof sub === 'string') return fail(c, 400, sub);
+    if (c.subs.has(sub.key)) return fail(c, 400, 'already subscribed');
+    const ip = ips.get(c.ip)!;
+    const added = addSubscription(ip, c.limits, state.config.rateLimit.ws);
+    if (!added.accepted) return fail(c, 429, 'too many subscriptions');
+    ips.set(c.ip, added.ip);
+    c.limits = added.connection;
+    c.subs.set(sub.key, sub);
+    const channel = CHANNELS[sub.channel]!;
+    const frame: Record<string, unknown> = { type: 'subscribed', ...frameBase(sub) };
+    if (msg.snapshot !== false && channel.snapshot !== undefined) frame.contents = channel.snapshot(state.exchange, sub);
+    else if (channel.name === 'trades') frame.contents = {};
+    send(c, frame);
+  };
+
+  const unsubscribe = (c: Connection, msg: Record<string, unknown>): void => {
+    const sub = parseSubscription(msg);
+    if (typeof sub === 'string') return fail(c, 400, sub);
+    if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    const removed = removeSubscription(ips.get(c.ip)!, c.limits);
+    ips.set(c.ip, removed.ip);
+    c.limits = removed.connection;
+    send(c, { type: 'unsubscribed', ...frameBase(sub) });
+  };
+
+  const rpc = async (c: Connection, msg: Record<string, unknown>): Promise<void> => {
+    const id = msg.id;
+    const request = (msg.request ?? {}) as Record<string, unknown>;
+    const method = String(request.type ?? '');
+    const reply = (frame: Record<string, unknown>): void => send(c, { method, id, ...frame });
+    if (typeof id !== 'number') return fail(c, 400, 'post and get messages need a numeric id');
+    if (NOT_OVER_WS.has(method)) return reply({ status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
+    const op = byName.get(METHOD_ALIASES[method] ?? method);
+    if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
+      return reply({ status: 400, error: { type: 'InvalidRequest', message: `unknown method: ${method}` } });
+    }
+    const payload = (request.payload ?? {}) as Record<string, unknown>;
+    if (op.name === 'placeOrder' || op.name === 'batchPlaceOrders') {
+      const elements = op.name === 'placeOrder' ? [payload] : ((payload.orders as unknown[] | undefined) ?? []);
+      const tpsl = payload.grouping !== undefined || elements.some((e) => typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e));
+      if (tpsl) return reply({ status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
+    }
+    const schema = op.schema?.body ?? op.schema?.querystring;
+    if (schema !== undefined) {
+      const validate = validators.get(op) ?? ajv.compile(schema);
+      validators.set(op, validate);
+      if (!validate(payload)) return reply({ status: 400, error: { type: 'InvalidRequest', message: ajv.errorsText(validate.errors) } });
+    }
+    const inflight = beginPost(c.limits, state.config.rateLimit.ws);
+    if (inflight === undefined) return reply({ status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
+    c.limits = inflight;
+    try {
+      const batch = op.name.startsWith('batch');
+      const headers: Record<string, string> = {};
+      if (request.apiKey !== undefined) headers['x-api-key'] = String(request.apiKey);
+      if (request.timestamp !== undefined) headers['x-timestamp'] = String(request.timestamp);
+      // Batches carry no outer signature over the socket; the REST rule only wants one present.
+      const signature = batch ? 'ws-batch' : request.signature;
+      if (signature !== undefined) headers['x-signature'] = String(signature);
+      const params: Record<string, string> = {};
+      if (payload.market !== undefined) params.market = String(payload.market);
+      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = String(payload.orderId);
+      const result = await op.handle(state, {
+        body: op.method === 'POST' ? payload : undefined,
+        query: op.method === 'GET' ? payload : { address: payload.address },
+        params,
+        headers,
+        ip: c.ip,
+        path: `/v1/${op.name}`,
+        rawBody: op.method === 'POST' ? JSON.stringify(payload) : undefined,
+      });
+      const body = result.body as Record<string, unknown>;
+      if (result.status >= 400) {
+        const { error, errorType: type, ...rest } = body;
+        return reply({ status: result.status, error: { type: type ?? errorType(result.status), message: error, ...rest } });
+      }
+      // setLeverage answers at once over the socket; its outcome follows on the account stream.
+      if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
+      reply({ status: result.status, result: body });
+    } finally {
+      c.limits = endPost(c.limits);
+    }
+  };
+
+  const onMessage = (c: Connection, data: Buffer): void => {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new Error('not an object');
+    } catch {
+      const counted = receiveFrame(ips.get(c.ip), 'malformed', state.nowMs(), state.config.rateLimit.ws);
+      ips.set(c.ip, counted.ip);
+      return fail(c, 400, 'malformed frame: expected a JSON object');
+    }
+    const type = String(msg.type);
+    const kind = type === 'subscribe' || type === 'unsubscribe' || type === 'post' || type === 'get' ? type : 'malformed';
+    const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
+    ips.set(c.ip, counted.ip);
+    if (!counted.allowed) return fail(c, 429, 'too many messages', { retryAfterMs: counted.retryAfterMs });
+    switch (kind) {
+      case 'subscribe':
+        return subscribe(c, msg);
+      case 'unsubscribe':
+        return unsubscribe(c, msg);
+      case 'post':
+      case 'get':
+        void rpc(c, msg).catch(() => fail(c, 500, 'internal error'));
+        return;
+      default:
+        return fail(c, 400, `unknown message type: ${type}`);
+    }
+  };
+
+  app.server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== WS_PATH) return socket.destroy();
+    const ip = req.socket.remoteAddress ?? '';
+    const opened = openConnection(ips.get(ip), state.nowMs(), state.config.rateLimit.ws);
+    ips.set(ip, opened.ip);
+    if (!opened.accepted) {
+      socket.write('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n\r\n');
+      return socket.destroy();
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false };
+      connections.add(c);
+      const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
+      lifetime.unref();
+      ws.on('message', (data: Buffer) => onMessage(c, data));
+      ws.on('close', () => {
+        clearTimeout(lifetime);
+        connections.delete(c);
+        ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
+      });
+      ws.on('error', () => ws.terminate());
+    });
+  });
+
+  return {
+    close(): void {
+      state.exchange.listeners.delete(listener);
+      for (const c of connections) c.ws.close(1001, 'server shutting down');
+      wss.close();
+    },
+  };
+}
