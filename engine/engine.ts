@@ -14,13 +14,13 @@
  * Determinism: no clock, no randomness, iteration only over insertion-ordered collections or
  * sorted lists; the same command stream yields the same event stream.
  */
-import { createAccountIndex, linkOrder, unlinkOrder, type Account } from './account.ts';
+import { createAccountIndex, findAccount, linkOrder, unlinkOrder, type Account } from './account.ts';
 import { crosses, insertOrder, reduceOrder, removeOrder } from './book.ts';
 import { emitMarket, emitOrder, emitFill, emitPosition, emitPrices, emitFundingRate, emitRejected, emitSwitch, emitTrades, flush, markDirty, rejectCommand, touch } from './emit.ts';
 import { addExpiry, compactExpiry, createExpiry, dueOrders, hasDue } from './expiry.ts';
 import { checkFeeTiers } from './fees.ts';
 import { sampleFunding } from './funding.ts';
-import { checkLiquidations, liquidate } from './liquidation.ts';
+import { checkLiquidations, forceLiquidate, liquidate } from './liquidation.ts';
 import { addTrigger, compactTriggers, crossedTriggers } from './liquidation-index.ts';
 import { checkGrouping, checkTpsl, firesBelow, isTpsl } from './tpsl.ts';
 import { clearlyAbove, crossRisk, crossRiskF } from './margin.ts';
@@ -201,6 +201,33 @@ export function apply(engine: Engine, command: Command): CommandResult {
     case 'advanceTime':
       result = { kind: 'done' };
       break;
+    case 'setHalt': {
+      const ms = engine.markets.get(command.marketId);
+      if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+      ms.halted = command.halted === true;
+      result = { kind: 'done' };
+      break;
+    }
+    case 'setFundingRate': {
+      const ms = engine.markets.get(command.marketId);
+      if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
+      if (typeof command.rate !== 'bigint' || command.rate > engine.risk.fundingCapE12 || command.rate < -engine.risk.fundingCapE12) {
+        return invalid('InvalidRequest', 'rate must be within the funding cap', 'rate');
+      }
+      ms.funding.rate = command.rate;
+      ms.funding.fixed = true;
+      emitFundingRate(engine, ms, 'predictedFunding', command.rate);
+      result = { kind: 'done' };
+      break;
+    }
+    case 'forceLiquidation': {
+      if (!validAccountRef(command.address, command.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      const account = findAccount(engine.accounts, command.address, command.accountIndex);
+      if (account === undefined || !account.active.some((am) => am.size !== 0)) return invalid('InvalidRequest', 'the account has no position to liquidate', 'address');
+      forceLiquidate(engine, account);
+      result = { kind: 'done' };
+      break;
+    }
     default: {
       const unknown: never = command;
       return invalid('InvalidRequest', `unknown command ${(unknown as { type: string }).type}`);
@@ -592,6 +619,9 @@ function execute(engine: Engine, ms: MarketState, order: Order): void {
   if (order.tif === TIF_ALO) {
     if (crosses(book, order.side, order.price)) return finish(engine, order, 'REJECTED', 'POST_ONLY_WOULD_CROSS');
     return rest(engine, ms, order);
+  }
+  if (ms.halted && order.origin === undefined && crosses(book, order.side, order.price)) {
+    return finish(engine, order, 'REJECTED', 'ORDER_WILL_TAKE_LIQUIDITY_DURING_MARKET_HALT');
   }
   let maxQty = order.remaining;
   if (order.reduceOnly) {

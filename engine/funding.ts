@@ -25,6 +25,8 @@ export interface FundingState {
   rate: bigint;
   /** When the next settlement happens (a whole hour, µs). */
   nextAt: number;
+  /** A rate fixed for this hour (setFundingRate): samples do not change it. */
+  fixed: boolean;
 }
 
 export interface FundingParams {
@@ -34,7 +36,7 @@ export interface FundingParams {
 }
 
 export function createFundingState(): FundingState {
-  return { premiumSum: 0n, samples: 0, lastSampleAt: -Infinity, rate: 0n, nextAt: 0 };
+  return { premiumSum: 0n, samples: 0, lastSampleAt: -Infinity, rate: 0n, nextAt: 0, fixed: false };
 }
 
 export function nextHour(time: number): number {
@@ -47,7 +49,7 @@ function clamp(value: bigint, lo: bigint, hi: bigint): bigint {
 
 /** Takes a premium sample if one is due; returns true when the predicted rate was recomputed. */
 export function sampleFunding(st: FundingState, time: number, mark: number, oracle: number, params: FundingParams): boolean {
-  if (oracle <= 0 || mark <= 0 || time - st.lastSampleAt < SAMPLE_US) return false;
+  if (st.fixed || oracle <= 0 || mark <= 0 || time - st.lastSampleAt < SAMPLE_US) return false;
   st.lastSampleAt = time;
   st.premiumSum += (BigInt(mark - oracle) * E12) / BigInt(oracle);
   st.samples++;
@@ -63,6 +65,7 @@ export function closeHour(st: FundingState, time: number): bigint {
   st.premiumSum = 0n;
   st.samples = 0;
   st.rate = 0n;
+  st.fixed = false;
   st.nextAt = nextHour(time);
   return rate;
 }

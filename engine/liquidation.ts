@@ -54,6 +54,15 @@ export function liquidate(engine: Engine, account: Account): void {
   refreshTriggers(engine, account);
 }
 
+/** Liquidates every scope of the account that holds a position, healthy or not. */
+export function forceLiquidate(engine: Engine, account: Account): void {
+  if (account.active.some((am) => !am.isolated && am.size !== 0)) liquidateScope(engine, account, undefined, crossRisk(account, engine.bySlot));
+  for (const am of account.active.slice()) {
+    if (am.isolated && am.size !== 0) liquidateScope(engine, account, am, isolatedRisk(engine.bySlot[am.slot]!, am));
+  }
+  refreshTriggers(engine, account);
+}
+
 function scopeRisk(engine: Engine, account: Account, isolated: AccountMarket | undefined): CrossRisk {
   return isolated === undefined ? crossRisk(account, engine.bySlot) : isolatedRisk(engine.bySlot[isolated.slot]!, isolated);
 }

@@ -55,6 +55,8 @@ export interface MarketState {
   basisEma: number;
   basisAt: number;
   outsideRth: boolean;
+  /** Trading halt (engine.ts): no order may take liquidity. */
+  halted: boolean;
   funding: FundingState;
   /** Accounts with a non-zero position here, in the order they opened it. */
   holders: Set<Account>;
@@ -135,6 +137,7 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     basisEma: 0,
     basisAt: -1,
     outsideRth: false,
+    halted: false,
     funding: createFundingState(),
     holders: new Set(),
     openInterest: 0,

@@ -260,6 +260,28 @@ export interface AdvanceTimeCommand extends CommandBase {
   type: 'advanceTime';
 }
 
+/**
+ * A trading halt: orders that would take liquidity are refused
+ * (ORDER_WILL_TAKE_LIQUIDITY_DURING_MARKET_HALT); resting and cancels go on.
+ */
+export interface SetHaltCommand extends CommandBase {
+  type: 'setHalt';
+  marketId: number;
+  halted: boolean;
+}
+
+/** Fixes the current hour's funding rate (1e-12 per hour) until it settles: the simulator's lever. */
+export interface SetFundingRateCommand extends CommandBase {
+  type: 'setFundingRate';
+  marketId: number;
+  rate: bigint;
+}
+
+/** Liquidates an account now, whatever its margin (the simulator's lever). */
+export interface ForceLiquidationCommand extends CommandBase, AccountRef {
+  type: 'forceLiquidation';
+}
+
 export type Command =
   | AddMarketCommand
   | SetMarketStatusCommand
@@ -275,7 +297,10 @@ export type Command =
   | CancelAllCommand
   | ModifyOrderCommand
   | ScheduleCancelCommand
-  | AdvanceTimeCommand;
+  | AdvanceTimeCommand
+  | SetHaltCommand
+  | SetFundingRateCommand
+  | ForceLiquidationCommand;
 
 export type CommandType = Command['type'];
 

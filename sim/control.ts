@@ -95,6 +95,38 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
     return { market: ms.spec.displayName, oraclePrice: String(body.price), markPrice: ms.markPrice > 0 ? String(ms.markPrice) : '0' };
   });
 
+  app.post('/sim/funding', {
+    schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), rate1h: Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$' }) }) },
+  }, async (req, reply) => {
+    const body = req.body as { market: string | number; rate1h: string };
+    const ms = resolveMarket(exchange, body.market);
+    if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
+    const rate = BigInt(new Big(body.rate1h).times(1e12).round(0, Big.roundHalfEven).toFixed(0));
+    const result = exchange.submit({ type: 'setFundingRate', marketId: ms.spec.id, rate });
+    if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
+    return { market: ms.spec.displayName, rate1h: body.rate1h };
+  });
+
+  app.post('/sim/liquidate', {
+    schema: { body: Type.Object({ address: ADDRESS, accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })) }) },
+  }, async (req, reply) => {
+    const body = req.body as { address: string; accountIndex?: number };
+    const address = normalizeAddress(body.address)!;
+    const result = exchange.submit({ type: 'forceLiquidation', address, accountIndex: body.accountIndex ?? 0 });
+    if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
+    return { address, accountIndex: body.accountIndex ?? 0, status: 'liquidated' };
+  });
+
+  app.post('/sim/halt', {
+    schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), halted: Type.Boolean() }) },
+  }, async (req, reply) => {
+    const body = req.body as { market: string | number; halted: boolean };
+    const ms = resolveMarket(exchange, body.market);
+    if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
+    exchange.submit({ type: 'setHalt', marketId: ms.spec.id, halted: body.halted });
+    return { market: ms.spec.displayName, halted: body.halted };
+  });
+
   app.get('/sim/clock', async () => ({ timeUs: nowMicros(clock), mode: clock.mode, speed: clock.speed }));
 
   app.post('/sim/clock', {

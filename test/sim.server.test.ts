@@ -66,3 +66,17 @@ describe('a bot\'s test suite funds accounts, registers keys, moves prices and t
     expect((await post('/sim/oracle', { market: 'NOPE', price: '1' })).status).toBe(400);
   });
 });
+
+describe('POST /sim/funding, /sim/liquidate and /sim/halt move the market for a test', () => {
+  it('fixes a funding rate, halts a market and force-liquidates an account', async () => {
+    server = await startServer({ port: 0, clock: 'virtual', agents: false });
+    expect((await post('/sim/funding', { market: 'ETH-USD', rate1h: '0.0001' })).body).toMatchObject({ market: 'ETH-USD', rate1h: '0.0001' });
+    expect(server.exchange.engine.markets.get(2)!.funding.rate).toBe(100_000_000n);
+    expect((await post('/sim/funding', { market: 'ETH-USD', rate1h: '1' })).status).toBe(400);
+    expect((await post('/sim/halt', { market: 2, halted: true })).body).toEqual({ market: 'ETH-USD', halted: true });
+    expect(server.exchange.engine.markets.get(2)!.halted).toBe(true);
+    const alice = wallet(0x61).address;
+    expect((await post('/sim/liquidate', { address: alice })).status).toBe(400);
+  });
+});
+
