@@ -14,6 +14,7 @@ import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { attachCandles } from './candles.ts';
 import { attachFundingRates } from './funding-rates-store.ts';
+import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
@@ -94,6 +95,9 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             return reply.code(limited.statusCode).headers(limited.headers).send(limited.body);
           }
           if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
+        }
+        if (op.method === 'POST' && geoOf(state.config.geo, req.headers, ip).restricted) {
+          return reply.code(403).send({ error: 'this operation is not available in your region', code: 'GEO_RESTRICTED' });
         }
         const result = await op.handle(state, operationRequest(req));
         if (weighted !== undefined) {

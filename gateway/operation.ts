@@ -10,6 +10,7 @@ import type { TSchema } from 'typebox';
 import type { ServerClocks } from './auth/index.ts';
 import type { Reply } from './errors.ts';
 import type { Exchange } from './exchange.ts';
+import type { GeoConfig } from './geo.ts';
 import type { KeyRegistry } from './keys.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
 
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   /** Skip signature checks (perpsim --no-auth): keys must still name the right address. */
   auth: boolean;
   rateLimit: RateLimitConfig;
+  /** Regions whose state-changing requests are refused (geo.ts); none when absent. */
+  geo?: GeoConfig;
 }
 
 export interface GatewayState {

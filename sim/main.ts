@@ -1,7 +1,7 @@
 /**
  * `npm start` / `perpsim serve`: runs the exchange with the embedded defaults on
  * http://127.0.0.1:8080 (PORT or --port to change; --host; --clock realtime|accelerated|virtual;
- * --speed N; --no-auth; --no-rate-limits; --control-token T).
+ * --speed N; --no-auth; --no-rate-limits; --control-token T; --geo-block US,CA).
  */
 import { startServer, type ServerOptions } from './server.ts';
 
@@ -20,10 +20,11 @@ function parse(argv: string[]): ServerOptions {
     else if (arg === '--clock') options.clock = value(i++) as ServerOptions['clock'];
     else if (arg === '--speed') options.speed = Number(value(i++));
     else if (arg === '--control-token') options.controlToken = value(i++);
+    else if (arg === '--geo-block') options.geoBlocked = value(i++).split(',').filter((r) => r.length > 0);
     else if (arg === '--no-auth') options.auth = false;
     else if (arg === '--no-rate-limits') options.rateLimits = false;
     else if (arg === '--help' || arg === '-h') {
-      console.log('usage: perpsim serve [--host 127.0.0.1] [--port 8080] [--clock realtime|accelerated|virtual] [--speed N] [--no-auth] [--no-rate-limits] [--control-token T]');
+      console.log('usage: perpsim serve [--host 127.0.0.1] [--port 8080] [--clock realtime|accelerated|virtual] [--speed N] [--no-auth] [--no-rate-limits] [--control-token T] [--geo-block US,CA]');
       process.exit(0);
     } else throw new Error(`unknown option ${arg} (see --help)`);
   }

@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { priceToTicks, type MarketDef } from '../engine/index.ts';
 import { buildApp } from '../gateway/app.ts';
+import { geoConfig } from '../gateway/geo.ts';
 import { attachWebSocket } from '../gateway/ws/server.ts';
 import { createExchange, type Exchange } from '../gateway/exchange.ts';
 import { createKeyRegistry } from '../gateway/keys.ts';
@@ -32,6 +33,8 @@ export interface ServerOptions {
   controlToken?: string;
   tickMs?: number;
   version?: string;
+  /** ISO country codes whose state-changing requests are refused (X-Perpsim-Country header). */
+  geoBlocked?: string[];
   /** Price feeds and liquidity agents (default on); their seed; the feed step in ms of sim time. */
   agents?: boolean;
   seed?: number;
@@ -61,7 +64,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   const state: GatewayState = {
     exchange,
     keys: createKeyRegistry(),
-    config: { service: 'api-gateway', version: options.version ?? 'perpsim-0.1.0', auth: options.auth ?? true, rateLimit: rateLimitConfig({ enabled: options.rateLimits ?? true }) },
+    config: { service: 'api-gateway', version: options.version ?? 'perpsim-0.1.0', auth: options.auth ?? true, rateLimit: rateLimitConfig({ enabled: options.rateLimits ?? true }), geo: geoConfig(options.geoBlocked ?? []) },
     clocks: () => ({ wallNs: BigInt(wallMicros()) * 1000n, simNs: BigInt(nowMicros(clock)) * 1000n }),
     nowMs: () => Math.floor(wallMicros() / 1000),
     ipBuckets: new Map(),
