@@ -2,10 +2,13 @@
  * The REST app: fastify over the operation table.
  *
  * `buildApp` registers one route per operation (its schema compiled once by fastify) and wraps
- * each handler in the per-IP weight bucket (before) and its post-charge (after). It does not
- * listen: tests drive it through `inject()`, `sim/` listens. Every refusal, validation errors
+ * each handler in the per-IP weight bucket (before) and its post-charge (after); the same
+ * schemas make the OpenAPI document (/openapi.json, browsable at /docs). It does not listen:
+ * tests drive it through `inject()` after `ready()`, `sim/` listens. Every refusal, validation errors
  * and unknown routes included, leaves in the venue's error shape (errors.ts).
  */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from './rate-limit/index.ts';
@@ -72,51 +75,62 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
 
-  for (const op of operations) {
-    const weighted = resolveOperation(op.name);
-    app.route({
-      method: op.method,
-      url: op.path,
-      schema: op.schema ?? {},
-      config: { errorSource: errorSourceOf(op) },
-      handler: async (req, reply) => {
-        const ip = req.ip;
-        if (weighted !== undefined) {
-          const admission = admitRequest(state.config.rateLimit, {
-            ip,
-            operation: weighted as WeightedOperation,
-            params: req.query as Record<string, string | undefined>,
-            bucket: state.ipBuckets.get(ip),
-            nowMs: state.nowMs(),
-          });
-          if (admission.kind === 'limited') {
-            state.ipBuckets.set(ip, admission.bucket);
-            const limited = rateLimitedReply('ip', admission.retryAfterMs, op.auth === 'signed' ? { kind: 'order' } : { kind: 'other' });
-            return reply.code(limited.statusCode).headers(limited.headers).send(limited.body);
+  // The OpenAPI document is generated from the very route schemas that validate requests.
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'perpsim', version: state.config.version, description: 'The venue\'s REST interface, served by perpsim (interface.md), plus the simulator\'s /sim control API.' },
+    },
+  });
+  void app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  void app.register(async (api) => {
+    for (const op of operations) {
+      const weighted = resolveOperation(op.name);
+      api.route({
+        method: op.method,
+        url: op.path,
+        schema: op.schema ?? {},
+        config: { errorSource: errorSourceOf(op) },
+        handler: async (req, reply) => {
+          const ip = req.ip;
+          if (weighted !== undefined) {
+            const admission = admitRequest(state.config.rateLimit, {
+              ip,
+              operation: weighted as WeightedOperation,
+              params: req.query as Record<string, string | undefined>,
+              bucket: state.ipBuckets.get(ip),
+              nowMs: state.nowMs(),
+            });
+            if (admission.kind === 'limited') {
+              state.ipBuckets.set(ip, admission.bucket);
+              const limited = rateLimitedReply('ip', admission.retryAfterMs, op.auth === 'signed' ? { kind: 'order' } : { kind: 'other' });
+              return reply.code(limited.statusCode).headers(limited.headers).send(limited.body);
+            }
+            if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
           }
-          if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
-        }
-        if (op.method === 'POST' && geoOf(state.config.geo, req.headers, ip).restricted) {
-          return reply.code(403).send({ error: 'this operation is not available in your region', code: 'GEO_RESTRICTED' });
-        }
-        const result = await op.handle(state, operationRequest(req));
-        if (weighted !== undefined) {
-          const bucket = settleResponse(state.config.rateLimit, {
-            ip,
-            operation: weighted as WeightedOperation,
-            bucket: state.ipBuckets.get(ip),
-            nowMs: state.nowMs(),
-            // Lists post-charge their rows; batches their elements (one reply row each).
-            rows: rowsOf(result.body),
-            elements: rowsOf(result.body),
-          });
-          if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
-        }
-        if (result.headers !== undefined) reply.headers(result.headers);
-        return reply.code(result.status).send(result.body);
-      },
-    });
-  }
+          if (op.method === 'POST' && geoOf(state.config.geo, req.headers, ip).restricted) {
+            return reply.code(403).send({ error: 'this operation is not available in your region', code: 'GEO_RESTRICTED' });
+          }
+          const result = await op.handle(state, operationRequest(req));
+          if (weighted !== undefined) {
+            const bucket = settleResponse(state.config.rateLimit, {
+              ip,
+              operation: weighted as WeightedOperation,
+              bucket: state.ipBuckets.get(ip),
+              nowMs: state.nowMs(),
+              // Lists post-charge their rows; batches their elements (one reply row each).
+              rows: rowsOf(result.body),
+              elements: rowsOf(result.body),
+            });
+            if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
+          }
+          if (result.headers !== undefined) reply.headers(result.headers);
+          return reply.code(result.status).send(result.body);
+        },
+      });
+    }
+  });
   return app;
 }
 

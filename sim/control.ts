@@ -44,106 +44,109 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
     }
   });
 
-  app.post('/sim/deposit', {
-    schema: { body: Type.Object({ address: ADDRESS, accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })), amount: DECIMAL }) },
-  }, async (req, reply) => {
-    const body = req.body as { address: string; accountIndex?: number; amount: string | number };
-    const quantums = BigInt(new Big(body.amount).times(1e9).round(0, Big.roundDown).toFixed(0));
-    if (quantums <= 0n) return reply.code(400).send({ error: 'amount must be positive' });
-    const address = normalizeAddress(body.address)!;
-    const accountIndex = body.accountIndex ?? 0;
-    const result = exchange.submit({ type: 'deposit', address, accountIndex, amount: quantums });
-    if (result.kind !== 'done') return reply.code(400).send({ error: 'deposit refused' });
-    const account = exchange.engine.accounts.get(`${address}/${accountIndex}`)!;
-    return { address, accountIndex, amount: usd(quantums), netQuoteBalance: usd(account.quote), operationId: result.operationId };
-  });
-
-  app.post('/sim/apiKeys', {
-    schema: {
-      body: Type.Object({
-        address: ADDRESS,
-        publicKey: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
-        accountIndex: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax }), Type.Literal(LIMITS.allSubaccountsIndex)])),
-        permissions: Type.Optional(Type.Array(Type.Union([Type.Literal('trade'), Type.Literal('withdraw')]), { maxItems: 2 })),
-        apiWalletName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-      }),
-    },
-  }, async (req) => {
-    const body = req.body as { address: string; publicKey: string; accountIndex?: number; permissions?: KeyPermission[]; apiWalletName?: string };
-    const index = body.accountIndex ?? LIMITS.allSubaccountsIndex;
-    const key = registerKey(state.keys, {
-      apiKey: body.publicKey,
-      address: normalizeAddress(body.address)!,
-      accountIndex: index === LIMITS.allSubaccountsIndex ? undefined : index,
-      apiWalletName: body.apiWalletName ?? `sim-${body.publicKey.slice(0, 8).toLowerCase()}`,
-      permissions: body.permissions ?? ['trade'],
-      validUntil: 0,
-      createdAt: nowMicros(clock),
+  // Registered as a plugin so the OpenAPI document (registered before) lists them.
+  void app.register(async (sim) => {
+    sim.post('/sim/deposit', {
+      schema: { body: Type.Object({ address: ADDRESS, accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })), amount: DECIMAL }) },
+    }, async (req, reply) => {
+      const body = req.body as { address: string; accountIndex?: number; amount: string | number };
+      const quantums = BigInt(new Big(body.amount).times(1e9).round(0, Big.roundDown).toFixed(0));
+      if (quantums <= 0n) return reply.code(400).send({ error: 'amount must be positive' });
+      const address = normalizeAddress(body.address)!;
+      const accountIndex = body.accountIndex ?? 0;
+      const result = exchange.submit({ type: 'deposit', address, accountIndex, amount: quantums });
+      if (result.kind !== 'done') return reply.code(400).send({ error: 'deposit refused' });
+      const account = exchange.engine.accounts.get(`${address}/${accountIndex}`)!;
+      return { address, accountIndex, amount: usd(quantums), netQuoteBalance: usd(account.quote), operationId: result.operationId };
     });
-    return { apiKey: key.apiKey, address: key.address, allSubaccounts: key.accountIndex === undefined, accountIndex: key.accountIndex, permissions: key.permissions };
-  });
 
-  app.post('/sim/oracle', {
-    schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), price: DECIMAL }) },
-  }, async (req, reply) => {
-    const body = req.body as { market: string | number; price: string | number };
-    const ms = resolveMarket(exchange, body.market);
-    if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
-    const ticks = priceToTicks(ms.spec, String(body.price));
-    if (ticks === null) return reply.code(400).send({ error: 'price is not a multiple of tick size', errorType: 'Tick' });
-    exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
-    return { market: ms.spec.displayName, oraclePrice: String(body.price), markPrice: ms.markPrice > 0 ? String(ms.markPrice) : '0' };
-  });
+    sim.post('/sim/apiKeys', {
+      schema: {
+        body: Type.Object({
+          address: ADDRESS,
+          publicKey: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
+          accountIndex: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax }), Type.Literal(LIMITS.allSubaccountsIndex)])),
+          permissions: Type.Optional(Type.Array(Type.Union([Type.Literal('trade'), Type.Literal('withdraw')]), { maxItems: 2 })),
+          apiWalletName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        }),
+      },
+    }, async (req) => {
+      const body = req.body as { address: string; publicKey: string; accountIndex?: number; permissions?: KeyPermission[]; apiWalletName?: string };
+      const index = body.accountIndex ?? LIMITS.allSubaccountsIndex;
+      const key = registerKey(state.keys, {
+        apiKey: body.publicKey,
+        address: normalizeAddress(body.address)!,
+        accountIndex: index === LIMITS.allSubaccountsIndex ? undefined : index,
+        apiWalletName: body.apiWalletName ?? `sim-${body.publicKey.slice(0, 8).toLowerCase()}`,
+        permissions: body.permissions ?? ['trade'],
+        validUntil: 0,
+        createdAt: nowMicros(clock),
+      });
+      return { apiKey: key.apiKey, address: key.address, allSubaccounts: key.accountIndex === undefined, accountIndex: key.accountIndex, permissions: key.permissions };
+    });
 
-  app.post('/sim/funding', {
-    schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), rate1h: Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$' }) }) },
-  }, async (req, reply) => {
-    const body = req.body as { market: string | number; rate1h: string };
-    const ms = resolveMarket(exchange, body.market);
-    if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
-    const rate = BigInt(new Big(body.rate1h).times(1e12).round(0, Big.roundHalfEven).toFixed(0));
-    const result = exchange.submit({ type: 'setFundingRate', marketId: ms.spec.id, rate });
-    if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
-    return { market: ms.spec.displayName, rate1h: body.rate1h };
-  });
+    sim.post('/sim/oracle', {
+      schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), price: DECIMAL }) },
+    }, async (req, reply) => {
+      const body = req.body as { market: string | number; price: string | number };
+      const ms = resolveMarket(exchange, body.market);
+      if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
+      const ticks = priceToTicks(ms.spec, String(body.price));
+      if (ticks === null) return reply.code(400).send({ error: 'price is not a multiple of tick size', errorType: 'Tick' });
+      exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
+      return { market: ms.spec.displayName, oraclePrice: String(body.price), markPrice: ms.markPrice > 0 ? String(ms.markPrice) : '0' };
+    });
 
-  app.post('/sim/liquidate', {
-    schema: { body: Type.Object({ address: ADDRESS, accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })) }) },
-  }, async (req, reply) => {
-    const body = req.body as { address: string; accountIndex?: number };
-    const address = normalizeAddress(body.address)!;
-    const result = exchange.submit({ type: 'forceLiquidation', address, accountIndex: body.accountIndex ?? 0 });
-    if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
-    return { address, accountIndex: body.accountIndex ?? 0, status: 'liquidated' };
-  });
+    sim.post('/sim/funding', {
+      schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), rate1h: Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$' }) }) },
+    }, async (req, reply) => {
+      const body = req.body as { market: string | number; rate1h: string };
+      const ms = resolveMarket(exchange, body.market);
+      if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
+      const rate = BigInt(new Big(body.rate1h).times(1e12).round(0, Big.roundHalfEven).toFixed(0));
+      const result = exchange.submit({ type: 'setFundingRate', marketId: ms.spec.id, rate });
+      if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
+      return { market: ms.spec.displayName, rate1h: body.rate1h };
+    });
 
-  app.post('/sim/halt', {
-    schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), halted: Type.Boolean() }) },
-  }, async (req, reply) => {
-    const body = req.body as { market: string | number; halted: boolean };
-    const ms = resolveMarket(exchange, body.market);
-    if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
-    exchange.submit({ type: 'setHalt', marketId: ms.spec.id, halted: body.halted });
-    return { market: ms.spec.displayName, halted: body.halted };
-  });
+    sim.post('/sim/liquidate', {
+      schema: { body: Type.Object({ address: ADDRESS, accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })) }) },
+    }, async (req, reply) => {
+      const body = req.body as { address: string; accountIndex?: number };
+      const address = normalizeAddress(body.address)!;
+      const result = exchange.submit({ type: 'forceLiquidation', address, accountIndex: body.accountIndex ?? 0 });
+      if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
+      return { address, accountIndex: body.accountIndex ?? 0, status: 'liquidated' };
+    });
 
-  app.get('/sim/clock', async () => ({ timeUs: nowMicros(clock), mode: clock.mode, speed: clock.speed }));
+    sim.post('/sim/halt', {
+      schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), halted: Type.Boolean() }) },
+    }, async (req, reply) => {
+      const body = req.body as { market: string | number; halted: boolean };
+      const ms = resolveMarket(exchange, body.market);
+      if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
+      exchange.submit({ type: 'setHalt', marketId: ms.spec.id, halted: body.halted });
+      return { market: ms.spec.displayName, halted: body.halted };
+    });
 
-  app.post('/sim/clock', {
-    schema: {
-      body: Type.Object({
-        advanceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 366 * 86_400_000 })),
-        mode: Type.Optional(Type.Union([Type.Literal('realtime'), Type.Literal('accelerated'), Type.Literal('virtual')])),
-        speed: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
-      }),
-    },
-  }, async (req, reply) => {
-    const body = req.body as { advanceMs?: number; mode?: 'realtime' | 'accelerated' | 'virtual'; speed?: number };
-    if ((body.advanceMs === undefined) === (body.mode === undefined)) return reply.code(400).send({ error: 'give exactly one of advanceMs and mode' });
-    if (body.mode !== undefined) setMode(clock, body.mode, body.speed ?? 1);
-    else advance(clock, body.advanceMs! * 1000);
-    // Every timer due up to the new time fires now, in order (the engine runs them on a command).
-    exchange.submit({ type: 'advanceTime' });
-    return { timeUs: nowMicros(clock), mode: clock.mode, speed: clock.speed };
+    sim.get('/sim/clock', async () => ({ timeUs: nowMicros(clock), mode: clock.mode, speed: clock.speed }));
+
+    sim.post('/sim/clock', {
+      schema: {
+        body: Type.Object({
+          advanceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 366 * 86_400_000 })),
+          mode: Type.Optional(Type.Union([Type.Literal('realtime'), Type.Literal('accelerated'), Type.Literal('virtual')])),
+          speed: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
+        }),
+      },
+    }, async (req, reply) => {
+      const body = req.body as { advanceMs?: number; mode?: 'realtime' | 'accelerated' | 'virtual'; speed?: number };
+      if ((body.advanceMs === undefined) === (body.mode === undefined)) return reply.code(400).send({ error: 'give exactly one of advanceMs and mode' });
+      if (body.mode !== undefined) setMode(clock, body.mode, body.speed ?? 1);
+      else advance(clock, body.advanceMs! * 1000);
+      // Every timer due up to the new time fires now, in order (the engine runs them on a command).
+      exchange.submit({ type: 'advanceTime' });
+      return { timeUs: nowMicros(clock), mode: clock.mode, speed: clock.speed };
+    });
   });
 }
