@@ -1,7 +1,7 @@
 /**
  * What the account writes share (setLeverage, adjustIsolatedMargin, withdraw, transfer,
- * createApiKey, revokeApiKey): schemas of their common fields, the Scheme 2 check, and the
- * parsers of money amounts.
+ * createApiKey, revokeApiKey): schemas of their common fields, the Scheme 2 check and replay
+ * slot, the wallet checks of the key routes, and the parsers of money amounts.
  *
  * Contract:
  * - A wallet `signature` is `{r, s, v}` hex (`0x` optional; `v` 0/1, 27/28 or EIP-155, as a
@@ -16,9 +16,12 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { AUTH_ERRORS, normalizeWalletSignature, type Hex } from '../auth/index.ts';
+import { AUTH_ERRORS, normalizeWalletSignature, type Hex, type KeySigner } from '../auth/index.ts';
 import { fail, type Reply } from '../errors.ts';
+import { networkOf } from '../network.ts';
+import { isNonceSpent } from '../nonces.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
+import { requestIdOf } from '../request-id.ts';
 import { verifyScheme2Signature, type SignedContext } from './common.ts';
 
 /** `{r, s, v}` hex, or a 65-byte hex string; shape checked by `walletSignature`. */
@@ -91,11 +94,18 @@ export function parseUsdQuantums(value: unknown): bigint | null {
 }
 
 /**
- * Verifies a Scheme 2 request's X-Signature over `timestamp + action + canonical_json(body)`;
- * the 401 reply when it does not verify, null when it does (or when auth is off).
+ * The last checks of setLeverage and adjustIsolatedMargin: the Scheme 2 signature (401), then
+ * the replay slot (409), taken at once because neither route is charged; the request id the
+ * engine and the reply know the request by. Call it after the route's own field checks: once
+ * the slot is taken, the client cannot resend the same signed request with the fields fixed.
  */
-export function checkScheme2(state: GatewayState, request: OperationRequest, ctx: SignedContext): Reply | null {
-  return verifyScheme2Signature(state, request, ctx);
+export function admitScheme2Write(state: GatewayState, request: OperationRequest, ctx: SignedContext, operation: string): string | Reply {
+  const refused = verifyScheme2Signature(state, request, ctx);
+  if (refused !== null) return refused;
+  const { signature, timestampText } = ctx.headers;
+  if (state.replay.has(signature)) return fail(409, 'replayed request');
+  state.replay.add(signature);
+  return requestIdOf(operation, ctx.address, ctx.accountIndex, timestampText, signature);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,6 +139,34 @@ export function keyNonceError(state: GatewayState, nonce: string): Reply | null 
   const { wallNs, simNs } = state.clocks();
   const inside = (clock: bigint): boolean => ns >= clock - NONCE_PAST_NS && ns <= clock + NONCE_FUTURE_NS;
   return inside(wallNs) || inside(simNs) ? null : fail(400, 'nonce timestamp must be within 48 hours before and 24 hours after the server time');
+}
+
+/**
+ * What createApiKey and revokeApiKey check alike, in their documented order: nonce format
+ * (400), signature shape (400), signer (401), nonce replay (409). `recover` runs only with auth
+ * on. The nonce is returned unspent: each route spends it only once its own key check passed,
+ * so a refused request leaves it usable.
+ */
+export async function checkKeyWallet(
+  state: GatewayState,
+  address: string,
+  sent: { signature: unknown; nonce?: string },
+  recover: (signature: Hex, nonce: string | undefined, chainId: number) => Promise<KeySigner | null>,
+): Promise<{ nonce: string | undefined } | Reply> {
+  // Empty means none (KEY_NONCE): such a nonce is neither checked, signed nor spent.
+  const nonce = sent.nonce === undefined || sent.nonce === '' ? undefined : sent.nonce;
+  if (nonce !== undefined) {
+    const bad = keyNonceError(state, nonce);
+    if (bad !== null) return bad;
+  }
+  const signature = walletSignature(sent.signature);
+  if (typeof signature !== 'string') return signature;
+  if (state.config.auth) {
+    const signer = await recover(signature, nonce, networkOf(state).chainId);
+    if (signer?.signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+  }
+  if (nonce !== undefined && isNonceSpent(state, address, nonce)) return fail(409, 'nonce already used');
+  return { nonce };
 }
 
 /** The key as stored and echoed: lowercase, without `0x`. */

@@ -29,8 +29,7 @@ import { LIMITS } from '../../engine/spec.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
-import { requestIdOf } from '../request-id.ts';
-import { checkScheme2, parseUsdQuantums, SUBACCOUNT, USD_AMOUNT } from './account-writes-common.ts';
+import { admitScheme2Write, parseUsdQuantums, SUBACCOUNT, USD_AMOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
 
 export const AdjustIsolatedMarginBody = Type.Object(
@@ -77,11 +76,8 @@ export const adjustIsolatedMargin: Operation = {
     if (isReply(ctx)) return ctx;
     const ms = resolveMarket(state.exchange, body.marketId);
     if (ms === undefined) return fail(400, 'unknown market');
-    const refused = checkScheme2(state, request, ctx);
-    if (refused !== null) return refused;
-    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
-    state.replay.add(ctx.headers.signature);
-    const requestId = requestIdOf('adjustIsolatedMargin', ctx.address, accountIndex, ctx.headers.timestampText, ctx.headers.signature);
+    const requestId = admitScheme2Write(state, request, ctx, 'adjustIsolatedMargin');
+    if (typeof requestId !== 'string') return requestId;
     const result = state.exchange.submit({ type: 'adjustIsolatedMargin', address: ctx.address, accountIndex, marketId: ms.spec.id, amount, requestId });
     if (result.kind === 'invalid') return fail(400, result.error);
     if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });

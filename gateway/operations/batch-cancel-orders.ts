@@ -17,24 +17,21 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail, orderError } from '../errors.ts';
+import { orderError } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { chargeOrderWrite } from './charge.ts';
 import { isReply } from './common.ts';
-import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
+import { cancelCommand, cancelReply, CancelOrderBody } from './cancel-order.ts';
 import {
   batchContext,
   batchHeaderRefusal,
-  batchReplayKey,
   batchReply,
+  chargeBatch,
   checkTarget,
-  elementError,
-  errorRow,
+  elementRow,
+  everyRow,
+  parseElements,
   present,
-  rowFromReply,
-  stringField,
-  withoutNulls,
-  type BatchRow,
+  targetRowIds,
 } from './order-write-support.ts';
 
 export const BatchCancelOrdersBody = Type.Object(
@@ -43,8 +40,6 @@ export const BatchCancelOrdersBody = Type.Object(
   },
   { additionalProperties: true },
 );
-
-const rowIds = (element: unknown): [string | undefined, string | undefined] => [stringField(element, 'orderId'), stringField(element, 'clientId')];
 
 export const batchCancelOrders: Operation = {
   name: 'batchCancelOrders',
@@ -55,7 +50,7 @@ export const batchCancelOrders: Operation = {
   schema: { body: BatchCancelOrdersBody },
   handle: (state, request) => {
     const { cancels } = request.body as { cancels: unknown[] };
-    const refusal = batchHeaderRefusal(request, cancels, rowIds);
+    const refusal = batchHeaderRefusal(request, cancels, targetRowIds);
     if (refusal !== undefined) return refusal;
     // Both (or neither) identifiers on any element: the whole request is invalid.
     for (const [index, element] of cancels.entries()) {
@@ -66,33 +61,15 @@ export const batchCancelOrders: Operation = {
     const ctx = batchContext(state, request, 'Cancel', cancels);
     if (isReply(ctx)) return ctx;
 
-    const rows: (BatchRow | undefined)[] = [];
-    const accepted: { index: number; parsed: ParsedCancel }[] = [];
-    cancels.forEach((sent, index) => {
-      const raw = withoutNulls(sent);
-      const [orderId, clientId] = rowIds(raw);
-      const invalid = elementError(CancelOrderBody, raw, `cancels/${index}`);
-      if (invalid !== undefined) {
-        rows[index] = errorRow(orderId, clientId, invalid);
-        return;
-      }
-      const element = raw as CancelOrderBody;
-      const parsed = cancelCommand(state, request, element, element.signature ?? '', 'present');
-      if (isReply(parsed)) rows[index] = rowFromReply(parsed, orderId, clientId);
-      else accepted.push({ index, parsed });
-    });
-
-    const key = batchReplayKey('batchCancelOrders', cancels);
-    if (state.replay.has(key)) return fail(409, 'replayed request');
-    const clientIds = cancels.map((element) => stringField(element, 'clientId'));
-    const charge = chargeOrderWrite(state, request, 'batchCancelOrders', ctx.address, ctx.accountIndex, cancels.length, { kind: 'batch', clientIds });
+    const { rows, accepted } = parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) =>
+      cancelCommand(state, request, element, element.signature ?? '', 'present'),
+    );
+    const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels);
     if (isReply(charge)) return charge;
-    state.replay.add(key);
 
     for (const { index, parsed } of accepted) {
-      const reply = cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined);
-      rows[index] = reply.status >= 400 ? rowFromReply(reply, parsed.orderId, parsed.clientId) : (reply.body as BatchRow);
+      rows[index] = elementRow(cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
     }
-    return batchReply(cancels.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed')), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
+    return batchReply(everyRow(cancels, rows, targetRowIds), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
   },
 };

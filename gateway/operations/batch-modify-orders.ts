@@ -15,23 +15,10 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { chargeOrderWrite } from './charge.ts';
 import { isReply } from './common.ts';
-import { modifyCommand, ModifyOrderBody, modifyReply, type ParsedModify } from './modify-order.ts';
-import {
-  batchContext,
-  batchHeaderRefusal,
-  batchReplayKey,
-  batchReply,
-  elementError,
-  errorRow,
-  rowFromReply,
-  stringField,
-  withoutNulls,
-  type BatchRow,
-} from './order-write-support.ts';
+import { modifyCommand, ModifyOrderBody, modifyReply } from './modify-order.ts';
+import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds } from './order-write-support.ts';
 
 export const BatchModifyOrdersBody = Type.Object(
   {
@@ -39,8 +26,6 @@ export const BatchModifyOrdersBody = Type.Object(
   },
   { additionalProperties: true },
 );
-
-const rowIds = (element: unknown): [string | undefined, string | undefined] => [stringField(element, 'orderId'), stringField(element, 'clientId')];
 
 export const batchModifyOrders: Operation = {
   name: 'batchModifyOrders',
@@ -51,38 +36,20 @@ export const batchModifyOrders: Operation = {
   schema: { body: BatchModifyOrdersBody },
   handle: (state, request) => {
     const { modifies } = request.body as { modifies: unknown[] };
-    const refusal = batchHeaderRefusal(request, modifies, rowIds);
+    const refusal = batchHeaderRefusal(request, modifies, targetRowIds);
     if (refusal !== undefined) return refusal;
     const ctx = batchContext(state, request, 'Order', modifies);
     if (isReply(ctx)) return ctx;
 
-    const rows: (BatchRow | undefined)[] = [];
-    const accepted: { index: number; parsed: ParsedModify }[] = [];
-    modifies.forEach((sent, index) => {
-      const raw = withoutNulls(sent);
-      const [orderId, clientId] = rowIds(raw);
-      const invalid = elementError(ModifyOrderBody, raw, `modifies/${index}`);
-      if (invalid !== undefined) {
-        rows[index] = errorRow(orderId, clientId, invalid);
-        return;
-      }
-      const element = raw as ModifyOrderBody;
-      const parsed = modifyCommand(state, request, element, element.signature ?? '', 'present');
-      if (isReply(parsed)) rows[index] = rowFromReply(parsed, orderId, clientId);
-      else accepted.push({ index, parsed });
-    });
-
-    const key = batchReplayKey('batchModifyOrders', modifies);
-    if (state.replay.has(key)) return fail(409, 'replayed request');
-    const clientIds = modifies.map((element) => stringField(element, 'clientId'));
-    const charge = chargeOrderWrite(state, request, 'batchModifyOrders', ctx.address, ctx.accountIndex, modifies.length, { kind: 'batch', clientIds });
+    const { rows, accepted } = parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) =>
+      modifyCommand(state, request, element, element.signature ?? '', 'present'),
+    );
+    const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies);
     if (isReply(charge)) return charge;
-    state.replay.add(key);
 
     for (const { index, parsed } of accepted) {
-      const reply = modifyReply(state, parsed, state.exchange.submit(parsed.command), undefined);
-      rows[index] = reply.status >= 400 ? rowFromReply(reply, parsed.orderId, parsed.clientId) : (reply.body as BatchRow);
+      rows[index] = elementRow(modifyReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
     }
-    return batchReply(modifies.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed')), charge.rateLimit, 'ACK');
+    return batchReply(everyRow(modifies, rows, targetRowIds), charge.rateLimit, 'ACK');
   },
 };

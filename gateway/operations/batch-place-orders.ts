@@ -25,22 +25,21 @@
 import { Type } from 'typebox';
 import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';
 import type { BatchOrder, CommandResult } from '../../engine/index.ts';
-import { fail, orderError } from '../errors.ts';
+import { orderError, type Reply } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { chargeOrderWrite } from './charge.ts';
 import { isReply } from './common.ts';
 import {
   batchContext,
   batchHeaderRefusal,
-  batchReplayKey,
   batchReply,
-  elementError,
+  chargeBatch,
+  elementRow,
   errorRow,
-  rowFromReply,
+  everyRow,
   orNull,
+  parseElements,
   stringField,
-  withoutNulls,
-  type BatchRow,
+  type RowIds,
 } from './order-write-support.ts';
 import { orderCommand, orderReply, PlaceOrderBody } from './place-order.ts';
 
@@ -54,7 +53,13 @@ export const BatchPlaceOrdersBody = Type.Object(
 
 type Element = Parameters<typeof orderCommand>[2] & { signature?: string };
 
-const rowIds = (element: unknown): [string | undefined, string | undefined] => [undefined, stringField(element, 'clientId')];
+interface Placed {
+  command: BatchOrder;
+  displayName: string;
+  element: Element;
+}
+
+const rowIds: RowIds = (element) => [undefined, stringField(element, 'clientId')];
 
 export const batchPlaceOrders: Operation = {
   name: 'batchPlaceOrders',
@@ -75,31 +80,14 @@ export const batchPlaceOrders: Operation = {
     const ctx = batchContext(state, request, 'Order', orders);
     if (isReply(ctx)) return ctx;
 
-    const rows: (BatchRow | undefined)[] = [];
-    const accepted: { index: number; command: BatchOrder; displayName: string; element: Element }[] = [];
-    orders.forEach((sent, index) => {
-      const raw = withoutNulls(sent);
-      const invalid = elementError(PlaceOrderBody, raw, `orders/${index}`);
-      if (invalid !== undefined) {
-        rows[index] = errorRow(undefined, stringField(raw, 'clientId'), invalid);
-        return;
-      }
-      const element = raw as Element;
+    const { rows, accepted } = parseElements(orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Placed | Reply => {
       const parsed = orderCommand(state, request, element, element.signature ?? '', 'present');
-      if (isReply(parsed)) {
-        rows[index] = rowFromReply(parsed, undefined, element.clientId);
-        return;
-      }
+      if (isReply(parsed)) return parsed;
       const { type: _type, ...command } = parsed.command;
-      accepted.push({ index, command, displayName: parsed.displayName, element });
+      return { command, displayName: parsed.displayName, element };
     });
-
-    const key = batchReplayKey('batchPlaceOrders', orders);
-    if (state.replay.has(key)) return fail(409, 'replayed request');
-    const clientIds = orders.map((element) => stringField(element, 'clientId'));
-    const charge = chargeOrderWrite(state, request, 'batchPlaceOrders', ctx.address, ctx.accountIndex, orders.length, { kind: 'batch', clientIds });
+    const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders);
     if (isReply(charge)) return charge;
-    state.replay.add(key);
 
     if (grouping !== undefined && accepted.length < orders.length) {
       const failed = rows.findIndex((row) => row !== undefined);
@@ -107,19 +95,19 @@ export const batchPlaceOrders: Operation = {
       return batchReply(responses, charge.rateLimit, 'ACK');
     }
     if (accepted.length > 0) {
-      const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.command), grouping });
+      const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.parsed.command), grouping });
       if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
       const results: CommandResult[] = result.kind === 'batch' ? result.results : [];
-      accepted.forEach((a, i) => {
+      accepted.forEach(({ index, parsed }, i) => {
         const outcome = results[i];
         if (outcome === undefined) {
-          rows[a.index] = errorRow(undefined, a.element.clientId, 'unexpected engine result');
+          rows[index] = errorRow(undefined, parsed.element.clientId, 'unexpected engine result');
           return;
         }
-        const reply = orderReply(state, { type: 'placeOrder', ...a.command }, a.displayName, outcome, undefined, a.element);
-        rows[a.index] = reply.status >= 400 ? rowFromReply(reply, undefined, a.element.clientId) : (reply.body as BatchRow);
+        const reply = orderReply(state, { type: 'placeOrder', ...parsed.command }, parsed.displayName, outcome, undefined, parsed.element);
+        rows[index] = elementRow(reply, undefined, parsed.element.clientId);
       });
     }
-    return batchReply(orders.map((_, index) => rows[index] ?? errorRow(undefined, clientIds[index], 'not processed')), charge.rateLimit, 'ACK');
+    return batchReply(everyRow(orders, rows, rowIds), charge.rateLimit, 'ACK');
   },
 };

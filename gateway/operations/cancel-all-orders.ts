@@ -23,7 +23,7 @@ import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
-import { checkValidUntil, orNull, scheme2Context } from './order-write-support.ts';
+import { chargeOnce, checkValidUntil, orNull, scheme2Context } from './order-write-support.ts';
 
 export const CancelAllOrdersBody = Type.Object(
   {
@@ -54,10 +54,8 @@ export const cancelAllOrders: Operation = {
     const marketId = body.marketId ?? undefined;
     const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
     if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
-    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
-    const charge = chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' });
+    const charge = chargeOnce(state, ctx.headers.signature, () => chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' }));
     if (isReply(charge)) return charge;
-    state.replay.add(ctx.headers.signature);
     const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
     if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
     if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });

@@ -24,11 +24,10 @@ import type { CancelOrderCommand, CommandResult } from '../../engine/index.ts';
 import { verifyScheme1 } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
-import { resolveMarket } from '../markets.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
-import { checkTarget, checkValidUntil, orNull, present } from './order-write-support.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { chargeOnce, checkTarget, checkValidUntil, orderWriteContext, orNull, present, scheme1Refusal } from './order-write-support.ts';
 
 
 export const CancelOrderBody = Type.Object(
@@ -77,16 +76,11 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
   if (shape !== undefined) return shape;
   const orderId = present(body.orderId);
   const clientId = present(body.clientId);
-  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
-  if (isReply(ctx)) return ctx;
-  const ms = resolveMarket(state.exchange, body.marketId);
-  if (ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
-  let id: number | undefined;
-  if (orderId !== undefined) {
-    const parsed = parseOrderId(orderId);
-    if (parsed === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
-    id = parsed;
-  }
+  const resolved = orderWriteContext(state, request, body, 'Cancel', outer);
+  if (isReply(resolved)) return resolved;
+  const { ctx, ms } = resolved;
+  const id = orderId === undefined ? undefined : parseOrderId(orderId);
+  if (id === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
   if (state.config.auth) {
     const verified = verifyScheme1(ctx.key.apiKey, signature, 2, {
       address: ctx.address,
@@ -96,7 +90,7 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
       orderId,
       marketId: body.marketId,
     });
-    if (verified === null) return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+    if (verified === null) return scheme1Refusal(outer);
   }
   const expired = checkValidUntil(state, 'Cancel', body.validUntil);
   if (expired !== undefined) return expired;
@@ -152,10 +146,10 @@ export const cancelOrder: Operation = {
     const signature = String(request.headers['x-signature'] ?? '');
     const parsed = cancelCommand(state, request, body, signature, 'verified');
     if (isReply(parsed)) return parsed;
-    if (state.replay.has(signature)) return fail(409, 'replayed request');
-    const charge = chargeOrderWrite(state, request, 'cancelOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId });
+    const charge = chargeOnce(state, signature, () =>
+      chargeOrderWrite(state, request, 'cancelOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId }),
+    );
     if (isReply(charge)) return charge;
-    state.replay.add(signature);
     return cancelReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
   },
 };

@@ -33,14 +33,13 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { AUTH_ERRORS, normalizeAddress, recoverApiKeyCreator } from '../auth/index.ts';
+import { normalizeAddress, recoverApiKeyCreator } from '../auth/index.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { registerKey } from '../keys.ts';
-import { networkOf } from '../network.ts';
-import { isNonceSpent, spendNonce } from '../nonces.ts';
+import { spendNonce } from '../nonces.ts';
 import type { Operation } from '../operation.ts';
-import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, KEY_ACCOUNT_INDEX, KEY_NONCE, keyNonceError, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
-import { ADDRESS_PATTERN } from './common.ts';
+import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, checkKeyWallet, KEY_ACCOUNT_INDEX, KEY_NONCE, WALLET_SIGNATURE } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
 
 const DAY_MS = 86_400_000;
 /** validUntil bounds and default (supplement §5). */
@@ -98,23 +97,16 @@ export const createApiKey: Operation = {
     if (validUntil < nowMs + KEY_VALIDITY.minMs || validUntil > nowMs + KEY_VALIDITY.maxMs) {
       return fail(400, 'validUntil must be between 1 and 180 days from now (epoch milliseconds)');
     }
-    const nonce = body.nonce === undefined || body.nonce === '' ? undefined : body.nonce;
-    if (nonce !== undefined) {
-      const bad = keyNonceError(state, nonce);
-      if (bad !== null) return bad;
-    }
-    const signature = walletSignature(body.signature);
-    if (typeof signature !== 'string') return signature;
-    if (state.config.auth) {
-      const signer = await recoverApiKeyCreator(
+    const checked = await checkKeyWallet(state, address, body, (signature, nonce, chainId) =>
+      recoverApiKeyCreator(
         { apiWalletName: body.apiWalletName, apiWalletPublicKey: body.publicKey, validUntil: BigInt(signedValidUntil), accountIndex, nonce },
         signature,
-        networkOf(state).chainId,
+        chainId,
         address,
-      );
-      if (signer?.signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
-    }
-    if (nonce !== undefined && isNonceSpent(state, address, nonce)) return fail(409, 'nonce already used');
+      ),
+    );
+    if (isReply(checked)) return checked;
+    const { nonce } = checked;
     const apiKey = apiKeyOf(body.publicKey);
     const existing = state.keys.byKey.get(apiKey);
     if (existing !== undefined && existing.address !== address) return fail(409, 'api key is registered to another address');

@@ -14,7 +14,8 @@
  *   without activity stands at level 1 with zero volumes.
  */
 import { Type } from 'typebox';
-import { findAccount, LIMITS, rollingVolume, tierFor } from '../../engine/index.ts';
+import { findAccount, LIMITS, tierFor } from '../../engine/index.ts';
+import { rollingVolumeAt } from './account-stats.ts';
 import { badRequest, ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
@@ -58,7 +59,7 @@ export const feeTiers: Operation = {
     if (address === null) return badRequest('invalid address');
     const accountIndex = Number(request.query.accountIndex ?? 0);
     const acct = findAccount(engine.accounts, address, accountIndex);
-    const rolling = acct === undefined ? 0n : rollingVolume(acct, state.exchange.clock());
+    const rolling = acct === undefined ? 0n : rollingVolumeAt(acct, Math.max(state.exchange.clock(), state.exchange.engine.time));
     const tier = tierFor(tiers, rolling);
     return ok({
       feeTiers: records,

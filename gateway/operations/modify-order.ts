@@ -40,11 +40,10 @@ import { goodTilTimeNs, verifyScheme1 } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
-import { resolveMarket } from '../markets.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
-import { checkTarget, orNull, present, sideCode, tifCode } from './order-write-support.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { chargeOnce, checkTarget, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -111,16 +110,11 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
   const clientId = present(body.clientId);
   const target = checkTarget('Order', orderId, clientId);
   if (target !== undefined) return target;
-  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
-  if (isReply(ctx)) return ctx;
-  const ms = resolveMarket(state.exchange, body.marketId);
-  if (ms === undefined) return orderError('Order', 'InvalidRequest', 'unknown market');
-  let id: number | undefined;
-  if (orderId !== undefined) {
-    const parsed = parseOrderId(orderId);
-    if (parsed === null) return orderError('Order', 'InvalidRequest', 'invalid orderId');
-    id = parsed;
-  }
+  const resolved = orderWriteContext(state, request, body, 'Order', outer);
+  if (isReply(resolved)) return resolved;
+  const { ctx, ms } = resolved;
+  const id = orderId === undefined ? undefined : parseOrderId(orderId);
+  if (id === null) return orderError('Order', 'InvalidRequest', 'invalid orderId');
   const sideText = body.side ?? body.orderSide;
   let side: SideCode | undefined;
   if (sideText !== undefined) {
@@ -159,7 +153,7 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
       side: side ?? resting?.side ?? 0,
       timeInForce: tif ?? resting?.tif ?? 0,
     });
-    if (verified === null) return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+    if (verified === null) return scheme1Refusal(outer);
   }
   return {
     displayName: ms.spec.displayName,
@@ -225,10 +219,10 @@ export const modifyOrder: Operation = {
     const signature = String(request.headers['x-signature'] ?? '');
     const parsed = modifyCommand(state, request, body, signature, 'verified');
     if (isReply(parsed)) return parsed;
-    if (state.replay.has(signature)) return fail(409, 'replayed request');
-    const charge = chargeOrderWrite(state, request, 'modifyOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId });
+    const charge = chargeOnce(state, signature, () =>
+      chargeOrderWrite(state, request, 'modifyOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId }),
+    );
     if (isReply(charge)) return charge;
-    state.replay.add(signature);
     return modifyReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
   },
 };

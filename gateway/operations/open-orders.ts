@@ -6,11 +6,8 @@
  * (default 1000, larger values clamped). `total` counts every open order that matches, also
  * those past the limit. Only the OPEN and UNTRIGGERED status values can match here.
  */
-import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { accountOf } from './common.ts';
-import { openOrderEvents, orderFilters, orderPage, OrderListQuery } from './order-rows.ts';
-import { isFilterReply } from './read-filters.ts';
+import { openOrderEvents, orderListReply, OrderListQuery } from './order-rows.ts';
 
 export const openOrders: Operation = {
   name: 'openOrders',
@@ -19,9 +16,5 @@ export const openOrders: Operation = {
   auth: 'public',
   description: 'open orders',
   schema: { querystring: OrderListQuery },
-  handle: (state, request) => {
-    const filters = orderFilters(state.exchange, request.query);
-    if (isFilterReply(filters)) return filters;
-    return ok(orderPage(state.exchange, openOrderEvents(state.exchange, accountOf(request.query)), filters));
-  },
+  handle: (state, request) => orderListReply(state.exchange, request.query, openOrderEvents),
 };

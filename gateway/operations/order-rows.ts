@@ -13,10 +13,10 @@
  */
 import { Type } from 'typebox';
 import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEvent, type OrderStatus } from '../../engine/index.ts';
-import { badRequest, type Reply } from '../errors.ts';
+import { badRequest, ok, type Reply } from '../errors.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { formatOrder, sideName, type OrderRecord } from '../format.ts';
-import type { AccountRef } from './common.ts';
+import { accountOf, type AccountRef } from './common.ts';
 import { accountQueryWith, enumFilter, inWindow, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf, type Window } from './read-filters.ts';
 
 /** Query of /v1/orders and /v1/openOrders. */
@@ -108,4 +108,11 @@ export function orderPage(exchange: Exchange, events: readonly OrderEvent[], fil
   kept.sort((a, b) => b.createdAt - a.createdAt || b.orderId - a.orderId);
   const orders = kept.slice(0, filters.limit).map((e) => formatOrder(e, exchange.engine.markets.get(e.marketId)!.spec));
   return { orders, total: kept.length };
+}
+
+/** The reply of a list read over `eventsOf` the queried account: a 400 for a bad filter, else the page. */
+export function orderListReply(exchange: Exchange, query: Record<string, unknown>, eventsOf: (exchange: Exchange, ref: AccountRef) => OrderEvent[]): Reply {
+  const filters = orderFilters(exchange, query);
+  if (isFilterReply(filters)) return filters;
+  return ok(orderPage(exchange, eventsOf(exchange, accountOf(query)), filters));
 }

@@ -1,7 +1,8 @@
 /**
- * What cancelOrder, modifyOrder, the three batches, cancelAllOrders and scheduleCancel share
- * beyond common.ts: enum codes, the target rule (exactly one of orderId / clientId), request
- * expiry (`validUntil`), the Scheme 2 checks, and the batch envelope.
+ * What placeOrder, cancelOrder, modifyOrder, the three batches, cancelAllOrders and
+ * scheduleCancel share beyond common.ts: enum codes, the target rule (exactly one of orderId /
+ * clientId), request expiry (`validUntil`), the Scheme 1 context and refusal, the Scheme 2
+ * checks, the replay check around the charge, and the batch envelope.
  *
  * Batch envelope (interface.md "Order management", Scheme 1 rule 4, supplement §2, §3, §12):
  * - the elements share address and accountIndex (400 InvalidRequest when they differ);
@@ -20,10 +21,13 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
-import type { SideCode, TifCode } from '../../engine/index.ts';
+import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
+import { resolveMarket } from '../markets.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
+import type { PooledOperation } from '../rate-limit/index.ts';
+import { chargeOrderWrite } from './charge.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -84,6 +88,40 @@ export function checkValidUntil(state: GatewayState, source: ErrorSource, validU
 }
 
 // ---------------------------------------------------------------------------------------------
+// Scheme 1 (placeOrder, cancelOrder, modifyOrder, and their batch elements).
+
+export interface OrderWriteContext {
+  ctx: SignedContext;
+  ms: MarketState;
+}
+
+/**
+ * The signed-request checks of one order body, against its own address and accountIndex (a
+ * batch element's, not only the request's), then its market (400 unknown market).
+ */
+export function orderWriteContext(
+  state: GatewayState,
+  request: OperationRequest,
+  body: { accountIndex: number; marketId: number },
+  source: ErrorSource,
+  outer: 'verified' | 'present',
+): OrderWriteContext | Reply {
+  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
+  if (isReply(ctx)) return ctx;
+  const ms = resolveMarket(state.exchange, body.marketId);
+  return ms === undefined ? orderError(source, 'InvalidRequest', 'unknown market') : { ctx, ms };
+}
+
+/**
+ * A payload signature that does not verify. In a batch (outer header only present) it is the
+ * element's own signature that failed, so its row says `invalid order signature`, as the rows of
+ * a batch without the header do.
+ */
+export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
+  return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+}
+
+// ---------------------------------------------------------------------------------------------
 // Scheme 2 (cancelAllOrders, scheduleCancel).
 
 /**
@@ -100,10 +138,34 @@ export function scheme2Context(state: GatewayState, request: OperationRequest, a
 }
 
 // ---------------------------------------------------------------------------------------------
+// Replay and charge.
+
+/** What chargeOrderWrite answers: the rate-limit block for the reply, or the 429. */
+export type Charged = { rateLimit: unknown } | Reply;
+
+/**
+ * The replay check around a write's charge: a replay is refused (409) before it costs anything,
+ * and the slot is taken only once the charge passed, so a request refused 429 may be sent again
+ * unchanged.
+ */
+export function chargeOnce(state: GatewayState, replayKey: string, charge: () => Charged): Charged {
+  if (state.replay.has(replayKey)) return fail(409, 'replayed request');
+  const charged = charge();
+  if (!isReply(charged)) state.replay.add(replayKey);
+  return charged;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Batches.
 
 /** One row of a batch reply. */
 export type BatchRow = Record<string, unknown>;
+
+/** The orderId and clientId an element's row names (placeOrder elements have no orderId). */
+export type RowIds = (element: unknown) => [string | undefined, string | undefined];
+
+/** Cancel and modify elements: their target as sent. */
+export const targetRowIds: RowIds = (element) => [stringField(element, 'orderId'), stringField(element, 'clientId')];
 
 /** The row of an element that did not go through. */
 export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): BatchRow {
@@ -140,7 +202,7 @@ export function stringField(element: unknown, name: string): string | undefined 
  * The batch's missing-X-Signature refusal, or undefined when the header is there: 401, every
  * element rejected with `invalid order signature`.
  */
-export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: (element: unknown) => [string | undefined, string | undefined]): Reply | undefined {
+export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: RowIds): Reply | undefined {
   const error = checkBatchSignatureHeader(headersFromHttp(request.headers).signature);
   if (error === null) return undefined;
   const responses = elements.map((element) => {
@@ -178,6 +240,58 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
 /** The batch's one replay slot: its operation and its elements' signatures. */
 export function batchReplayKey(operation: string, elements: readonly unknown[]): string {
   return operation + ':' + elements.map((element) => stringField(element, 'signature') ?? '').join(',');
+}
+
+export interface ParsedElements<T> {
+  /** The refused elements' rows, at their index. */
+  rows: (BatchRow | undefined)[];
+  accepted: { index: number; parsed: T }[];
+}
+
+/**
+ * Each element checked as its single request would be (nulls dropped, its schema, then
+ * `parse`); a refused element only gets its ERROR row, so the others still go on.
+ */
+export function parseElements<E, T extends object>(
+  elements: readonly unknown[],
+  field: string,
+  schema: TSchema,
+  rowIds: RowIds,
+  parse: (element: E) => T | Reply,
+): ParsedElements<T> {
+  const rows: (BatchRow | undefined)[] = [];
+  const accepted: { index: number; parsed: T }[] = [];
+  elements.forEach((sent, index) => {
+    const raw = withoutNulls(sent);
+    const [orderId, clientId] = rowIds(raw);
+    const invalid = elementError(schema, raw, `${field}/${index}`);
+    if (invalid !== undefined) {
+      rows[index] = errorRow(orderId, clientId, invalid);
+      return;
+    }
+    const parsed = parse(raw as E);
+    if (isReply(parsed)) rows[index] = rowFromReply(parsed, orderId, clientId);
+    else accepted.push({ index, parsed });
+  });
+  return { rows, accepted };
+}
+
+/** The batch's one replay slot and its one charge of N, as `chargeOnce` orders them. */
+export function chargeBatch(state: GatewayState, request: OperationRequest, operation: PooledOperation, ctx: SignedContext, elements: readonly unknown[]): Charged {
+  const clientIds = elements.map((element) => stringField(element, 'clientId'));
+  return chargeOnce(state, batchReplayKey(operation, elements), () =>
+    chargeOrderWrite(state, request, operation, ctx.address, ctx.accountIndex, elements.length, { kind: 'batch', clientIds }),
+  );
+}
+
+/** An element's single-request reply as its row: a refusal as an ERROR row, else the reply's body. */
+export function elementRow(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchRow {
+  return reply.status >= 400 ? rowFromReply(reply, orderId, clientId) : (reply.body as BatchRow);
+}
+
+/** Every element's row; one still without a row reads `not processed` rather than leave a hole in `responses`. */
+export function everyRow(elements: readonly unknown[], rows: readonly (BatchRow | undefined)[], rowIds: RowIds): BatchRow[] {
+  return elements.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed'));
 }
 
 /** 202 when some element was forwarded and acknowledged, 200 when every row is definitive. */

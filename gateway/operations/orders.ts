@@ -7,11 +7,8 @@
  * values clamped: the interface's page cap). `total` counts every match, also those past the
  * limit.
  */
-import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { accountOf } from './common.ts';
-import { closedOrderEvents, openOrderEvents, orderFilters, orderPage, OrderListQuery } from './order-rows.ts';
-import { isFilterReply } from './read-filters.ts';
+import { closedOrderEvents, openOrderEvents, orderListReply, OrderListQuery } from './order-rows.ts';
 
 export const orders: Operation = {
   name: 'orders',
@@ -20,11 +17,6 @@ export const orders: Operation = {
   auth: 'public',
   description: 'open and recent closed orders',
   schema: { querystring: OrderListQuery },
-  handle: (state, request) => {
-    const filters = orderFilters(state.exchange, request.query);
-    if (isFilterReply(filters)) return filters;
-    const ref = accountOf(request.query);
-    const events = [...openOrderEvents(state.exchange, ref), ...closedOrderEvents(state.exchange, ref)];
-    return ok(orderPage(state.exchange, events, filters));
-  },
+  handle: (state, request) =>
+    orderListReply(state.exchange, request.query, (exchange, ref) => [...openOrderEvents(exchange, ref), ...closedOrderEvents(exchange, ref)]),
 };

@@ -9,16 +9,16 @@
  * orderId, and its lifecycle follows on the orders / userFills channels.
  */
 import { Type } from 'typebox';
-import { LIMITS, TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, TPSL_TYPES } from '../../engine/spec.ts';
-import type { PlaceOrderCommand, TifCode } from '../../engine/index.ts';
+import { LIMITS, TPSL_TYPES } from '../../engine/spec.ts';
+import type { PlaceOrderCommand } from '../../engine/index.ts';
 import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import { goodTilTimeNs, verifyScheme1 } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
 import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
-import { resolveMarket } from '../markets.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { chargeOnce, orderWriteContext, scheme1Refusal, tifCode } from './order-write-support.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -65,22 +65,15 @@ type Body = {
   clientTime?: string | number;
 };
 
-function tifCode(text: string): TifCode | undefined {
-  const name = TIME_IN_FORCE_ALIASES[text] ?? text;
-  const index = (TIME_IN_FORCE as readonly string[]).indexOf(name);
-  return index < 0 ? undefined : (index as TifCode);
-}
-
 /**
  * Parses and authorizes one order body into an engine command; a Reply when it is refused.
  * `signature` is the payload signature: the X-Signature header for a single order, the
  * element's own for a batch element.
  */
 export function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): { command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply {
-  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
-  if (isReply(ctx)) return ctx;
-  const ms = resolveMarket(state.exchange, body.marketId);
-  if (ms === undefined) return orderError('Order', 'InvalidRequest', 'unknown market');
+  const resolved = orderWriteContext(state, request, body, 'Order', outer);
+  if (isReply(resolved)) return resolved;
+  const { ctx, ms } = resolved;
   const tif = tifCode(body.timeInForce);
   if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
   const tpslType = body.tpslType ?? body.tpsl_type;
@@ -118,7 +111,7 @@ export function orderCommand(state: GatewayState, request: OperationRequest, bod
       side,
       timeInForce: tif,
     });
-    if (verified === null) return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+    if (verified === null) return scheme1Refusal(outer);
   }
   return {
     displayName: ms.spec.displayName,
@@ -154,10 +147,10 @@ export const placeOrder: Operation = {
     const signature = String(request.headers['x-signature'] ?? '');
     const parsed = orderCommand(state, request, body, signature, 'verified');
     if (isReply(parsed)) return parsed;
-    if (state.replay.has(signature)) return fail(409, 'replayed request');
-    const charge = chargeOrderWrite(state, request, 'placeOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: body.clientId });
+    const charge = chargeOnce(state, signature, () =>
+      chargeOrderWrite(state, request, 'placeOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: body.clientId }),
+    );
     if (isReply(charge)) return charge;
-    state.replay.add(signature);
     const result = state.exchange.submit(parsed.command);
     return orderReply(state, parsed.command, parsed.displayName, result, charge.rateLimit, body);
   },

@@ -24,14 +24,13 @@
  *   UUID) and spent only on success.
  */
 import { Type } from 'typebox';
-import { AUTH_ERRORS, normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';
+import { normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { revokeKey } from '../keys.ts';
-import { networkOf } from '../network.ts';
-import { isNonceSpent, spendNonce } from '../nonces.ts';
+import { spendNonce } from '../nonces.ts';
 import type { Operation } from '../operation.ts';
-import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, KEY_ACCOUNT_INDEX, KEY_NONCE, keyNonceError, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
-import { ADDRESS_PATTERN } from './common.ts';
+import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, checkKeyWallet, KEY_ACCOUNT_INDEX, KEY_NONCE, WALLET_SIGNATURE } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
 
 export const RevokeApiKeyBody = Type.Object(
   {
@@ -74,23 +73,11 @@ export const revokeApiKey: Operation = {
     const address = normalizeAddress(body.address);
     if (address === null) return fail(400, 'invalid address');
     const accountIndex = body.accountIndex ?? 0;
-    const nonce = body.nonce === undefined || body.nonce === '' ? undefined : body.nonce;
-    if (nonce !== undefined) {
-      const bad = keyNonceError(state, nonce);
-      if (bad !== null) return bad;
-    }
-    const signature = walletSignature(body.signature);
-    if (typeof signature !== 'string') return signature;
-    if (state.config.auth) {
-      const signer = await recoverApiKeyRevoker(
-        { apiWalletName: body.apiWalletName, apiWalletPublicKey: body.publicKey, accountIndex, nonce },
-        signature,
-        networkOf(state).chainId,
-        address,
-      );
-      if (signer?.signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
-    }
-    if (nonce !== undefined && isNonceSpent(state, address, nonce)) return fail(409, 'nonce already used');
+    const checked = await checkKeyWallet(state, address, body, (signature, nonce, chainId) =>
+      recoverApiKeyRevoker({ apiWalletName: body.apiWalletName, apiWalletPublicKey: body.publicKey, accountIndex, nonce }, signature, chainId, address),
+    );
+    if (isReply(checked)) return checked;
+    const { nonce } = checked;
     const apiKey = apiKeyOf(body.publicKey);
     const existing = state.keys.byKey.get(apiKey);
     if (existing === undefined || existing.address !== address) return fail(404, 'api key not found');

@@ -28,7 +28,7 @@ import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
-import { orNull, scheme2Context } from './order-write-support.ts';
+import { chargeOnce, orNull, scheme2Context } from './order-write-support.ts';
 
 export const ScheduleCancelBody = Type.Object(
   {
@@ -64,14 +64,10 @@ export const scheduleCancel: Operation = {
         return orderError('Cancel', 'InvalidRequest', 'time must be 5 seconds to 5 minutes in the future (epoch microseconds)');
       }
     }
-    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
-    let rateLimit: unknown;
-    if (deadline !== null) {
-      const charge = chargeOrderWrite(state, request, 'scheduleCancel', ctx.address, accountIndex, 1, { kind: 'other' });
-      if (isReply(charge)) return charge;
-      rateLimit = charge.rateLimit;
-    }
-    state.replay.add(ctx.headers.signature);
+    const charge = chargeOnce(state, ctx.headers.signature, () =>
+      deadline === null ? { rateLimit: undefined } : chargeOrderWrite(state, request, 'scheduleCancel', ctx.address, accountIndex, 1, { kind: 'other' }),
+    );
+    if (isReply(charge)) return charge;
     const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
     if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
     if (result.kind === 'limited') return fail(429, result.error);
@@ -82,7 +78,7 @@ export const scheduleCancel: Operation = {
       reply.marketDisplayName = ms.spec.displayName;
     }
     if (result.switchState === 'scheduled' && deadline !== null) reply.time = deadline;
-    if (rateLimit !== undefined) reply.rateLimit = rateLimit;
+    if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
     return { status: 200, body: reply };
   },
 };

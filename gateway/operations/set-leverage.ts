@@ -25,8 +25,7 @@ import { LIMITS } from '../../engine/spec.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
-import { requestIdOf } from '../request-id.ts';
-import { checkScheme2, SUBACCOUNT } from './account-writes-common.ts';
+import { admitScheme2Write, SUBACCOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
 
 export const SetLeverageBody = Type.Object(
@@ -78,11 +77,8 @@ export const setLeverage: Operation = {
     if (ms.spec.status !== 'ONLINE') return fail(400, 'market is offline');
     const max = ms.spec.maxLeverage;
     if (body.leverage < 1 || body.leverage > max) return fail(400, `leverage must be an integer from 1 to ${max}`);
-    const refused = checkScheme2(state, request, ctx);
-    if (refused !== null) return refused;
-    if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
-    state.replay.add(ctx.headers.signature);
-    const requestId = requestIdOf('setLeverage', ctx.address, accountIndex, ctx.headers.timestampText, ctx.headers.signature);
+    const requestId = admitScheme2Write(state, request, ctx, 'setLeverage');
+    if (typeof requestId !== 'string') return requestId;
     const result = state.exchange.submit({
       type: 'setLeverage',
       address: ctx.address,

@@ -9,9 +9,15 @@
  * timestamp / signature standing in for the header triple.
  *
  * Fan-out: one exchange listener maps each command's events to the subscribers of their
- * channels. A connection whose send buffer grows past `maxBufferedBytes` gets one `degraded`
- * frame and then loses updates until it drains (the subscription is kept); the engine and other
- * clients never wait for it. Connections close with 1001 on shutdown.
+ * channels. Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on
+ * the SIMULATED clock: a wall-clock timer (`periodicTickMs`, default 50 ms) sends a
+ * subscription its next frame once the exchange clock has moved at least the channel's period
+ * since its last one (or its subscribe). A virtual clock that does not move sends nothing; a
+ * jump of several periods sends one frame, not a burst. One command's frames reach a connection
+ * in event order across its subscriptions (channels.ts `Update.at`). A connection whose send
+ * buffer grows past `maxBufferedBytes` gets one `degraded` frame and then loses updates until
+ * it drains (the subscription is kept); the engine and other clients never wait for it.
+ * Connections close with 1001 on shutdown.
  */
 import AjvModule, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +25,8 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent } from '../../engine/index.ts';
 import { LIMITS } from '../../engine/spec.ts';
+import { attachCandles, isTimeframe } from '../candles.ts';
+import { historyOf } from '../history.ts';
 import { resolveMarket } from '../markets.ts';
 import type { GatewayState, Operation } from '../operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
@@ -34,7 +42,7 @@ import {
   type WsConnectionState,
   type WsIpState,
 } from '../rate-limit/index.ts';
-import { CHANNELS, type Subscription } from './channels.ts';
+import { CHANNELS, isChannelName, type Subscription, type Update } from './channels.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -48,6 +56,8 @@ interface Connection {
 
 export interface WsOptions {
   maxBufferedBytes?: number;
+  /** Wall-clock period of the timer that drives periodic channels (ms). */
+  periodicTickMs?: number;
 }
 
 /** RPC methods: REST operation names, plus the venue's aliases. */
@@ -88,35 +98,78 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (sub.accountIndex !== undefined) base.accountIndex = sub.accountIndex;
     if (sub.sigFigs !== undefined) base.sigFigs = sub.sigFigs;
     if (sub.roundStep !== undefined) base.roundStep = sub.roundStep;
-    if (CHANNELS[sub.channel]!.scope === 'account' && sub.market !== undefined) base.market = sub.market.spec.displayName;
+    if (CHANNELS[sub.channel].scope === 'account' && sub.market !== undefined) base.market = sub.market.spec.displayName;
     return base;
   };
 
+  // The read models channels read (history, candles) must see a command's events before the
+  // fan-out does: their listeners go first (both are idempotent).
+  historyOf(state.exchange);
+  attachCandles(state.exchange);
+  // A connection gets one command's frames in event order across its subscriptions (stable:
+  // frames of the same event keep the subscription order).
   const listener = (events: readonly EngineEvent[]): void => {
     for (const c of connections) {
-      for (const sub of c.subs.values()) {
-        for (const contents of CHANNELS[sub.channel]!.updates(state.exchange, sub, events)) {
-          if (contents !== undefined) send(c, { type: 'channel_data', ...frameBase(sub), contents });
-        }
-      }
+      const out: (Update & { sub: Subscription })[] = [];
+      for (const sub of c.subs.values()) for (const update of CHANNELS[sub.channel].updates(state, sub, events)) out.push({ ...update, sub });
+      if (out.length > 1) out.sort((a, b) => a.at - b.at);
+      for (const { sub, contents } of out) send(c, { type: 'channel_data', ...frameBase(sub), contents });
     }
   };
   state.exchange.listeners.add(listener);
+
+  const periodic = setInterval(() => {
+    const now = state.exchange.clock();
+    for (const c of connections) {
+      for (const sub of c.subs.values()) {
+        const every = CHANNELS[sub.channel].periodic;
+        if (every === undefined || now - sub.lastPeriodicAt < every.everyUs) continue;
+        sub.lastPeriodicAt = now;
+        const contents = every.contents(state, sub);
+        if (contents !== undefined) send(c, { type: 'channel_data', ...frameBase(sub), contents });
+      }
+    }
+  }, options.periodicTickMs ?? 50);
+  periodic.unref();
 
   const fail = (c: Connection, status: number, message: string, extra: Record<string, unknown> = {}): void => {
     send(c, { type: 'error', status, error: { type: errorType(status), message }, ...extra });
   };
 
   const parseSubscription = (msg: Record<string, unknown>): Subscription | string => {
-    const channel = CHANNELS[String(msg.channel)];
-    if (channel === undefined) return `unknown channel: ${String(msg.channel)}`;
-    const sub: Subscription = { channel: channel.name, key: '', id: undefined, market: undefined, address: undefined, accountIndex: undefined, nLevels: 20, sigFigs: undefined, roundStep: undefined };
+    if (!isChannelName(msg.channel)) return `unknown channel: ${String(msg.channel)}`;
+    const channel = CHANNELS[msg.channel];
+    const params = channel.params ?? {};
+    const sub: Subscription = {
+      channel: channel.name,
+      key: '',
+      id: undefined,
+      market: undefined,
+      address: undefined,
+      accountIndex: undefined,
+      nLevels: LIMITS.l2LevelsDefault,
+      sigFigs: undefined,
+      roundStep: undefined,
+      nFills: LIMITS.userFillsSnapshotDefault,
+      timeframe: undefined,
+      lastPeriodicAt: state.exchange.clock(),
+      seen: new Map(),
+    };
     if (channel.scope === 'market') {
       if (msg.accountIndex !== undefined) return 'accountIndex is not a parameter of market channels';
-      const ms = resolveMarket(state.exchange, msg.id);
-      if (ms === undefined) return `unknown market: ${String(msg.id)}`;
+      let selector = msg.id;
+      if (params.timeframe === true) {
+        const text = typeof msg.id === 'string' ? msg.id : '';
+        const slash = text.lastIndexOf('/');
+        const timeframe = text.slice(slash + 1);
+        if (slash < 0 || !isTimeframe(timeframe)) return `${channel.name} id must be <market>/<timeframe>, timeframe one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, 3d, 1w`;
+        sub.timeframe = timeframe;
+        selector = text.slice(0, slash);
+      }
+      const ms = resolveMarket(state.exchange, selector);
+      if (ms === undefined) return `unknown market: ${String(selector)}`;
       sub.market = ms;
-      sub.id = ms.spec.displayName;
+      sub.id = sub.timeframe === undefined ? ms.spec.displayName : `${ms.spec.displayName}/${sub.timeframe}`;
     } else if (channel.scope === 'account') {
       const address = parseAddress(msg.id);
       if (address === null) return 'id must be a 20-byte hex address';
@@ -126,20 +179,21 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       sub.id = address;
       sub.accountIndex = index as number;
       if (msg.market !== undefined) {
-        if (!['positions', 'orders', 'userFills'].includes(channel.name)) return `market is not a parameter of ${channel.name}`;
+        if (params.market !== true) return `market is not a parameter of ${channel.name}`;
         const ms = resolveMarket(state.exchange, msg.market);
         if (ms === undefined) return `unknown market: ${String(msg.market)}`;
         sub.market = ms;
       }
-      if (channel.name === 'userFills') {
-        const n = msg.nFills ?? LIMITS.userFillsSnapshotDefault;
-        if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > LIMITS.userFillsSnapshotMax) return 'nFills must be 1-500';
-        sub.nLevels = n as number;
-      }
-    } else if (msg.id !== undefined && channel.name !== 'markets' && channel.name !== 'oraclePrices') {
+    } else if (msg.id !== undefined && params.ignoresId !== true) {
       return `${channel.name} takes no id`;
     }
-    if (channel.book === true) {
+    if (msg.nFills !== undefined && params.nFills !== true) return `nFills is not a parameter of ${channel.name}`;
+    if (params.nFills === true) {
+      const n = msg.nFills ?? LIMITS.userFillsSnapshotDefault;
+      if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > LIMITS.userFillsSnapshotMax) return 'nFills must be 1-500';
+      sub.nFills = n as number;
+    }
+    if (params.book === true) {
       const n = msg.nLevels ?? LIMITS.l2LevelsDefault;
       if (!Number.isInteger(n) || (n as number) < LIMITS.l2LevelsMin || (n as number) > LIMITS.l2LevelsMax) return 'nLevels must be 1-100';
       sub.nLevels = n as number;
@@ -155,7 +209,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     } else if (msg.nLevels !== undefined || msg.sigFigs !== undefined || msg.roundStep !== undefined) {
       return `book parameters are not parameters of ${channel.name}`;
     }
-    sub.key = [sub.channel, sub.id ?? '', sub.accountIndex ?? '', sub.market?.spec.id ?? '', sub.channel === 'userFills' ? '' : sub.nLevels, sub.sigFigs ?? '', sub.roundStep ?? ''].join('|');
+    const book = params.book === true ? [sub.nLevels, sub.sigFigs ?? '', sub.roundStep ?? ''] : [];
+    sub.key = [sub.channel, sub.id ?? '', sub.accountIndex ?? '', sub.market?.spec.id ?? '', ...book].join('|');
     return sub;
   };
 
@@ -169,10 +224,11 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     ips.set(c.ip, added.ip);
     c.limits = added.connection;
     c.subs.set(sub.key, sub);
-    const channel = CHANNELS[sub.channel]!;
+    const channel = CHANNELS[sub.channel];
+    channel.start?.(state, sub);
     const frame: Record<string, unknown> = { type: 'subscribed', ...frameBase(sub) };
-    if (msg.snapshot !== false && channel.snapshot !== undefined) frame.contents = channel.snapshot(state.exchange, sub);
-    else if (channel.name === 'trades') frame.contents = {};
+    if (msg.snapshot !== false && channel.snapshot !== undefined) frame.contents = channel.snapshot(state, sub);
+    else if (channel.ack !== undefined) frame.contents = channel.ack;
     send(c, frame);
   };
 
@@ -302,6 +358,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   return {
     close(): void {
       state.exchange.listeners.delete(listener);
+      clearInterval(periodic);
       for (const c of connections) c.ws.close(1001, 'server shutting down');
       wss.close();
     },
