@@ -11,6 +11,7 @@ const BENCHES: Record<string, string> = {
   levels: 'levels.bench.ts',
   risk: 'risk.bench.ts',
   ed25519: 'ed25519.bench.ts',
+  ws: 'ws.bench.ts',
 };
 
 const wanted = process.argv.slice(2);

@@ -81,14 +81,21 @@ export function signedContext(
  */
 export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Reply | null {
   if (!state.config.auth) return null;
-  let sent: unknown = request.body;
-  if (request.rawBody !== undefined && request.rawBody.length > 0) sent = JSON.parse(request.rawBody) as unknown;
-  const verified = verifyScheme2(ctx.key.apiKey, ctx.headers.signature, {
-    timestamp: ctx.headers.timestampText,
-    path: request.path,
-    body: sent as JsonValue | undefined,
-    rawBody: request.rawBody,
-  });
+  let verified: string | null;
+  try {
+    let sent: unknown = request.body;
+    if (request.rawBody !== undefined && request.rawBody.length > 0) sent = JSON.parse(request.rawBody) as unknown;
+    verified = verifyScheme2(ctx.key.apiKey, ctx.headers.signature, {
+      timestamp: ctx.headers.timestampText,
+      path: request.path,
+      body: sent as JsonValue | undefined,
+      rawBody: request.rawBody,
+    });
+  } catch {
+    // A body with no canonical form (a number beyond double range, nesting past the stack)
+    // cannot carry a valid signature.
+    verified = null;
+  }
   return verified === null ? fail(401, 'invalid signature') : null;
 }
 

@@ -46,6 +46,15 @@ import { CHANNELS, isChannelName, type Subscription, type Update } from './chann
 
 const WS_PATH = '/v1/ws';
 
+/** A serialized channel_data frame and the global sequence of the event it came from. */
+interface Frame {
+  at: number;
+  text: string;
+}
+
+/** Channels whose updates depend only on the subscription's identity, never on its history. */
+const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
+
 interface Connection {
   ws: WebSocket;
   ip: string;
@@ -79,7 +88,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const validators = new Map<Operation, ValidateFunction>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
-  const send = (c: Connection, frame: unknown): void => {
+  const sendText = (c: Connection, text: string): void => {
     if (c.ws.readyState !== c.ws.OPEN) return;
     if (c.ws.bufferedAmount > maxBuffered) {
       if (!c.degraded) {
@@ -89,8 +98,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       return;
     }
     c.degraded = false;
-    c.ws.send(JSON.stringify(frame));
+    c.ws.send(text);
   };
+  const send = (c: Connection, frame: unknown): void => sendText(c, JSON.stringify(frame));
 
   const frameBase = (sub: Subscription): Record<string, unknown> => {
     const base: Record<string, unknown> = { channel: sub.channel };
@@ -108,12 +118,27 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   attachCandles(state.exchange);
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
+  const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>
+    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, text: JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents }) }));
+
   const listener = (events: readonly EngineEvent[]): void => {
+    // Market-wide channels keep no per-subscription state: their frames are built and
+    // serialized once per identity and shared by every connection that holds it.
+    const shared = new Map<string, Frame[]>();
     for (const c of connections) {
-      const out: (Update & { sub: Subscription })[] = [];
-      for (const sub of c.subs.values()) for (const update of CHANNELS[sub.channel].updates(state, sub, events)) out.push({ ...update, sub });
+      const out: Frame[] = [];
+      for (const sub of c.subs.values()) {
+        let frames: Frame[];
+        if (SHARED_FRAMES.has(sub.channel)) {
+          frames = shared.get(sub.key) ?? framesOf(sub, events);
+          shared.set(sub.key, frames);
+        } else {
+          frames = framesOf(sub, events);
+        }
+        for (const f of frames) out.push(f);
+      }
       if (out.length > 1) out.sort((a, b) => a.at - b.at);
-      for (const { sub, contents } of out) send(c, { type: 'channel_data', ...frameBase(sub), contents });
+      for (const f of out) sendText(c, f.text);
     }
   };
   state.exchange.listeners.add(listener);

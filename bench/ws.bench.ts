@@ -1,0 +1,493 @@
+/**
+ * The WebSocket at /v1/ws under load, against an in-process server on loopback.
+ *
+ * (a) Signed placeOrder over WebSocket RPC. Orders are signed before timing (Scheme 1 op 1 with
+ *     node:crypto, one account and one connection each, distinct timestamps), then sent over
+ *     `BENCH_WS_CONNECTIONS` connections, each keeping `BENCH_WS_WINDOW` posts in flight (the
+ *     interface allows 50 per connection). Figures: orders acknowledged (status 202) per second
+ *     and the send-to-reply latency p50 / p99. Baseline, same run, same messages: single-core
+ *     Ed25519 verifies/s through gateway/auth `verifyEd25519` (node:crypto, cached KeyObject) —
+ *     the ceiling a gateway that verifies every order on one core cannot pass.
+ * (b) Fan-out. `BENCH_WS_SUBSCRIBERS` connections each subscribe to l2OrderbookUpdates and
+ *     trades of ETH-USD while the main thread drives the book at `BENCH_WS_CHANGES_PER_SEC`
+ *     changes/s offered for `BENCH_WS_DRIVE_MS` (resting GTT placements and cancels of one maker
+ *     within 200 ticks of the oracle, at most 200 resting; one in 20 is a small IOC from a taker
+ *     that trades), one command per macrotask as requests would arrive. Figures: channel_data
+ *     frames delivered per second (counted by the clients, from the drive's start to the last
+ *     frame), the share of the frames the book changes called for, degraded frames, and the
+ *     server's event-loop delay p99 while driving (perf_hooks monitorEventLoopDelay).
+ *
+ * Clients run in a worker thread (the other core), so the server's thread carries only the
+ * server. WebSocket limits are the interface's (50 connections and 50 new connections a minute
+ * per IP, 100 subscriptions per connection, 1,000 per IP): sim/server.ts has no option to
+ * allowlist an IP and the socket applies its limits to every IP, so fan-out connections come
+ * from 50 per loopback address, 127.0.1.1, 127.0.1.2, ... (Linux routes all of 127/8 to lo).
+ *
+ * Bounded: every loop has a deadline; the whole run stays under about a minute. BENCH_QUICK=1
+ * is a smoke run of a few seconds. Ends with one JSON line:
+ * {"bench":"ws","signedOrdersPerSec":…,"verifyBaselinePerSec":…,"fanoutFramesPerSec":…,"eventLoopLagP99Ms":…}.
+ */
+import { createPrivateKey, createPublicKey, sign as signBytes, type KeyObject } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import WebSocket from 'ws';
+import { envInt } from './env.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+
+const CONFIG = {
+  orders: envInt('BENCH_WS_ORDERS', QUICK ? 1_000 : 20_000),
+  connections: envInt('BENCH_WS_CONNECTIONS', QUICK ? 2 : 4),
+  window: envInt('BENCH_WS_WINDOW', 32),
+  subscribers: envInt('BENCH_WS_SUBSCRIBERS', QUICK ? 100 : 1_000),
+  changesPerSec: envInt('BENCH_WS_CHANGES_PER_SEC', 10_000),
+  driveMs: envInt('BENCH_WS_DRIVE_MS', QUICK ? 1_000 : 10_000),
+};
+
+/** WebSocket limits of the interface: simultaneous (and new per minute) connections per IP. */
+const CONNECTIONS_PER_IP = 50;
+const RPC_DEADLINE_MS = 25_000;
+const CONNECT_DEADLINE_MS = 20_000;
+const DRAIN_DEADLINE_MS = 10_000;
+const RSS_LIMIT_BYTES = 4 * 1024 ** 3;
+const DAY_US = 86_400_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// Messages between the server's thread and the clients' worker.
+
+interface RpcConnection {
+  localAddress: string;
+  /** Serialized post frames; the frame at index i carries id i. */
+  frames: string[];
+}
+
+type ToWorker =
+  | { kind: 'rpc'; url: string; window: number; connections: RpcConnection[] }
+  /** `total` connections, `perIp` from each of 127.0.1.1, 127.0.1.2, ... */
+  | { kind: 'subscribe'; url: string; market: string; total: number; perIp: number }
+  | { kind: 'counts' }
+  | { kind: 'close' };
+
+interface RpcReport {
+  kind: 'rpc';
+  acked: number;
+  /** Replies by status other than 202, and the first such reply. */
+  others: Record<string, number>;
+  firstOther: string | undefined;
+  elapsedMs: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+interface SubscribeReport {
+  kind: 'subscribed';
+  connections: number;
+  subscriptions: number;
+  failures: number;
+  firstFailure: string | undefined;
+  elapsedMs: number;
+}
+
+interface Counts {
+  kind: 'counts';
+  book: number;
+  trades: number;
+  degraded: number;
+  errors: number;
+  /** Epoch ms (performance.timeOrigin + now) of the last channel_data frame; 0 when none. */
+  lastFrameAt: number;
+}
+
+type FromWorker = RpcReport | SubscribeReport | Counts | { kind: 'closed' };
+
+const epochMs = (): number => performance.timeOrigin + performance.now();
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker: WebSocket clients.
+
+function open(url: string, localAddress: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { localAddress, perMessageDeflate: false });
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: HTTP ${res.statusCode}`)));
+  });
+}
+
+async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcReport> {
+  const sockets = await Promise.all(task.connections.map((c) => open(task.url, c.localAddress)));
+  const total = task.connections.reduce((n, c) => n + c.frames.length, 0);
+  const latencies = new Float64Array(total);
+  let replies = 0;
+  let acked = 0;
+  const others: Record<string, number> = {};
+  let firstOther: string | undefined;
+  const start = performance.now();
+  await Promise.all(
+    sockets.map(
+      (ws, k) =>
+        new Promise<void>((resolve) => {
+          const frames = task.connections[k]!.frames;
+          const sentAt = new Float64Array(frames.length);
+          let next = 0;
+          let done = 0;
+          const deadline = setTimeout(resolve, RPC_DEADLINE_MS);
+          const sendOne = (): void => {
+            const i = next++;
+            sentAt[i] = performance.now();
+            ws.send(frames[i]!);
+          };
+          ws.on('message', (data: Buffer) => {
+            const reply = JSON.parse(data.toString('utf8')) as { id?: unknown; status?: unknown };
+            if (typeof reply.id !== 'number') return;
+            latencies[replies++] = performance.now() - sentAt[reply.id]!;
+            if (reply.status === 202) acked++;
+            else {
+              others[String(reply.status)] = (others[String(reply.status)] ?? 0) + 1;
+              firstOther ??= data.toString('utf8').slice(0, 300);
+            }
+            if (next < frames.length) sendOne();
+            if (++done === frames.length) {
+              clearTimeout(deadline);
+              resolve();
+            }
+          });
+          while (next < Math.min(task.window, frames.length)) sendOne();
+        }),
+    ),
+  );
+  const elapsedMs = performance.now() - start;
+  for (const ws of sockets) ws.terminate();
+  const sorted = latencies.subarray(0, replies).sort();
+  return { kind: 'rpc', acked, others, firstOther, elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+}
+
+/** `{"type":"channel_data","channel":"` — the byte after it tells l2OrderbookUpdates from trades. */
+const CHANNEL_AT = '{"type":"channel_data","channel":"'.length;
+/** `{"type":"` — the byte after it tells the frame type (c, s, d, e, u). */
+const TYPE_AT = '{"type":"'.length;
+
+function runWorker(): void {
+  const port = parentPort!;
+  const fanout: WebSocket[] = [];
+  const counts: Counts = { kind: 'counts', book: 0, trades: 0, degraded: 0, errors: 0, lastFrameAt: 0 };
+  const reply = (message: FromWorker): void => port.postMessage(message);
+
+  const subscribeAll = async (task: Extract<ToWorker, { kind: 'subscribe' }>): Promise<SubscribeReport> => {
+    const start = performance.now();
+    let subscriptions = 0;
+    let failures = 0;
+    let firstFailure: string | undefined;
+    const onFrame = (data: Buffer): void => {
+      const type = data[TYPE_AT];
+      if (type === 0x63 /* c */) {
+        if (data[CHANNEL_AT] === 0x74 /* t */) counts.trades++;
+        else counts.book++;
+        counts.lastFrameAt = epochMs();
+      } else if (type === 0x73 /* s */) {
+        subscriptions++;
+      } else if (type === 0x64 /* d */) {
+        counts.degraded++;
+      } else {
+        counts.errors++;
+        firstFailure ??= data.toString('utf8').slice(0, 200);
+      }
+    };
+    // One loopback address at a time, its connections opened together.
+    for (let i = 0; i < task.total; i += task.perIp) {
+      const ip = `127.0.1.${i / task.perIp + 1}`;
+      const opened = await Promise.allSettled(Array.from({ length: Math.min(task.perIp, task.total - i) }, () => open(task.url, ip)));
+      for (const result of opened) {
+        if (result.status === 'rejected') {
+          failures++;
+          firstFailure ??= String(result.reason);
+          continue;
+        }
+        const ws = result.value;
+        fanout.push(ws);
+        ws.on('message', onFrame);
+        ws.send(JSON.stringify({ type: 'subscribe', channel: 'l2OrderbookUpdates', id: task.market }));
+        ws.send(JSON.stringify({ type: 'subscribe', channel: 'trades', id: task.market }));
+      }
+      if (performance.now() - start > CONNECT_DEADLINE_MS) break;
+    }
+    while (subscriptions + counts.errors < fanout.length * 2 && performance.now() - start < CONNECT_DEADLINE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { kind: 'subscribed', connections: fanout.length, subscriptions, failures, firstFailure, elapsedMs: performance.now() - start };
+  };
+
+  port.on('message', (task: ToWorker) => {
+    switch (task.kind) {
+      case 'rpc':
+        void runRpc(task).then(reply);
+        return;
+      case 'subscribe':
+        void subscribeAll(task).then(reply);
+        return;
+      case 'counts':
+        reply({ ...counts });
+        return;
+      case 'close':
+        for (const ws of fanout) ws.terminate();
+        fanout.length = 0;
+        reply({ kind: 'closed' });
+        return;
+      default: {
+        const never: never = task;
+        throw new Error(`unknown task ${JSON.stringify(never)}`);
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server's thread.
+
+interface Clients {
+  ask<K extends FromWorker['kind']>(task: ToWorker, kind: K): Promise<Extract<FromWorker, { kind: K }>>;
+  stop(): Promise<void>;
+}
+
+function startClients(): Clients {
+  // tsx's loader hooks do not reach worker threads on Node 20: the worker registers them itself.
+  const worker = new Worker(`import { register } from 'tsx/esm/api'; register(); await import(${JSON.stringify(import.meta.url)});`, { eval: true });
+  const waiting: { kind: string; resolve: (m: FromWorker) => void }[] = [];
+  worker.on('message', (message: FromWorker) => {
+    const i = waiting.findIndex((w) => w.kind === message.kind);
+    if (i >= 0) waiting.splice(i, 1)[0]!.resolve(message);
+  });
+  worker.on('error', (error) => {
+    console.error('client worker failed:', error);
+    process.exitCode = 1;
+  });
+  return {
+    ask: (task, kind) =>
+      new Promise((resolve) => {
+        waiting.push({ kind, resolve: resolve as (m: FromWorker) => void });
+        worker.postMessage(task);
+      }),
+    stop: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** An Ed25519 key from a 32-byte seed, on node:crypto: the private KeyObject and the API key hex. */
+function apiKeyPair(seed: number): { privateKey: KeyObject; apiKey: string } {
+  const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.alloc(32, seed)]);
+  const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  return { privateKey, apiKey: spki.subarray(spki.length - 32).toString('hex') };
+}
+
+async function control(url: string, path: string, body: unknown): Promise<void> {
+  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+}
+
+interface SignedOrders {
+  signedOrdersPerSec: number;
+  verifyBaselinePerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
+  const { startServer } = await import('../sim/server.ts');
+  const { scheme1Payload, verifyEd25519 } = await import('../gateway/auth/index.ts');
+  const server = await startServer({ port: 0, host: '127.0.0.1', clock: 'realtime', agents: false });
+  try {
+    const perConnection = Math.ceil(CONFIG.orders / CONFIG.connections);
+    if (perConnection > 10 * 1_000) throw new Error('at most 10,000 orders per connection (1,000 resting per subaccount and market)');
+    const signed: { apiKey: string; message: string; signature: string }[] = [];
+    const connections: RpcConnection[] = [];
+    const baseNs = BigInt(Date.now()) * 1_000_000n;
+    const goodTilTime = String(Date.now() * 1000 + 40 * DAY_US);
+    for (let k = 0; k < CONFIG.connections; k++) {
+      const { privateKey, apiKey } = apiKeyPair(0x90 + k);
+      const address = '0x' + (0x90 + k).toString(16).repeat(20);
+      // The engine caps resting orders at 1,000 per account and market: spread each connection's
+      // orders over the address's ten subaccounts (each with its own margin and order pool).
+      for (let accountIndex = 0; accountIndex <= 9; accountIndex++) await control(server.url, '/sim/deposit', { address, accountIndex, amount: '10000000' });
+      await control(server.url, '/sim/apiKeys', { address, publicKey: apiKey });
+      const frames: string[] = [];
+      for (let i = 0; i < perConnection && signed.length < CONFIG.orders; i++) {
+        // Resting BTC-USD orders that never cross: bids 90,000-94,999.9, asks 99,000.1-104,000.
+        const side = (i % 2) as 0 | 1;
+        const accountIndex = Math.floor(i / 2) % 10;
+        const priceTicks = side === 0 ? 900_000 + ((i * 7919) % 50_000) : 990_001 + ((i * 7919) % 50_000);
+        const ts = baseNs + BigInt(signed.length);
+        const message = scheme1Payload(1, { address, accountIndex, clientTimeNs: ts, goodTilTimeNs: BigInt(goodTilTime) * 1000n, marketId: 1, priceTicks, sizeQuantums: 100_000, reduceOnly: false, side, timeInForce: 0 });
+        const signature = signBytes(null, Buffer.from(message, 'utf8'), privateKey).toString('hex');
+        signed.push({ apiKey, message, signature });
+        const payload = { address, accountIndex, marketId: 1, orderSide: side === 0 ? 'BUY' : 'SELL', orderType: 'LIMIT', timeInForce: 'GTT', quantity: '0.001', price: (priceTicks / 10).toFixed(1), goodTilTime, timestamp: Number(ts) };
+        frames.push(JSON.stringify({ type: 'post', id: i, request: { type: 'placeOrder', apiKey, timestamp: ts.toString(), signature, payload } }));
+      }
+      connections.push({ localAddress: '127.0.0.1', frames });
+    }
+
+    // Baseline: the gateway's verify on the same messages, one core, after a warm-up pass.
+    const verifyAll = (n: number): void => {
+      for (let i = 0; i < n; i++) {
+        const s = signed[i % signed.length]!;
+        if (!verifyEd25519(s.apiKey, s.message, s.signature)) throw new Error('a signed order failed to verify');
+      }
+    };
+    verifyAll(Math.min(1_000, signed.length));
+    const t = performance.now();
+    verifyAll(signed.length);
+    const verifyBaselinePerSec = Math.round(signed.length / ((performance.now() - t) / 1000));
+
+    const report = await clients.ask({ kind: 'rpc', url: server.url.replace(/^http/, 'ws') + '/v1/ws', window: CONFIG.window, connections }, 'rpc');
+    if (report.firstOther !== undefined) console.log(`  non-202 replies ${JSON.stringify(report.others)}; first: ${report.firstOther}`);
+    return { signedOrdersPerSec: Math.round(report.acked / (report.elapsedMs / 1000)), verifyBaselinePerSec, p50Ms: report.p50Ms, p99Ms: report.p99Ms };
+  } finally {
+    await server.close();
+  }
+}
+
+interface Fanout {
+  subscribers: number;
+  offeredPerSec: number;
+  changesPerSec: number;
+  framesPerSec: number;
+  delivered: number;
+  expected: number;
+  degraded: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+}
+
+async function benchFanout(clients: Clients): Promise<Fanout> {
+  const { startServer } = await import('../sim/server.ts');
+  const { createPrng } = await import('../sim/prng.ts');
+  const server = await startServer({ port: 0, host: '127.0.0.1', clock: 'realtime', agents: false });
+  try {
+    const exchange = server.exchange;
+    const ms = exchange.engine.markets.get(2)!;
+    const maker = '0x' + 'b1'.repeat(20);
+    const taker = '0x' + 'b2'.repeat(20);
+    await control(server.url, '/sim/deposit', { address: maker, amount: '100000000' });
+    await control(server.url, '/sim/deposit', { address: taker, amount: '100000000' });
+
+    const addresses = Math.ceil(CONFIG.subscribers / CONNECTIONS_PER_IP);
+    const sub = await clients.ask({ kind: 'subscribe', url: server.url.replace(/^http/, 'ws') + '/v1/ws', market: ms.spec.displayName, total: CONFIG.subscribers, perIp: CONNECTIONS_PER_IP }, 'subscribed');
+    console.log(`  ${sub.connections} connections from ${addresses} loopback addresses, ${sub.subscriptions} subscriptions in ${(sub.elapsedMs / 1000).toFixed(1)} s${sub.failures > 0 ? `; ${sub.failures} refused (${sub.firstFailure})` : ''}`);
+    if (sub.connections === 0) throw new Error(`no subscriber connected: ${sub.firstFailure ?? ''}`);
+
+    // What the clients should receive: one frame per book delta and per trades event, each.
+    let bookEvents = 0;
+    let tradeEvents = 0;
+    const counter = (events: readonly { type: string; marketId?: number }[]): void => {
+      for (const e of events) {
+        if (e.marketId !== ms.spec.id) continue;
+        if (e.type === 'book') bookEvents++;
+        else if (e.type === 'trades') tradeEvents++;
+      }
+    };
+    exchange.listeners.add(counter);
+
+    const rng = createPrng(42);
+    const mid = ms.oraclePrice;
+    const resting: number[] = [];
+    const goodTilTime = exchange.clock() + 40 * DAY_US;
+    let ops = 0;
+    const change = (): void => {
+      ops++;
+      if (ops % 20 === 0) {
+        const side = rng.next() < 0.5 ? 0 : 1;
+        exchange.submit({ type: 'placeOrder', address: taker, accountIndex: 0, marketId: ms.spec.id, side, orderType: 0, tif: 2, price: side === 0 ? mid + 300 : mid - 300, size: 1_000_000, reduceOnly: false, goodTilTime });
+      } else if (resting.length >= 200 || (resting.length > 0 && rng.next() < 0.5)) {
+        const [orderId] = resting.splice(rng.int(resting.length), 1);
+        exchange.submit({ type: 'cancelOrder', address: maker, accountIndex: 0, marketId: ms.spec.id, orderId });
+      } else {
+        const side = rng.next() < 0.5 ? 0 : 1;
+        const price = side === 0 ? mid - 1 - rng.int(200) : mid + 1 + rng.int(200);
+        const r = exchange.submit({ type: 'placeOrder', address: maker, accountIndex: 0, marketId: ms.spec.id, side, orderType: 0, tif: 0, price, size: 1_000_000 + rng.int(10_000_000), reduceOnly: false, goodTilTime });
+        if (r.kind === 'order' && (r.status === 'OPEN' || r.status === 'PARTIALLY_FILLED')) resting.push(r.orderId);
+      }
+    };
+
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    const driveStartAt = epochMs();
+    const start = performance.now();
+    lag.enable();
+    let stoppedEarly = '';
+    await new Promise<void>((resolve) => {
+      // One command per macrotask, as requests arrive; paced to the offered rate.
+      const step = (): void => {
+        const elapsed = performance.now() - start;
+        if (elapsed >= CONFIG.driveMs) return resolve();
+        if ((ops & 255) === 0 && process.memoryUsage().rss > RSS_LIMIT_BYTES) {
+          stoppedEarly = 'resident memory above 4 GB';
+          return resolve();
+        }
+        if (ops < Math.floor((elapsed / 1000) * CONFIG.changesPerSec)) {
+          change();
+          setImmediate(step);
+        } else {
+          setTimeout(step, 1);
+        }
+      };
+      step();
+    });
+    const driveMs = performance.now() - start;
+    lag.disable();
+    exchange.listeners.delete(counter);
+    if (stoppedEarly !== '') console.log(`  drive stopped early: ${stoppedEarly}`);
+
+    // Drain: frames still in socket buffers keep arriving; wait until the count settles.
+    let counts = await clients.ask({ kind: 'counts' }, 'counts');
+    const drainStart = performance.now();
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const now = await clients.ask({ kind: 'counts' }, 'counts');
+      const settled = now.book + now.trades === counts.book + counts.trades;
+      counts = now;
+      if (settled || performance.now() - drainStart > DRAIN_DEADLINE_MS) break;
+    }
+    await clients.ask({ kind: 'close' }, 'closed');
+    const delivered = counts.book + counts.trades;
+    const spanMs = Math.max(driveMs, counts.lastFrameAt - driveStartAt);
+    return {
+      subscribers: sub.connections,
+      offeredPerSec: CONFIG.changesPerSec,
+      changesPerSec: Math.round(ops / (driveMs / 1000)),
+      framesPerSec: Math.round(delivered / (spanMs / 1000)),
+      delivered,
+      expected: (bookEvents + tradeEvents) * sub.connections,
+      degraded: counts.degraded,
+      lagP99Ms: Number((lag.percentile(99) / 1e6).toFixed(2)),
+      lagMaxMs: Number((lag.max / 1e6).toFixed(2)),
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const clients = startClients();
+  try {
+    console.log(`(a) signed placeOrder over WS RPC: ${CONFIG.orders.toLocaleString('en-US')} orders, ${CONFIG.connections} connections, ${CONFIG.window} in flight each`);
+    const a = await benchSignedOrders(clients);
+    console.log(`  acknowledged (202)          ${a.signedOrdersPerSec.toLocaleString('en-US').padStart(10)} orders/s   latency p50 ${a.p50Ms.toFixed(2)} ms, p99 ${a.p99Ms.toFixed(2)} ms`);
+    console.log(`  verifyEd25519, one core     ${a.verifyBaselinePerSec.toLocaleString('en-US').padStart(10)} verifies/s (orders/s = ${(a.signedOrdersPerSec / a.verifyBaselinePerSec).toFixed(2)} × verifies/s)`);
+    console.log(`(b) fan-out: ${CONFIG.subscribers.toLocaleString('en-US')} subscribers to l2OrderbookUpdates + trades of ETH-USD, ${CONFIG.changesPerSec.toLocaleString('en-US')} book changes/s offered for ${CONFIG.driveMs / 1000} s`);
+    const b = await benchFanout(clients);
+    console.log(`  book changes applied        ${b.changesPerSec.toLocaleString('en-US').padStart(10)} /s (offered ${b.offeredPerSec.toLocaleString('en-US')})`);
+    console.log(`  frames delivered            ${b.framesPerSec.toLocaleString('en-US').padStart(10)} /s (${b.delivered.toLocaleString('en-US')} of ${b.expected.toLocaleString('en-US')} due, ${b.degraded} degraded frames)`);
+    console.log(`  event-loop delay            p99 ${b.lagP99Ms} ms, max ${b.lagMaxMs} ms`);
+    console.log(JSON.stringify({ bench: 'ws', signedOrdersPerSec: a.signedOrdersPerSec, verifyBaselinePerSec: a.verifyBaselinePerSec, fanoutFramesPerSec: b.framesPerSec, eventLoopLagP99Ms: b.lagP99Ms }));
+  } finally {
+    await clients.stop();
+  }
+}
+
+if (isMainThread) await main();
+else runWorker();
