@@ -12,6 +12,7 @@ const BENCHES: Record<string, string> = {
   risk: 'risk.bench.ts',
   ed25519: 'ed25519.bench.ts',
   ws: 'ws.bench.ts',
+  gateway: 'gateway.bench.ts',
 };
 
 const wanted = process.argv.slice(2);

@@ -1,5 +1,6 @@
 /**
- * Ed25519 verification of API-key signatures, on node:crypto.
+ * Ed25519 verification of API-key signatures, on sodium-native (libsodium), or node:crypto
+ * where sodium-native cannot be loaded.
  *
  * Contract: the API key is the raw 32-byte Ed25519 public key as 64 hex characters; the
  * signature is 64 bytes as 128 hex characters (interface.md Authentication, "Headers"). The
@@ -11,9 +12,27 @@
  * node:crypto needs a KeyObject, built from the raw key behind the fixed DER SPKI header of an
  * Ed25519 public key (RFC 8410). Building one costs about as much as a verification, so
  * KeyObjects are cached per API key (lowercased), least recently inserted evicted first.
- * `bench/ed25519.bench.ts` compares this path with @noble/ed25519.
+ * `bench/ed25519.bench.ts` compares this path with @noble/ed25519; `npm run bench:gateway`
+ * measured libsodium at 2.7× node:crypto here (docs/decisions.md), so it verifies when present.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+interface Sodium {
+  crypto_sign_verify_detached(signature: Buffer, message: Buffer, publicKey: Buffer): boolean;
+}
+
+const sodium: Sodium | undefined = (() => {
+  try {
+    return createRequire(import.meta.url)('sodium-native') as Sodium;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Which implementation verifies (for benchmarks and logs). */
+export const ED25519_BACKEND: 'sodium-native' | 'node:crypto' = sodium === undefined ? 'node:crypto' : 'sodium-native';
+const rawKeys = new Map<string, Buffer>();
 import { AUTH_ERRORS, type AuthError } from './errors.ts';
 import { hexToBytes, isHexOfLength } from './hex.ts';
 
@@ -96,6 +115,15 @@ export function verifyEd25519(apiKeyHex: string, message: Uint8Array | string, s
   if (signature === null) return false;
   const bytes = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
   try {
+    if (sodium !== undefined) {
+      let raw = rawKeys.get(apiKeyHex);
+      if (raw === undefined) {
+        raw = Buffer.from(apiKeyHex, 'hex');
+        if (rawKeys.size >= keyCacheCapacity) rawKeys.clear();
+        rawKeys.set(apiKeyHex, raw);
+      }
+      return sodium.crypto_sign_verify_detached(Buffer.from(signature), Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes), raw);
+    }
     return verify(null, bytes, key, signature);
   } catch {
     return false;
