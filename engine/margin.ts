@@ -17,7 +17,7 @@
  */
 import type { Account } from './account.ts';
 import type { MarketSpec } from './market.ts';
-import type { AccountMarket } from './position.ts';
+import { createAccountMarket, type AccountMarket } from './position.ts';
 
 /** What margin needs to know of a market (MarketState satisfies it). */
 export interface PricedMarket {
@@ -254,27 +254,5 @@ export function clearlyAbove(a: number, b: number): boolean {
   return a - b > (Math.abs(a) + Math.abs(b)) * 1e-9 + 1e9;
 }
 
-const EMPTY: AccountMarket = {
-  slot: -1,
-  marketId: -1,
-  size: 0,
-  cost: 0n,
-  costF: 0,
-  realizedPnl: 0n,
-  fundingAllTime: 0n,
-  fundingSinceOpen: 0n,
-  fundingSinceChange: 0n,
-  leverage: 0,
-  isolated: false,
-  isolatedMargin: 0n,
-  openOrders: 0,
-  openBuy: 0,
-  openSell: 0,
-  listed: false,
-  cacheEpoch: -1,
-  eqF: 0,
-  imF: 0,
-  mmF: 0,
-  trigger: NaN,
-  triggerVersion: 0,
-};
+/** An account's record for a market it never touched: no position, no orders, defaults. */
+const EMPTY: AccountMarket = createAccountMarket(-1, -1);

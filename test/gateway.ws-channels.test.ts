@@ -12,8 +12,8 @@ import { usd } from '../gateway/format.ts';
 import { MARKET_ATTRIBUTE_FIELDS } from '../gateway/ws/market-attributes.ts';
 import { startServer, type Server } from '../sim/server.ts';
 import { DAY_US, wallet } from './support/gateway-fixture.ts';
+import { connectClient, type Client, type Frame } from './support/ws-client.ts';
 
-type Frame = Record<string, unknown>;
 
 let server: Server | undefined;
 const sockets: WebSocket[] = [];
@@ -31,44 +31,8 @@ async function start(): Promise<Server> {
   return server;
 }
 
-interface Client {
-  frames: Frame[];
-  send(frame: unknown): void;
-  next(match: (f: Frame) => boolean, timeoutMs?: number): Promise<Frame>;
-  /** Frames of type channel_data on `channel`, in arrival order. */
-  data(channel: string): Frame[];
-}
-
 async function client(): Promise<Client> {
-  const ws = new WebSocket(server!.url.replace('http', 'ws') + '/v1/ws');
-  sockets.push(ws);
-  const frames: Frame[] = [];
-  const waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
-  ws.on('message', (data: Buffer) => {
-    const frame = JSON.parse(data.toString()) as Frame;
-    frames.push(frame);
-    for (const w of [...waiters]) {
-      if (!w.match(frame)) continue;
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(frame);
-    }
-  });
-  await new Promise((resolve, reject) => {
-    ws.on('open', resolve);
-    ws.on('error', reject);
-  });
-  return {
-    frames,
-    send: (frame) => ws.send(JSON.stringify(frame)),
-    next: (match, timeoutMs = 2000) =>
-      new Promise((resolve, reject) => {
-        const seen = frames.find(match);
-        if (seen !== undefined) return resolve(seen);
-        waiters.push({ match, resolve });
-        setTimeout(() => reject(new Error('no matching frame')), timeoutMs).unref();
-      }),
-    data: (channel) => frames.filter((f) => f.type === 'channel_data' && f.channel === channel),
-  };
+  return connectClient(server!.url, sockets);
 }
 
 /** Subscribes and returns the subscribed frame. */

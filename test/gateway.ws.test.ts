@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startServer, type Server } from '../sim/server.ts';
 import { wallet } from './support/gateway-fixture.ts';
+import { connectClient, type Client } from './support/ws-client.ts';
 import { priceToTicks } from '../engine/index.ts';
 import { scheme1Payload } from '../gateway/auth/index.ts';
 import * as ed from '@noble/ed25519';
@@ -15,40 +16,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-interface Client {
-  frames: Record<string, unknown>[];
-  send(frame: unknown): void;
-  next(match: (f: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
-}
-
 async function client(): Promise<Client> {
-  const ws = new WebSocket(server!.url.replace('http', 'ws') + '/v1/ws');
-  sockets.push(ws);
-  const frames: Record<string, unknown>[] = [];
-  const waiters: { match: (f: Record<string, unknown>) => boolean; resolve: (f: Record<string, unknown>) => void }[] = [];
-  ws.on('message', (data: Buffer) => {
-    const frame = JSON.parse(data.toString()) as Record<string, unknown>;
-    frames.push(frame);
-    for (const w of [...waiters]) if (w.match(frame)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(frame);
-    }
-  });
-  await new Promise((resolve, reject) => {
-    ws.on('open', resolve);
-    ws.on('error', reject);
-  });
-  return {
-    frames,
-    send: (frame) => ws.send(JSON.stringify(frame)),
-    next: (match, timeoutMs = 2000) =>
-      new Promise((resolve, reject) => {
-        const seen = frames.find(match);
-        if (seen !== undefined) return resolve(seen);
-        waiters.push({ match, resolve });
-        setTimeout(() => reject(new Error('no matching frame')), timeoutMs).unref();
-      }),
-  };
+  return connectClient(server!.url, sockets);
 }
 
 function deposit(address: string, usd: bigint): void {
