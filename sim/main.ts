@@ -1,46 +1,141 @@
 /**
- * `npm start` / `perpsim serve`: runs the exchange with the embedded defaults on
- * http://127.0.0.1:8080 (PORT or --port to change; --host; --clock realtime|accelerated|virtual;
- * --speed N; --no-auth; --no-rate-limits; --control-token T; --geo-block US,CA).
+ * The `perpsim` command line. `perpsim serve` (also the default command, and `npm start`) runs
+ * the exchange; `perpsim --help` / `perpsim serve --help` explain every option.
+ *
+ * Precedence: command-line options, then PORT (for --port), then the --config file, then the
+ * built-in defaults. Bad options and bad config files exit with code 2 and a message on stderr;
+ * failures while starting (e.g. the port is taken) exit with 1.
  */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { pino } from 'pino';
+import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { startServer, type ServerOptions } from './server.ts';
 
-function parse(argv: string[]): ServerOptions {
-  const options: ServerOptions = {};
-  const value = (i: number): string => {
-    const v = argv[i + 1];
-    if (v === undefined) throw new Error(`${argv[i]} needs a value`);
-    return v;
+/** A usage problem: reported on stderr, exit code 2. */
+class UsageError extends Error {}
+
+interface ServeFlags {
+  host: string;
+  port?: number;
+  db?: string;
+  memory?: boolean;
+  seed?: number;
+  config?: string;
+  clock: NonNullable<ServerOptions['clock']>;
+  speed: number;
+  agents: boolean;
+  auth: boolean;
+  rateLimits: boolean;
+  controlToken?: string;
+  geoBlock?: string[];
+  logLevel: string;
+}
+
+function integer(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`);
+    return n;
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === 'serve') continue;
-    if (arg === '--port') options.port = Number(value(i++));
-    else if (arg === '--host') options.host = value(i++);
-    else if (arg === '--clock') options.clock = value(i++) as ServerOptions['clock'];
-    else if (arg === '--speed') options.speed = Number(value(i++));
-    else if (arg === '--control-token') options.controlToken = value(i++);
-    else if (arg === '--geo-block') options.geoBlocked = value(i++).split(',').filter((r) => r.length > 0);
-    else if (arg === '--no-auth') options.auth = false;
-    else if (arg === '--no-rate-limits') options.rateLimits = false;
-    else if (arg === '--help' || arg === '-h') {
-      console.log('usage: perpsim serve [--host 127.0.0.1] [--port 8080] [--clock realtime|accelerated|virtual] [--speed N] [--no-auth] [--no-rate-limits] [--control-token T] [--geo-block US,CA]');
-      process.exit(0);
-    } else throw new Error(`unknown option ${arg} (see --help)`);
+}
+
+function positive(text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number.');
+  return n;
+}
+
+function countries(text: string): string[] {
+  const codes = text.split(',').filter((c) => c.length > 0);
+  if (!codes.every((c) => /^[A-Z]{2}$/.test(c))) throw new InvalidArgumentError('expected comma-separated two-letter country codes, e.g. US,CA.');
+  return codes;
+}
+
+function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptions {
+  if (flags.db !== undefined) throw new UsageError('persistence is not implemented yet (issue 7); use --memory');
+  let port = flags.port;
+  if (port === undefined && env.PORT !== undefined) {
+    try {
+      port = integer(0, 65_535)(env.PORT);
+    } catch {
+      throw new UsageError(`PORT=${env.PORT} is not a port number`);
+    }
   }
-  if (options.port === undefined && process.env.PORT !== undefined) options.port = Number(process.env.PORT);
+  let config: SimConfig = {};
+  if (flags.config !== undefined) {
+    try {
+      config = loadConfig(flags.config);
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  const options: ServerOptions = {
+    host: flags.host,
+    port: port ?? 8080,
+    clock: flags.clock,
+    speed: flags.speed,
+    auth: flags.auth,
+    rateLimits: flags.rateLimits,
+    agents: flags.agents,
+    logger: pino({ level: flags.logLevel }),
+  };
+  if (config.markets) options.markets = config.markets;
+  if (config.prices) options.prices = config.prices;
+  if (config.feeTiers) options.risk = { feeTiers: config.feeTiers };
+  if (config.limits) options.limits = config.limits;
+  if (config.agents) options.agentParams = config.agents;
+  if (config.walk) options.walk = config.walk;
+  const seed = flags.seed ?? config.seed;
+  if (seed !== undefined) options.seed = seed;
+  const geo = flags.geoBlock ?? config.geoBlocked;
+  if (geo !== undefined) options.geoBlocked = geo;
+  if (flags.controlToken !== undefined) options.controlToken = flags.controlToken;
   return options;
 }
 
-try {
-  const server = await startServer(parse(process.argv.slice(2)));
-  console.log(`perpsim listening on ${server.url} (clock ${server.clock.mode})`);
+async function serve(flags: ServeFlags): Promise<void> {
+  const server = await startServer(toServerOptions(flags, process.env));
   const shutdown = (): void => {
     void server.close().then(() => process.exit(0));
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+}
+
+function buildCli(): Command {
+  const program = new Command('perpsim')
+    .description('A simulated perpetual-futures exchange (REST + WebSocket) over a deterministic matching engine.')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for the options)');
+  const serveCommand = program
+    .command('serve', { isDefault: true })
+    .description('run the exchange (the default command; `npm start`)')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'TCP port (0 picks a free one) [default: env PORT, else 8080]', integer(0, 65_535))
+    .addOption(new Option('--db <file>', 'SQLite file for persistence (not implemented yet; see issue 7)').conflicts('memory'))
+    .option('--memory', 'keep all state in memory (the default; nothing survives a restart)')
+    .option('--seed <n>', 'seed of the price feeds and liquidity agents [default: config feeds.seed, else 1]', integer(0, Number.MAX_SAFE_INTEGER))
+    .option('--config <file>', 'JSON config file: markets, prices, feeTiers, agents, feeds, limits, geo (built-in defaults otherwise)')
+    .addOption(new Option('--clock <mode>', 'realtime follows the wall clock; accelerated runs --speed times faster; virtual moves only via /sim/clock').choices(['realtime', 'accelerated', 'virtual']).default('realtime'))
+    .option('--speed <n>', 'clock speed-up for --clock accelerated', positive, 1)
+    .option('--no-agents', 'no price feeds and no liquidity agents (an empty book and fixed oracle prices)')
+    .option('--no-auth', 'skip request signature checks (for bots under test)')
+    .option('--no-rate-limits', 'turn the venue\'s rate limits off')
+    .option('--control-token <token>', 'require "Authorization: Bearer <token>" on the /sim control API (which then accepts non-loopback callers)')
+    .option('--geo-block <codes>', 'refuse state-changing requests from these countries (X-Perpsim-Country header), e.g. US,CA', countries)
+    .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
+    .action(async (flags: ServeFlags) => serve(flags));
+  // `perpsim --help` runs the root command, which only lists commands: show serve's options too.
+  program.addHelpText('after', () => `\n${serveCommand.helpInformation()}`);
+  return program;
+}
+
+try {
+  await buildCli().parseAsync(process.argv);
 } catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2); // commander printed it
+  const usage = err instanceof UsageError;
   console.error(`perpsim: ${(err as Error).message}`);
-  process.exit(1);
+  process.exit(usage ? 2 : 1);
 }

@@ -1,13 +1,15 @@
 /**
  * perpsim as a running exchange: the engine behind the gateway, driven by the simulator's clock.
  *
- * `startServer` builds everything in-process — clock, exchange with the default markets and
- * their starting oracle prices, the REST app and the control API — and listens. A timer steps
+ * `startServer` builds everything in-process — clock, exchange with the default markets (or the
+ * options', e.g. from a --config file) and their starting oracle prices, the REST app and the
+ * control API — and listens, logging one line to `options.logger` (silent by default). A timer steps
  * the engine's clock every `tickMs` so that expiries, dead man's switches and funding hours fire
  * without waiting for the next request (in virtual mode only /sim/clock moves time).
  */
 import type { FastifyInstance } from 'fastify';
-import { priceToTicks, type MarketDef } from '../engine/index.ts';
+import { pino, type Logger } from 'pino';
+import { priceToTicks, type EngineLimits, type MarketDef, type RiskConfig } from '../engine/index.ts';
 import { buildApp } from '../gateway/app.ts';
 import { geoConfig } from '../gateway/geo.ts';
 import { attachWebSocket } from '../gateway/ws/server.ts';
@@ -16,9 +18,9 @@ import { createKeyRegistry } from '../gateway/keys.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
-import { createAgents, noise, requote } from './agents.ts';
+import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
 import { registerControl } from './control.ts';
-import { createWalk, step } from './feeds.ts';
+import { createWalk, DEFAULT_WALK, step, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
 
 export interface ServerOptions {
@@ -39,6 +41,14 @@ export interface ServerOptions {
   agents?: boolean;
   seed?: number;
   feedMs?: number;
+  /** Engine parameters (fee tiers, funding, …) and limits; the engine's defaults fill the rest. */
+  risk?: Partial<RiskConfig>;
+  limits?: Partial<EngineLimits>;
+  /** Liquidity agents' and price feeds' parameters over DEFAULT_AGENTS / DEFAULT_WALK. */
+  agentParams?: Partial<AgentParams>;
+  walk?: Partial<WalkParams>;
+  /** Where startServer logs its start line; silent when absent (tests stay quiet). */
+  logger?: Logger;
 }
 
 export interface Server {
@@ -53,7 +63,7 @@ export interface Server {
 export async function buildServer(options: ServerOptions = {}): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
   const clock = createClock(options.clock ?? 'realtime', wallMicros(), options.speed ?? 1);
   const markets = options.markets ?? defaultMarkets();
-  const exchange = createExchange({ markets }, () => nowMicros(clock));
+  const exchange = createExchange({ markets, ...(options.risk && { risk: options.risk }), ...(options.limits && { limits: options.limits }) }, () => nowMicros(clock));
   const prices = options.prices ?? DEFAULT_PRICES;
   for (const m of markets) {
     const text = prices[m.displayName];
@@ -74,7 +84,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   const app = buildApp(state);
   const ws = attachWebSocket(app, state);
   registerControl(app, { state, clock, token: options.controlToken });
-  const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000);
+  const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000, { ...DEFAULT_AGENTS, ...options.agentParams }, { ...DEFAULT_WALK, ...options.walk });
   const timer = setInterval(() => {
     if (clock.mode === 'virtual') return;
     exchange.submit({ type: 'advanceTime' });
@@ -98,11 +108,11 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
  * returned function catches up to `now` in whole feed steps (at most 50 per call, so an
  * accelerated clock degrades gracefully); the book is quoted at once.
  */
-function startMarket(exchange: Exchange, seed: number, feedMs: number): (now: number) => void {
-  const agents = createAgents(exchange, seed);
+function startMarket(exchange: Exchange, seed: number, feedMs: number, agentParams: AgentParams, walkParams: WalkParams): (now: number) => void {
+  const agents = createAgents(exchange, seed, agentParams);
   const walks = [...exchange.engine.markets.values()]
     .filter((ms) => ms.spec.status === 'ONLINE' && ms.oraclePrice > 0)
-    .map((ms) => ({ ms, walk: createWalk(ms.spec, ms.oraclePrice, seed) }));
+    .map((ms) => ({ ms, walk: createWalk(ms.spec, ms.oraclePrice, seed, walkParams) }));
   for (const { ms } of walks) requote(exchange, agents, ms);
   const stepUs = feedMs * 1000;
   let last = exchange.clock();
@@ -123,6 +133,8 @@ function startMarket(exchange: Exchange, seed: number, feedMs: number): (now: nu
 export async function startServer(options: ServerOptions = {}): Promise<Server> {
   const built = await buildServer(options);
   const address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+  const logger = options.logger ?? pino({ level: 'silent' });
+  logger.info({ url: address, clock: built.clock.mode, speed: built.clock.speed, markets: built.exchange.engine.markets.size, agents: options.agents !== false }, 'perpsim listening');
   return {
     app: built.app,
     state: built.state,
