@@ -14,9 +14,9 @@
  */
 import { apply, createEngine, type Engine } from '../engine/index.ts';
 import { crossRisk } from '../engine/margin.ts';
-import type { MarketDef } from '../engine/types.ts';
 import { createPrng } from '../sim/prng.ts';
 import { perpsimRunner } from './perpsim-runner.ts';
+import { MARKETS, marketDefs } from './setup.ts';
 import { generateStream, MIX_PLACE_HEAVY } from './stream.ts';
 import { envInt } from './env.ts';
 
@@ -24,31 +24,11 @@ import { envInt } from './env.ts';
 const POSITIONS = envInt('BENCH_POSITIONS', 100_000);
 const TICKS = envInt('BENCH_TICKS', 200);
 const OPS = envInt('BENCH_OPS', 1_000_000);
-const MARKETS = 10;
+
 const T0 = 1_700_000_000_000_000;
 const MID = 10_000;
 const USD = 1_000_000_000n;
 
-function market(i: number): MarketDef {
-  return {
-    id: i + 1,
-    displayName: `R${i + 1}-USD`,
-    baseAsset: `R${i + 1}`,
-    status: 'ONLINE',
-    category: 'CRYPTO',
-    tickSize: '0.01',
-    stepSize: '0.001',
-    tickTiers: [{ tick: '0.01' }],
-    minOrderNotional: '5',
-    minOrderSize: '0.001',
-    maxOrderSize: '1000000',
-    initialMarginFraction: '0.05',
-    maintenanceMarginFraction: '0.033334',
-    offHoursInitialMarginFraction: '0.05',
-    regularTradingHours: null,
-    addedTimestamp: 1_700_000_000,
-  };
-}
 
 function address(i: number): string {
   return '0x' + (0xa1000000 + i).toString(16).padStart(40, '0');
@@ -56,7 +36,8 @@ function address(i: number): string {
 
 /** An engine with POSITIONS open positions: pairs of accounts trade once in one market each. */
 function buildPositions(): { engine: Engine; time: number } {
-  const engine = createEngine({ markets: Array.from({ length: MARKETS }, (_, i) => market(i)) });
+  // The engine bench's markets: tick 0.01, step 0.001, IMF 5 %.
+  const engine = createEngine({ markets: marketDefs() });
   let time = T0;
   for (let m = 0; m < MARKETS; m++) apply(engine, { type: 'setOraclePrice', time, marketId: m + 1, price: MID });
   const rng = createPrng(11);

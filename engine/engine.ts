@@ -163,19 +163,19 @@ export function apply(engine: Engine, command: Command): CommandResult {
       result = setOraclePrice(engine, command);
       break;
     case 'deposit':
-      result = validAccountRef(command.address, command.accountIndex) ? deposit(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      result = forAccount(command, () => deposit(engine, command));
       break;
     case 'withdraw':
-      result = validAccountRef(command.address, command.accountIndex) ? withdraw(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      result = forAccount(command, () => withdraw(engine, command));
       break;
     case 'transfer':
       result = typeof command.address === 'string' ? transfer(engine, command) : invalid('InvalidRequest', 'invalid address', 'address');
       break;
     case 'setLeverage':
-      result = validAccountRef(command.address, command.accountIndex) ? setLeverage(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      result = forAccount(command, () => setLeverage(engine, command));
       break;
     case 'adjustIsolatedMargin':
-      result = validAccountRef(command.address, command.accountIndex) ? adjustIsolatedMargin(engine, command) : invalid('InvalidRequest', 'invalid account', 'accountIndex');
+      result = forAccount(command, () => adjustIsolatedMargin(engine, command));
       break;
     case 'addMarket': {
       if (engine.markets.has(command.market.id)) return invalid('InvalidRequest', 'market id already exists', 'marketId');
@@ -236,6 +236,11 @@ export function apply(engine: Engine, command: Command): CommandResult {
   if (engine.riskQueue.length > 0) processRiskQueue(engine);
   flush(engine);
   return result;
+}
+
+/** Runs an account command once its (address, accountIndex) is well formed. */
+function forAccount(command: { address: unknown; accountIndex: unknown }, run: () => CommandResult): CommandResult {
+  return validAccountRef(command.address, command.accountIndex) ? run() : invalid('InvalidRequest', 'invalid account', 'accountIndex');
 }
 
 // ---------------------------------------------------------------------------------------------
