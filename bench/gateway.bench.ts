@@ -33,6 +33,7 @@ import { cpus, loadavg } from 'node:os';
 import Fastify from 'fastify';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { verifyEd25519 } from '../gateway/auth/ed25519.ts';
+import { createVerifier } from '../gateway/auth/verifier.ts';
 import { startServer, type Server } from '../sim/server.ts';
 import { envInt } from './env.ts';
 import type { LoadReply, LoadRequest, LoadResult, LoadTarget } from './gateway-load.ts';
@@ -251,6 +252,15 @@ async function main(): Promise<void> {
     console.log(line('perpsim signed POST /v1/placeOrder', orderRate, 'orders/s', orderRun, `  (${fmt(acked)} of ${fmt(orders)} ACKed in ${orderRun.durationS.toFixed(2)} s; other answers: ${otherText})`));
     if (acked < 0.99 * orders) throw new Error(`only ${acked} of ${orders} signed orders were ACKed (${otherText}): the bench's setup is broken`);
 
+    // The same load with verification inline on the event loop (verifyThreads 0), for the ratio
+    // the worker threads buy on this machine.
+    const threadedVerifier = server.state.verifier;
+    server.state.verifier = createVerifier({ threads: 0 });
+    const inlineRun = await signed(WARMUP_ORDERS + orders, orders);
+    server.state.verifier = threadedVerifier;
+    const inlineRate = perSec(count(inlineRun, (s) => s === 202), inlineRun);
+    console.log(line('  same, verification inline', inlineRate, 'orders/s', inlineRun, `  (worker threads: ${threadedVerifier?.threads ?? 0}; threaded / inline ${(orderRate / inlineRate).toFixed(2)} x)`));
+
     const signedRatio = orderRate / baseline;
     const bboRatio = bboRate / helloRate;
     const verdict = (ratio: number, target: number): string => (ratio >= target ? 'met' : 'NOT met');
@@ -265,6 +275,7 @@ async function main(): Promise<void> {
         bboReadsPerSec: bboRate,
         helloWorldPerSec: helloRate,
         p99Ms: Math.round(orderRun.p99Ms * 100) / 100,
+        inlineVerifySignedOrdersPerSec: inlineRate,
       }),
     );
   } finally {

@@ -12,6 +12,8 @@ import type { Reply } from './errors.ts';
 import type { Exchange } from './exchange.ts';
 import type { GeoConfig } from './geo.ts';
 import type { KeyRegistry } from './keys.ts';
+import type { Verifier } from './auth/verifier.ts';
+import type { Turns } from './sequencer.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
 
 export type AuthKind = 'public' | 'key' | 'signed' | 'wallet';
@@ -38,6 +40,10 @@ export interface GatewayState {
   pools: Map<string, AccountPools>;
   /** Signed payloads already accepted (replay protection), by signature. */
   replay: Set<string>;
+  /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
+  verifier?: Verifier;
+  /** Each wallet's last write in flight (sequencer.ts); created on first use. */
+  turns?: Turns;
 }
 
 export interface OperationRequest {

@@ -28,6 +28,7 @@ interface ServeFlags {
   rateLimits: boolean;
   controlToken?: string;
   geoBlock?: string[];
+  verifyThreads?: number;
   logLevel: string;
 }
 
@@ -91,6 +92,7 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
   const geo = flags.geoBlock ?? config.geoBlocked;
   if (geo !== undefined) options.geoBlocked = geo;
   if (flags.controlToken !== undefined) options.controlToken = flags.controlToken;
+  if (flags.verifyThreads !== undefined) options.verifyThreads = flags.verifyThreads;
   return options;
 }
 
@@ -123,6 +125,7 @@ function buildCli(): Command {
     .option('--no-auth', 'skip request signature checks (for bots under test)')
     .option('--no-rate-limits', 'turn the venue\'s rate limits off')
     .option('--control-token <token>', 'require "Authorization: Bearer <token>" on the /sim control API (which then accepts non-loopback callers)')
+    .option('--verify-threads <n>', 'threads verifying signatures off the event loop; 0 verifies inline [default: cores - 1, at least 1]', integer(0, 64))
     .option('--geo-block <codes>', 'refuse state-changing requests from these countries (X-Perpsim-Country header), e.g. US,CA', countries)
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));

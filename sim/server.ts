@@ -7,10 +7,12 @@
  * the engine's clock every `tickMs` so that expiries, dead man's switches and funding hours fire
  * without waiting for the next request (in virtual mode only /sim/clock moves time).
  */
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { priceToTicks, type EngineLimits, type MarketDef, type RiskConfig } from '../engine/index.ts';
 import { buildApp } from '../gateway/app.ts';
+import { createVerifier } from '../gateway/auth/verifier.ts';
 import { geoConfig } from '../gateway/geo.ts';
 import { attachWebSocket } from '../gateway/ws/server.ts';
 import { createExchange, type Exchange } from '../gateway/exchange.ts';
@@ -49,6 +51,11 @@ export interface ServerOptions {
   walk?: Partial<WalkParams>;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
   logger?: Logger;
+  /**
+   * Threads that verify signatures off the event loop (gateway/auth/verifier.ts); 0 verifies
+   * inline. Default: one per core but the event loop's, at least one.
+   */
+  verifyThreads?: number;
 }
 
 export interface Server {
@@ -80,6 +87,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     ipBuckets: new Map(),
     pools: new Map(),
     replay: new Set(),
+    verifier: createVerifier({ threads: options.verifyThreads ?? Math.max(1, availableParallelism() - 1) }),
   };
   const app = buildApp(state);
   const ws = attachWebSocket(app, state);
@@ -99,6 +107,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     stop: () => {
       clearInterval(timer);
       ws.close();
+      void state.verifier?.close();
     },
   };
 }

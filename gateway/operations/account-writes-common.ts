@@ -22,7 +22,7 @@ import { networkOf } from '../network.ts';
 import { isNonceSpent } from '../nonces.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import { requestIdOf } from '../request-id.ts';
-import { verifyScheme2Signature, type SignedContext } from './common.ts';
+import { isReply, verifyScheme2Signature, type SignedContext } from './common.ts';
 
 /** `{r, s, v}` hex, or a 65-byte hex string; shape checked by `walletSignature`. */
 export const WALLET_SIGNATURE = Type.Union([
@@ -94,14 +94,23 @@ export function parseUsdQuantums(value: unknown): bigint | null {
 }
 
 /**
- * The last checks of setLeverage and adjustIsolatedMargin: the Scheme 2 signature (401), then
- * the replay slot (409), taken at once because neither route is charged; the request id the
- * engine and the reply know the request by. Call it after the route's own field checks: once
- * the slot is taken, the client cannot resend the same signed request with the fields fixed.
+ * setLeverage and adjustIsolatedMargin up to their turn (sequencer.ts): the route's own field
+ * checks, then the Scheme 2 signature (401).
  */
-export function admitScheme2Write(state: GatewayState, request: OperationRequest, ctx: SignedContext, operation: string): string | Reply {
-  const refused = verifyScheme2Signature(state, request, ctx);
-  if (refused !== null) return refused;
+export async function verifiedScheme2Write<T>(state: GatewayState, request: OperationRequest, checks: () => T | Reply): Promise<T | Reply> {
+  const checked = checks();
+  if (typeof checked === 'object' && checked !== null && isReply(checked)) return checked;
+  const refused = await verifyScheme2Signature(state, request, (checked as { ctx: SignedContext }).ctx);
+  return refused ?? checked;
+}
+
+/**
+ * The last check of setLeverage and adjustIsolatedMargin, in their turn: the replay slot (409),
+ * taken at once because neither route is charged; the request id the engine and the reply know
+ * the request by. It follows the route's own field checks: once the slot is taken, the client
+ * cannot resend the same signed request with the fields fixed.
+ */
+export function admitScheme2Write(state: GatewayState, ctx: SignedContext, operation: string): string | Reply {
   const { signature, timestampText } = ctx.headers;
   if (state.replay.has(signature)) return fail(409, 'replayed request');
   state.replay.add(signature);

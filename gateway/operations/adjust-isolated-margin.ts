@@ -29,8 +29,10 @@ import { LIMITS } from '../../engine/spec.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
-import { admitScheme2Write, parseUsdQuantums, SUBACCOUNT, USD_AMOUNT } from './account-writes-common.ts';
-import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+import { admitScheme2Write, verifiedScheme2Write, parseUsdQuantums, SUBACCOUNT, USD_AMOUNT } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply, signedContext, type SignedContext } from './common.ts';
+import type { MarketState } from '../../engine/index.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 export const AdjustIsolatedMarginBody = Type.Object(
   {
@@ -66,31 +68,38 @@ export const adjustIsolatedMargin: Operation = {
   auth: 'signed',
   description: 'move margin between cross collateral and an isolated position',
   schema: { body: AdjustIsolatedMarginBody },
-  handle: (state, request): Reply => {
+  handle: (state, request) => {
     const body = request.body as AdjustIsolatedMarginBody;
     const accountIndex = body.accountIndex ?? 0;
-    const amount = parseUsdQuantums(body.amount);
-    if (amount === null) return fail(400, 'amount must be a decimal number of dollars with at most 9 decimals');
-    if (amount === 0n) return fail(400, 'amount must not be zero');
-    const ctx = signedContext(state, request, accountIndex);
-    if (isReply(ctx)) return ctx;
-    const ms = resolveMarket(state.exchange, body.marketId);
-    if (ms === undefined) return fail(400, 'unknown market');
-    const requestId = admitScheme2Write(state, request, ctx, 'adjustIsolatedMargin');
-    if (typeof requestId !== 'string') return requestId;
-    const result = state.exchange.submit({ type: 'adjustIsolatedMargin', address: ctx.address, accountIndex, marketId: ms.spec.id, amount, requestId });
-    if (result.kind === 'invalid') return fail(400, result.error);
-    if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-    const rejected = result.rejectReason !== undefined;
-    const reply: AdjustIsolatedMarginReply = {
-      requestId,
-      address: ctx.address,
-      accountIndex,
-      marketId: ms.spec.id,
-      amount: String(body.amount),
-      status: rejected ? 'REJECTED' : 'APPLIED',
+    const checks = (): { ctx: SignedContext; ms: MarketState; amount: bigint } | Reply => {
+      const amount = parseUsdQuantums(body.amount);
+      if (amount === null) return fail(400, 'amount must be a decimal number of dollars with at most 9 decimals');
+      if (amount === 0n) return fail(400, 'amount must not be zero');
+      const ctx = signedContext(state, request, accountIndex);
+      if (isReply(ctx)) return ctx;
+      const ms = resolveMarket(state.exchange, body.marketId);
+      if (ms === undefined) return fail(400, 'unknown market');
+      return { ctx, ms, amount };
     };
-    if (rejected) reply.rejectReason = result.rejectReason;
-    return ok(reply, rejected ? 422 : 200);
+    return sequenced(state, walletOf(request.query, body), () => verifiedScheme2Write(state, request, checks), (checked): Reply => {
+      if (isReply(checked)) return checked;
+      const { ctx, ms, amount } = checked;
+      const requestId = admitScheme2Write(state, ctx, 'adjustIsolatedMargin');
+      if (typeof requestId !== 'string') return requestId;
+      const result = state.exchange.submit({ type: 'adjustIsolatedMargin', address: ctx.address, accountIndex, marketId: ms.spec.id, amount, requestId });
+      if (result.kind === 'invalid') return fail(400, result.error);
+      if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      const rejected = result.rejectReason !== undefined;
+      const reply: AdjustIsolatedMarginReply = {
+        requestId,
+        address: ctx.address,
+        accountIndex,
+        marketId: ms.spec.id,
+        amount: String(body.amount),
+        status: rejected ? 'REJECTED' : 'APPLIED',
+      };
+      if (rejected) reply.rejectReason = result.rejectReason;
+      return ok(reply, rejected ? 422 : 200);
+    });
   },
 };

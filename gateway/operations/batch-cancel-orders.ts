@@ -20,7 +20,8 @@ import { LIMITS } from '../../engine/spec.ts';
 import { orderError } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
-import { cancelCommand, cancelReply, CancelOrderBody } from './cancel-order.ts';
+import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 import {
   batchContext,
   batchHeaderRefusal,
@@ -30,6 +31,7 @@ import {
   elementRow,
   everyRow,
   parseElements,
+  type ParsedElements,
   present,
   targetRowIds,
 } from './order-write-support.ts';
@@ -61,15 +63,15 @@ export const batchCancelOrders: Operation = {
     const ctx = batchContext(state, request, 'Cancel', cancels);
     if (isReply(ctx)) return ctx;
 
-    const { rows, accepted } = parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) =>
-      cancelCommand(state, request, element, element.signature ?? '', 'present'),
-    );
-    const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels);
-    if (isReply(charge)) return charge;
-
-    for (const { index, parsed } of accepted) {
-      rows[index] = elementRow(cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
-    }
-    return batchReply(everyRow(cancels, rows, targetRowIds), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
+    const parse = (): Promise<ParsedElements<ParsedCancel>> =>
+      parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
+    return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
+      const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels);
+      if (isReply(charge)) return charge;
+      for (const { index, parsed } of accepted) {
+        rows[index] = elementRow(cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
+      }
+      return batchReply(everyRow(cancels, rows, targetRowIds), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
+    });
   },
 };

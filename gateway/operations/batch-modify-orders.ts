@@ -17,8 +17,9 @@ import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
-import { modifyCommand, ModifyOrderBody, modifyReply } from './modify-order.ts';
-import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds } from './order-write-support.ts';
+import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify } from './modify-order.ts';
+import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 export const BatchModifyOrdersBody = Type.Object(
   {
@@ -40,16 +41,15 @@ export const batchModifyOrders: Operation = {
     if (refusal !== undefined) return refusal;
     const ctx = batchContext(state, request, 'Order', modifies);
     if (isReply(ctx)) return ctx;
-
-    const { rows, accepted } = parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) =>
-      modifyCommand(state, request, element, element.signature ?? '', 'present'),
-    );
-    const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies);
-    if (isReply(charge)) return charge;
-
-    for (const { index, parsed } of accepted) {
-      rows[index] = elementRow(modifyReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
-    }
-    return batchReply(everyRow(modifies, rows, targetRowIds), charge.rateLimit, 'ACK');
+    const parse = (): Promise<ParsedElements<ParsedModify>> =>
+      parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
+    return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
+      const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies);
+      if (isReply(charge)) return charge;
+      for (const { index, parsed } of accepted) {
+        rows[index] = elementRow(modifyReply(state, parsed, submitModify(state, parsed), undefined), parsed.orderId, parsed.clientId);
+      }
+      return batchReply(everyRow(modifies, rows, targetRowIds), charge.rateLimit, 'ACK');
+    });
   },
 };

@@ -38,10 +38,12 @@ import {
   everyRow,
   orNull,
   parseElements,
+  type ParsedElements,
   stringField,
   type RowIds,
 } from './order-write-support.ts';
 import { orderCommand, orderReply, PlaceOrderBody } from './place-order.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 export const BatchPlaceOrdersBody = Type.Object(
   {
@@ -80,34 +82,37 @@ export const batchPlaceOrders: Operation = {
     const ctx = batchContext(state, request, 'Order', orders);
     if (isReply(ctx)) return ctx;
 
-    const { rows, accepted } = parseElements(orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Placed | Reply => {
-      const parsed = orderCommand(state, request, element, element.signature ?? '', 'present');
-      if (isReply(parsed)) return parsed;
-      const { type: _type, ...command } = parsed.command;
-      return { command, displayName: parsed.displayName, element };
-    });
-    const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders);
-    if (isReply(charge)) return charge;
-
-    if (grouping !== undefined && accepted.length < orders.length) {
-      const failed = rows.findIndex((row) => row !== undefined);
-      const responses = orders.map((element, index) => rows[index] ?? errorRow(undefined, stringField(element, 'clientId'), `${grouping} group not placed: element ${failed} was rejected`));
-      return batchReply(responses, charge.rateLimit, 'ACK');
-    }
-    if (accepted.length > 0) {
-      const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.parsed.command), grouping });
-      if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
-      const results: CommandResult[] = result.kind === 'batch' ? result.results : [];
-      accepted.forEach(({ index, parsed }, i) => {
-        const outcome = results[i];
-        if (outcome === undefined) {
-          rows[index] = errorRow(undefined, parsed.element.clientId, 'unexpected engine result');
-          return;
-        }
-        const reply = orderReply(state, { type: 'placeOrder', ...parsed.command }, parsed.displayName, outcome, undefined, parsed.element);
-        rows[index] = elementRow(reply, undefined, parsed.element.clientId);
+    const parse = (): Promise<ParsedElements<Placed>> =>
+      parseElements(orders, 'orders', PlaceOrderBody, rowIds, async (element: Element): Promise<Placed | Reply> => {
+        const parsed = await orderCommand(state, request, element, element.signature ?? '', 'present');
+        if (isReply(parsed)) return parsed;
+        const { type: _type, ...command } = parsed.command;
+        return { command, displayName: parsed.displayName, element };
       });
-    }
-    return batchReply(everyRow(orders, rows, rowIds), charge.rateLimit, 'ACK');
+    return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
+      const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders);
+      if (isReply(charge)) return charge;
+
+      if (grouping !== undefined && accepted.length < orders.length) {
+        const failed = rows.findIndex((row) => row !== undefined);
+        const responses = orders.map((element, index) => rows[index] ?? errorRow(undefined, stringField(element, 'clientId'), `${grouping} group not placed: element ${failed} was rejected`));
+        return batchReply(responses, charge.rateLimit, 'ACK');
+      }
+      if (accepted.length > 0) {
+        const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.parsed.command), grouping });
+        if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+        const results: CommandResult[] = result.kind === 'batch' ? result.results : [];
+        accepted.forEach(({ index, parsed }, i) => {
+          const outcome = results[i];
+          if (outcome === undefined) {
+            rows[index] = errorRow(undefined, parsed.element.clientId, 'unexpected engine result');
+            return;
+          }
+          const reply = orderReply(state, { type: 'placeOrder', ...parsed.command }, parsed.displayName, outcome, undefined, parsed.element);
+          rows[index] = elementRow(reply, undefined, parsed.element.clientId);
+        });
+      }
+      return batchReply(everyRow(orders, rows, rowIds), charge.rateLimit, 'ACK');
+    });
   },
 };

@@ -24,6 +24,7 @@ import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { chargeOnce, checkValidUntil, orNull, scheme2Context } from './order-write-support.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 export const CancelAllOrdersBody = Type.Object(
   {
@@ -47,29 +48,30 @@ export const cancelAllOrders: Operation = {
   handle: (state, request) => {
     const body = request.body as CancelAllOrdersBody;
     const accountIndex = body.accountIndex ?? 0;
-    const ctx = scheme2Context(state, request, accountIndex);
-    if (isReply(ctx)) return ctx;
-    const expired = checkValidUntil(state, 'Cancel', body.validUntil);
-    if (expired !== undefined) return expired;
-    const marketId = body.marketId ?? undefined;
-    const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
-    if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
-    const charge = chargeOnce(state, ctx.headers.signature, () => chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' }));
-    if (isReply(charge)) return charge;
-    const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
-    if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-    if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-    const reply: Record<string, unknown> = {
-      address: ctx.address,
-      accountIndex,
-      status: 'CANCEL_ALL_ACKNOWLEDGED',
-      updateTime: state.exchange.clock(),
-    };
-    if (ms !== undefined) {
-      reply.marketId = ms.spec.id;
-      reply.marketDisplayName = ms.spec.displayName;
-    }
-    if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
-    return { status: 202, body: reply };
+    return sequenced(state, walletOf(request.query, body), () => scheme2Context(state, request, accountIndex), (ctx) => {
+      if (isReply(ctx)) return ctx;
+      const expired = checkValidUntil(state, 'Cancel', body.validUntil);
+      if (expired !== undefined) return expired;
+      const marketId = body.marketId ?? undefined;
+      const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
+      if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+      const charge = chargeOnce(state, ctx.headers.signature, () => chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' }));
+      if (isReply(charge)) return charge;
+      const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
+      if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
+      if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      const reply: Record<string, unknown> = {
+        address: ctx.address,
+        accountIndex,
+        status: 'CANCEL_ALL_ACKNOWLEDGED',
+        updateTime: state.exchange.clock(),
+      };
+      if (ms !== undefined) {
+        reply.marketId = ms.spec.id;
+        reply.marketDisplayName = ms.spec.displayName;
+      }
+      if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
+      return { status: 202, body: reply };
+    });
   },
 };

@@ -21,13 +21,13 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import type { CancelOrderCommand, CommandResult } from '../../engine/index.ts';
-import { verifyScheme1 } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, checkValidUntil, orderWriteContext, orNull, present, scheme1Refusal } from './order-write-support.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 
 export const CancelOrderBody = Type.Object(
@@ -71,7 +71,7 @@ export function cancelShape(body: CancelOrderBody): Reply | undefined {
  * Authorizes one cancel body into an engine command; a Reply when it is refused. `signature`
  * is the payload signature: X-Signature for a single cancel, the element's own in a batch.
  */
-export function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): ParsedCancel | Reply {
+export async function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): Promise<ParsedCancel | Reply> {
   const shape = cancelShape(body);
   if (shape !== undefined) return shape;
   const orderId = present(body.orderId);
@@ -81,17 +81,15 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
   if (id === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
-  if (state.config.auth) {
-    const verified = verifyScheme1(ctx.key.apiKey, signature, 2, {
-      address: ctx.address,
-      accountIndex: body.accountIndex,
-      clientId,
-      clientTimeNs: ctx.headers.timestampNs,
-      orderId,
-      marketId: body.marketId,
-    });
-    if (verified === null) return scheme1Refusal(outer);
-  }
+  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, signature, 2, {
+    address: ctx.address,
+    accountIndex: body.accountIndex,
+    clientId,
+    clientTimeNs: ctx.headers.timestampNs,
+    orderId,
+    marketId: body.marketId,
+  });
+  if (!verified) return scheme1Refusal(outer);
   const expired = checkValidUntil(state, 'Cancel', body.validUntil);
   if (expired !== undefined) return expired;
   return {
@@ -144,12 +142,13 @@ export const cancelOrder: Operation = {
   handle: (state, request) => {
     const body = request.body as CancelOrderBody;
     const signature = String(request.headers['x-signature'] ?? '');
-    const parsed = cancelCommand(state, request, body, signature, 'verified');
-    if (isReply(parsed)) return parsed;
-    const charge = chargeOnce(state, signature, () =>
-      chargeOrderWrite(state, request, 'cancelOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId }),
-    );
-    if (isReply(charge)) return charge;
-    return cancelReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
+    return sequenced(state, walletOf(request.query, body), () => cancelCommand(state, request, body, signature, 'verified'), (parsed) => {
+      if (isReply(parsed)) return parsed;
+      const charge = chargeOnce(state, signature, () =>
+        chargeOrderWrite(state, request, 'cancelOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId }),
+      );
+      if (isReply(charge)) return charge;
+      return cancelReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
+    });
   },
 };

@@ -5,7 +5,8 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { checkSignedHeaders, headersFromHttp, normalizeAddress, verifyScheme2, type CheckedHeaders, type JsonValue } from '../auth/index.ts';
+import { checkSignedHeaders, headersFromHttp, normalizeAddress, scheme1Candidates, scheme2Candidates, type CheckedHeaders, type JsonValue, type Scheme1Op, type Scheme1VerifyFieldsByOp } from '../auth/index.ts';
+import { createVerifier, type Verifier } from '../auth/verifier.ts';
 import { fail, type Reply } from '../errors.ts';
 import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
@@ -73,19 +74,35 @@ export function signedContext(
   return { headers: checked.value, key: key.key, address, accountIndex };
 }
 
+const INLINE: Verifier = createVerifier({ threads: 0 });
+
+/** The state's verifier, or verification inline on the event loop. */
+function verifierOf(state: GatewayState): Verifier {
+  return state.verifier ?? INLINE;
+}
+
+/**
+ * A Scheme 1 payload signature: true when it covers one of the payloads the fields allow
+ * (clientId as sent or lowercased, modify forms; auth/scheme1.ts), or when auth is off.
+ */
+export async function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState, apiKey: string, signature: string, op: O, fields: Scheme1VerifyFieldsByOp[O]): Promise<boolean> {
+  if (!state.config.auth) return true;
+  return (await verifierOf(state).verify(apiKey, signature, scheme1Candidates(op, fields))) >= 0;
+}
+
 /**
  * The Scheme 2 signature of a signed request: `timestamp + action + canonical_json(body)`, with
  * the body the client sent (parsed again from the raw bytes: schema validation may have coerced
  * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
  * not verify; null when it does (or when auth is off).
  */
-export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Reply | null {
+export async function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Promise<Reply | null> {
   if (!state.config.auth) return null;
-  let verified: string | null;
+  let candidates: string[];
   try {
     let sent: unknown = request.body;
     if (request.rawBody !== undefined && request.rawBody.length > 0) sent = JSON.parse(request.rawBody) as unknown;
-    verified = verifyScheme2(ctx.key.apiKey, ctx.headers.signature, {
+    candidates = scheme2Candidates({
       timestamp: ctx.headers.timestampText,
       path: request.path,
       body: sent as JsonValue | undefined,
@@ -94,9 +111,10 @@ export function verifyScheme2Signature(state: GatewayState, request: OperationRe
   } catch {
     // A body with no canonical form (a number beyond double range, nesting past the stack)
     // cannot carry a valid signature.
-    verified = null;
+    candidates = [];
   }
-  return verified === null ? fail(401, 'invalid signature') : null;
+  const found = candidates.length === 0 ? -1 : await verifierOf(state).verify(ctx.key.apiKey, ctx.headers.signature, candidates);
+  return found < 0 ? fail(401, 'invalid signature') : null;
 }
 
 export function isReply(value: object): value is Reply {

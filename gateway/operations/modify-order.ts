@@ -36,14 +36,15 @@ import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import type { CommandResult, ModifyOrderCommand, OrderEvent, SideCode, TifCode } from '../../engine/index.ts';
-import { goodTilTimeNs, verifyScheme1 } from '../auth/index.ts';
+import { goodTilTimeNs } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -105,7 +106,7 @@ function clientTimeOf(value: string | number | undefined): number {
  * Authorizes one modify body into an engine command; a Reply when it is refused. `signature`
  * is X-Signature for a single modify, the element's own in a batch.
  */
-export function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): ParsedModify | Reply {
+export async function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): Promise<ParsedModify | Reply> {
   const orderId = present(body.orderId);
   const clientId = present(body.clientId);
   const target = checkTarget('Order', orderId, clientId);
@@ -137,24 +138,22 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
   }
   const reduceOnly = body.reduceOnly ?? undefined;
   const resting = findOwnOrder(state, ctx.address, body.accountIndex, id, clientId);
-  if (state.config.auth) {
-    const g = goodTilTimeNs(gtt ?? resting?.goodTilTime ?? 0) ?? 0n;
-    const verified = verifyScheme1(ctx.key.apiKey, signature, 3, {
-      address: ctx.address,
-      accountIndex: body.accountIndex,
-      clientId: clientId ?? resting?.clientId,
-      clientTimeNs: ctx.headers.timestampNs,
-      goodTilTimeNs: g,
-      orderId: orderId ?? (resting === undefined ? undefined : orderIdString(resting.orderId)),
-      marketId: body.marketId,
-      priceTicks: ticks,
-      sizeQuantums: quantums,
-      reduceOnly: reduceOnly ?? resting?.reduceOnly ?? false,
-      side: side ?? resting?.side ?? 0,
-      timeInForce: tif ?? resting?.tif ?? 0,
-    });
-    if (verified === null) return scheme1Refusal(outer);
-  }
+  const g = goodTilTimeNs(gtt ?? resting?.goodTilTime ?? 0) ?? 0n;
+  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, signature, 3, {
+    address: ctx.address,
+    accountIndex: body.accountIndex,
+    clientId: clientId ?? resting?.clientId,
+    clientTimeNs: ctx.headers.timestampNs,
+    goodTilTimeNs: g,
+    orderId: orderId ?? (resting === undefined ? undefined : orderIdString(resting.orderId)),
+    marketId: body.marketId,
+    priceTicks: ticks,
+    sizeQuantums: quantums,
+    reduceOnly: reduceOnly ?? resting?.reduceOnly ?? false,
+    side: side ?? resting?.side ?? 0,
+    timeInForce: tif ?? resting?.tif ?? 0,
+  });
+  if (!verified) return scheme1Refusal(outer);
   return {
     displayName: ms.spec.displayName,
     orderId,
@@ -176,6 +175,16 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
       goodTilTime: gtt,
     },
   };
+}
+
+/**
+ * Submits a parsed modify in its turn. The target is read again first: an earlier write of the
+ * same wallet (sequencer.ts) may have changed it since the request was verified.
+ */
+export function submitModify(state: GatewayState, parsed: ParsedModify): CommandResult {
+  const { address, accountIndex, orderId, clientId } = parsed.command;
+  parsed.target = findOwnOrder(state, address, accountIndex, orderId, clientId);
+  return state.exchange.submit(parsed.command);
 }
 
 /** The modify's reply (status and body) from the engine's result. */
@@ -217,12 +226,13 @@ export const modifyOrder: Operation = {
   handle: (state, request) => {
     const body = request.body as ModifyOrderBody;
     const signature = String(request.headers['x-signature'] ?? '');
-    const parsed = modifyCommand(state, request, body, signature, 'verified');
-    if (isReply(parsed)) return parsed;
-    const charge = chargeOnce(state, signature, () =>
-      chargeOrderWrite(state, request, 'modifyOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId }),
-    );
-    if (isReply(charge)) return charge;
-    return modifyReply(state, parsed, state.exchange.submit(parsed.command), charge.rateLimit);
+    return sequenced(state, walletOf(request.query, body), () => modifyCommand(state, request, body, signature, 'verified'), (parsed) => {
+      if (isReply(parsed)) return parsed;
+      const charge = chargeOnce(state, signature, () =>
+        chargeOrderWrite(state, request, 'modifyOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: parsed.clientId }),
+      );
+      if (isReply(charge)) return charge;
+      return modifyReply(state, parsed, submitModify(state, parsed), charge.rateLimit);
+    });
   },
 };

@@ -131,10 +131,10 @@ export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
  * the one schema validation handed the handler: ajv's type coercion may have rewritten values
  * (`"5"` → 5), which would change the signed text.
  */
-export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): SignedContext | Reply {
+export async function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Promise<SignedContext | Reply> {
   const ctx = signedContext(state, request, accountIndex);
   if (isReply(ctx)) return ctx;
-  return verifyScheme2Signature(state, request, ctx) ?? ctx;
+  return (await verifyScheme2Signature(state, request, ctx)) ?? ctx;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,26 +252,29 @@ export interface ParsedElements<T> {
  * Each element checked as its single request would be (nulls dropped, its schema, then
  * `parse`); a refused element only gets its ERROR row, so the others still go on.
  */
-export function parseElements<E, T extends object>(
+export async function parseElements<E, T extends object>(
   elements: readonly unknown[],
   field: string,
   schema: TSchema,
   rowIds: RowIds,
-  parse: (element: E) => T | Reply,
-): ParsedElements<T> {
+  parse: (element: E) => T | Reply | Promise<T | Reply>,
+): Promise<ParsedElements<T>> {
   const rows: (BatchRow | undefined)[] = [];
   const accepted: { index: number; parsed: T }[] = [];
-  elements.forEach((sent, index) => {
-    const raw = withoutNulls(sent);
-    const [orderId, clientId] = rowIds(raw);
-    const invalid = elementError(schema, raw, `${field}/${index}`);
-    if (invalid !== undefined) {
-      rows[index] = errorRow(orderId, clientId, invalid);
-      return;
-    }
-    const parsed = parse(raw as E);
-    if (isReply(parsed)) rows[index] = rowFromReply(parsed, orderId, clientId);
-    else accepted.push({ index, parsed });
+  // Every element's signature is verified at once; rows and acceptances keep the elements' order.
+  const outcomes = await Promise.all(
+    elements.map(async (sent, index): Promise<{ row: BatchRow } | { parsed: T }> => {
+      const raw = withoutNulls(sent);
+      const [orderId, clientId] = rowIds(raw);
+      const invalid = elementError(schema, raw, `${field}/${index}`);
+      if (invalid !== undefined) return { row: errorRow(orderId, clientId, invalid) };
+      const parsed = await parse(raw as E);
+      return isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed };
+    }),
+  );
+  outcomes.forEach((outcome, index) => {
+    if ('row' in outcome) rows[index] = outcome.row;
+    else accepted.push({ index, parsed: outcome.parsed });
   });
   return { rows, accepted };
 }

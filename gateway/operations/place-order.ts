@@ -12,13 +12,14 @@ import { Type } from 'typebox';
 import { LIMITS, TPSL_TYPES } from '../../engine/spec.ts';
 import type { PlaceOrderCommand } from '../../engine/index.ts';
 import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
-import { goodTilTimeNs, verifyScheme1 } from '../auth/index.ts';
+import { goodTilTimeNs } from '../auth/index.ts';
 import { fail, orderError, type Reply } from '../errors.ts';
 import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, orderWriteContext, scheme1Refusal, tifCode } from './order-write-support.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -70,7 +71,7 @@ type Body = {
  * `signature` is the payload signature: the X-Signature header for a single order, the
  * element's own for a batch element.
  */
-export function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): { command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply {
+export async function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): Promise<{ command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply> {
   const resolved = orderWriteContext(state, request, body, 'Order', outer);
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
@@ -96,23 +97,21 @@ export function orderCommand(state: GatewayState, request: OperationRequest, bod
   if (!Number.isSafeInteger(gtt) || g === null) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
   const side = body.orderSide === 'BUY' ? 0 : 1;
   const reduceOnly = body.reduceOnly === true;
-  if (state.config.auth) {
-    const op = tpslType !== undefined ? 4 : 1;
-    const verified = verifyScheme1(ctx.key.apiKey, signature, op, {
-      address: ctx.address,
-      accountIndex: body.accountIndex,
-      clientId: body.clientId,
-      clientTimeNs: ctx.headers.timestampNs,
-      goodTilTimeNs: g,
-      marketId: body.marketId,
-      priceTicks: ticks,
-      sizeQuantums: quantums,
-      reduceOnly,
-      side,
-      timeInForce: tif,
-    });
-    if (verified === null) return scheme1Refusal(outer);
-  }
+  const op = tpslType !== undefined ? 4 : 1;
+  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, signature, op, {
+    address: ctx.address,
+    accountIndex: body.accountIndex,
+    clientId: body.clientId,
+    clientTimeNs: ctx.headers.timestampNs,
+    goodTilTimeNs: g,
+    marketId: body.marketId,
+    priceTicks: ticks,
+    sizeQuantums: quantums,
+    reduceOnly,
+    side,
+    timeInForce: tif,
+  });
+  if (!verified) return scheme1Refusal(outer);
   return {
     displayName: ms.spec.displayName,
     command: {
@@ -145,14 +144,15 @@ export const placeOrder: Operation = {
   handle: (state, request) => {
     const body = request.body as Body;
     const signature = String(request.headers['x-signature'] ?? '');
-    const parsed = orderCommand(state, request, body, signature, 'verified');
-    if (isReply(parsed)) return parsed;
-    const charge = chargeOnce(state, signature, () =>
-      chargeOrderWrite(state, request, 'placeOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: body.clientId }),
-    );
-    if (isReply(charge)) return charge;
-    const result = state.exchange.submit(parsed.command);
-    return orderReply(state, parsed.command, parsed.displayName, result, charge.rateLimit, body);
+    return sequenced(state, walletOf(request.query, body), () => orderCommand(state, request, body, signature, 'verified'), (parsed) => {
+      if (isReply(parsed)) return parsed;
+      const charge = chargeOnce(state, signature, () =>
+        chargeOrderWrite(state, request, 'placeOrder', parsed.command.address, body.accountIndex, 1, { kind: 'order', clientId: body.clientId }),
+      );
+      if (isReply(charge)) return charge;
+      const result = state.exchange.submit(parsed.command);
+      return orderReply(state, parsed.command, parsed.displayName, result, charge.rateLimit, body);
+    });
   },
 };
 

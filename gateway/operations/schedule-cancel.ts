@@ -29,6 +29,7 @@ import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { chargeOnce, orNull, scheme2Context } from './order-write-support.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 export const ScheduleCancelBody = Type.Object(
   {
@@ -52,33 +53,34 @@ export const scheduleCancel: Operation = {
   handle: (state, request) => {
     const body = request.body as ScheduleCancelBody;
     const accountIndex = body.accountIndex ?? 0;
-    const ctx = scheme2Context(state, request, accountIndex);
-    if (isReply(ctx)) return ctx;
-    const marketId = body.marketId ?? undefined;
-    const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
-    if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
-    const deadline = body.time === undefined || body.time === null ? null : Number(body.time);
-    if (deadline !== null) {
-      const ahead = deadline - state.exchange.clock();
-      if (!Number.isSafeInteger(deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
-        return orderError('Cancel', 'InvalidRequest', 'time must be 5 seconds to 5 minutes in the future (epoch microseconds)');
+    return sequenced(state, walletOf(request.query, body), () => scheme2Context(state, request, accountIndex), (ctx) => {
+      if (isReply(ctx)) return ctx;
+      const marketId = body.marketId ?? undefined;
+      const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
+      if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+      const deadline = body.time === undefined || body.time === null ? null : Number(body.time);
+      if (deadline !== null) {
+        const ahead = deadline - state.exchange.clock();
+        if (!Number.isSafeInteger(deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
+          return orderError('Cancel', 'InvalidRequest', 'time must be 5 seconds to 5 minutes in the future (epoch microseconds)');
+        }
       }
-    }
-    const charge = chargeOnce(state, ctx.headers.signature, () =>
-      deadline === null ? { rateLimit: undefined } : chargeOrderWrite(state, request, 'scheduleCancel', ctx.address, accountIndex, 1, { kind: 'other' }),
-    );
-    if (isReply(charge)) return charge;
-    const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
-    if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-    if (result.kind === 'limited') return fail(429, result.error);
-    if (result.kind !== 'done' || result.switchState === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-    const reply: Record<string, unknown> = { address: ctx.address, accountIndex, status: result.switchState };
-    if (ms !== undefined) {
-      reply.marketId = ms.spec.id;
-      reply.marketDisplayName = ms.spec.displayName;
-    }
-    if (result.switchState === 'scheduled' && deadline !== null) reply.time = deadline;
-    if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
-    return { status: 200, body: reply };
+      const charge = chargeOnce(state, ctx.headers.signature, () =>
+        deadline === null ? { rateLimit: undefined } : chargeOrderWrite(state, request, 'scheduleCancel', ctx.address, accountIndex, 1, { kind: 'other' }),
+      );
+      if (isReply(charge)) return charge;
+      const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
+      if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
+      if (result.kind === 'limited') return fail(429, result.error);
+      if (result.kind !== 'done' || result.switchState === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      const reply: Record<string, unknown> = { address: ctx.address, accountIndex, status: result.switchState };
+      if (ms !== undefined) {
+        reply.marketId = ms.spec.id;
+        reply.marketDisplayName = ms.spec.displayName;
+      }
+      if (result.switchState === 'scheduled' && deadline !== null) reply.time = deadline;
+      if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
+      return { status: 200, body: reply };
+    });
   },
 };

@@ -25,8 +25,10 @@ import { LIMITS } from '../../engine/spec.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
-import { admitScheme2Write, SUBACCOUNT } from './account-writes-common.ts';
-import { ADDRESS_PATTERN, isReply, signedContext } from './common.ts';
+import { admitScheme2Write, verifiedScheme2Write, SUBACCOUNT } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply, signedContext, type SignedContext } from './common.ts';
+import type { MarketState } from '../../engine/index.ts';
+import { sequenced, walletOf } from '../sequencer.ts';
 
 export const SetLeverageBody = Type.Object(
   {
@@ -67,43 +69,50 @@ export const setLeverage: Operation = {
   auth: 'signed',
   description: 'set the leverage and margin mode of one market',
   schema: { body: SetLeverageBody },
-  handle: (state, request): Reply => {
+  handle: (state, request) => {
     const body = request.body as SetLeverageBody;
     const accountIndex = body.accountIndex ?? 0;
-    const ctx = signedContext(state, request, accountIndex);
-    if (isReply(ctx)) return ctx;
-    const ms = resolveMarket(state.exchange, body.marketId);
-    if (ms === undefined) return fail(400, 'unknown market');
-    if (ms.spec.status !== 'ONLINE') return fail(400, 'market is offline');
-    const max = ms.spec.maxLeverage;
-    if (body.leverage < 1 || body.leverage > max) return fail(400, `leverage must be an integer from 1 to ${max}`);
-    const requestId = admitScheme2Write(state, request, ctx, 'setLeverage');
-    if (typeof requestId !== 'string') return requestId;
-    const result = state.exchange.submit({
-      type: 'setLeverage',
-      address: ctx.address,
-      accountIndex,
-      marketId: ms.spec.id,
-      leverage: body.leverage,
-      isolated: body.isolated,
-      requestId,
-    });
-    if (result.kind === 'invalid') return fail(400, result.error);
-    if (result.kind !== 'done' || result.leverageStatus === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-    const applied = result.leverageStatus === 'APPLIED';
-    const reply: SetLeverageReply = {
-      requestId,
-      address: ctx.address,
-      accountIndex,
-      marketId: ms.spec.id,
-      leverage: result.leverage ?? body.leverage,
-      status: result.leverageStatus,
+    const checks = (): { ctx: SignedContext; ms: MarketState } | Reply => {
+      const ctx = signedContext(state, request, accountIndex);
+      if (isReply(ctx)) return ctx;
+      const ms = resolveMarket(state.exchange, body.marketId);
+      if (ms === undefined) return fail(400, 'unknown market');
+      if (ms.spec.status !== 'ONLINE') return fail(400, 'market is offline');
+      const max = ms.spec.maxLeverage;
+      if (body.leverage < 1 || body.leverage > max) return fail(400, `leverage must be an integer from 1 to ${max}`);
+      return { ctx, ms };
     };
-    if (body.isolated !== undefined) {
-      const isolated = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex)?.markets[ms.slot]?.isolated ?? false;
-      reply.marginMode = isolated ? 'ISOLATED' : 'CROSS';
-    }
-    if (!applied && result.rejectReason !== undefined) reply.rejectReason = result.rejectReason;
-    return ok(reply, applied ? 200 : 422);
+    return sequenced(state, walletOf(request.query, body), () => verifiedScheme2Write(state, request, checks), (checked): Reply => {
+      if (isReply(checked)) return checked;
+      const { ctx, ms } = checked;
+      const requestId = admitScheme2Write(state, ctx, 'setLeverage');
+      if (typeof requestId !== 'string') return requestId;
+      const result = state.exchange.submit({
+        type: 'setLeverage',
+        address: ctx.address,
+        accountIndex,
+        marketId: ms.spec.id,
+        leverage: body.leverage,
+        isolated: body.isolated,
+        requestId,
+      });
+      if (result.kind === 'invalid') return fail(400, result.error);
+      if (result.kind !== 'done' || result.leverageStatus === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      const applied = result.leverageStatus === 'APPLIED';
+      const reply: SetLeverageReply = {
+        requestId,
+        address: ctx.address,
+        accountIndex,
+        marketId: ms.spec.id,
+        leverage: result.leverage ?? body.leverage,
+        status: result.leverageStatus,
+      };
+      if (body.isolated !== undefined) {
+        const isolated = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex)?.markets[ms.slot]?.isolated ?? false;
+        reply.marginMode = isolated ? 'ISOLATED' : 'CROSS';
+      }
+      if (!applied && result.rejectReason !== undefined) reply.rejectReason = result.rejectReason;
+      return ok(reply, applied ? 200 : 422);
+    });
   },
 };

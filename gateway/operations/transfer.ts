@@ -24,6 +24,7 @@
  */
 import { Type } from 'typebox';
 import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';
+import { sequenced, walletKey } from '../sequencer.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import type { Operation } from '../operation.ts';
@@ -78,36 +79,42 @@ export const transfer: Operation = {
     if (amount === null || amount === 0n) return fail(400, 'amount must be a positive integer number of quote quantums');
     const signature = walletSignature(body.signature);
     if (typeof signature !== 'string') return signature;
-    if (state.config.auth) {
-      const network = networkOf(state);
-      if (network.verifyingContract === null) return fail(500, 'transfers are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
-      const signer = await recoverTransferSigner(
-        { ethereumAddress: address, fromAccountIndex: body.fromAccountIndex, toAccountIndex: body.toAccountIndex, amount, nonce: body.nonce },
-        signature,
-        network,
-      );
-      if (signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
-    }
-    const result = state.exchange.submit({
-      type: 'transfer',
-      address,
-      fromAccountIndex: body.fromAccountIndex,
-      toAccountIndex: body.toAccountIndex,
-      amount,
-      nonce: body.nonce,
-    });
-    if (result.kind === 'conflict') return fail(409, result.error);
-    if (result.kind === 'invalid') return fail(400, result.error);
-    if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-    const reply: TransferReply = {
-      transferId: String(result.operationId),
-      ethereumAddress: address,
-      fromAccountIndex: body.fromAccountIndex,
-      toAccountIndex: body.toAccountIndex,
-      amount: amount.toString(),
-      status: 'PENDING',
-      submittedAt: state.exchange.clock(),
+    const authorize = async (): Promise<Reply | null> => {
+      if (state.config.auth) {
+        const network = networkOf(state);
+        if (network.verifyingContract === null) return fail(500, 'transfers are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
+        const signer = await recoverTransferSigner(
+          { ethereumAddress: address, fromAccountIndex: body.fromAccountIndex, toAccountIndex: body.toAccountIndex, amount, nonce: body.nonce },
+          signature,
+          network,
+        );
+        if (signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+      }
+      return null;
     };
-    return ok(reply, 202);
+    return sequenced(state, walletKey(address), authorize, (refused): Reply => {
+      if (refused !== null) return refused;
+      const result = state.exchange.submit({
+        type: 'transfer',
+        address,
+        fromAccountIndex: body.fromAccountIndex,
+        toAccountIndex: body.toAccountIndex,
+        amount,
+        nonce: body.nonce,
+      });
+      if (result.kind === 'conflict') return fail(409, result.error);
+      if (result.kind === 'invalid') return fail(400, result.error);
+      if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      const reply: TransferReply = {
+        transferId: String(result.operationId),
+        ethereumAddress: address,
+        fromAccountIndex: body.fromAccountIndex,
+        toAccountIndex: body.toAccountIndex,
+        amount: amount.toString(),
+        status: 'PENDING',
+        submittedAt: state.exchange.clock(),
+      };
+      return ok(reply, 202);
+    });
   },
 };

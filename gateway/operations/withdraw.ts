@@ -37,7 +37,8 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner, verifyScheme1 } from '../auth/index.ts';
+import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner } from '../auth/index.ts';
+import { sequenced, walletKey } from '../sequencer.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
@@ -50,7 +51,7 @@ import {
   WALLET_SIGNATURE,
   walletSignature,
 } from './account-writes-common.ts';
-import { ADDRESS_PATTERN, isReply, parseAddress, signedContext } from './common.ts';
+import { ADDRESS_PATTERN, isReply, parseAddress, signedContext, verifyScheme1Signature } from './common.ts';
 
 export const WithdrawBody = Type.Object(
   {
@@ -93,23 +94,20 @@ interface Withdrawal {
 }
 
 /** The key form: header triple, withdraw permission, Scheme 1 op 5 over the parsed values. */
-function authorizeByKey(state: GatewayState, request: OperationRequest, body: WithdrawBody, w: Withdrawal): Reply | null {
+/** The key form's replay slot (its signature) once authorized, or the refusal. */
+async function authorizeByKey(state: GatewayState, request: OperationRequest, body: WithdrawBody, w: Withdrawal): Promise<string | Reply> {
   if (body.address !== undefined && parseAddress(body.address) !== w.address) return fail(403, 'withdrawals go to the signer\'s own address only');
   const ctx = signedContext(state, { ...request, body: { ...body, address: w.address } }, w.accountIndex, 'withdraw');
   if (isReply(ctx)) return ctx;
-  if (state.config.auth) {
-    const verified = verifyScheme1(ctx.key.apiKey, ctx.headers.signature, 5, {
-      address: w.address,
-      accountIndex: w.accountIndex,
-      clientTimeNs: ctx.headers.timestampNs,
-      nonce: w.nonce,
-      amountQuantums: w.amount,
-    });
-    if (verified === null) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
-  }
-  if (state.replay.has(ctx.headers.signature)) return fail(409, 'replayed request');
-  state.replay.add(ctx.headers.signature);
-  return null;
+  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, ctx.headers.signature, 5, {
+    address: w.address,
+    accountIndex: w.accountIndex,
+    clientTimeNs: ctx.headers.timestampNs,
+    nonce: w.nonce,
+    amountQuantums: w.amount,
+  });
+  if (!verified) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
+  return ctx.headers.signature;
 }
 
 /** The wallet form: EIP-712 Withdraw signed by `ethereumAddress` itself. */
@@ -143,20 +141,26 @@ export const withdraw: Operation = {
     if (amount % QUANTUMS_PER_COLLATERAL_UNIT !== 0n) return fail(400, `amount must be a multiple of ${QUANTUMS_PER_COLLATERAL_UNIT} quote quantums (one collateral base unit)`);
     if (body.spotAssetId !== undefined && body.spotAssetId !== 0) return fail(400, 'unknown spotAssetId: only the quote collateral (0) can be withdrawn');
     const w: Withdrawal = { address, accountIndex: body.accountIndex ?? 0, amount, nonce: body.nonce };
-    const refused = request.headers['x-api-key'] !== undefined ? authorizeByKey(state, request, body, w) : await authorizeByWallet(state, body, w);
-    if (refused !== null) return refused;
-    const result = state.exchange.submit({ type: 'withdraw', address, accountIndex: w.accountIndex, amount, nonce: w.nonce });
-    if (result.kind === 'conflict') return fail(409, result.error);
-    if (result.kind === 'invalid') return fail(400, result.error);
-    if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-    const reply: WithdrawReply = {
-      withdrawalId: String(result.operationId),
-      ethereumAddress: address,
-      accountIndex: w.accountIndex,
-      amount: amount.toString(),
-      status: 'PENDING',
-      submittedAt: state.exchange.clock(),
-    };
-    return ok(reply, 202);
+    const authorize = async (): Promise<string | Reply | null> => (request.headers['x-api-key'] !== undefined ? authorizeByKey(state, request, body, w) : authorizeByWallet(state, body, w));
+    return sequenced(state, walletKey(address), authorize, (authorized): Reply => {
+      if (authorized !== null && typeof authorized !== 'string') return authorized;
+      if (typeof authorized === 'string') {
+        if (state.replay.has(authorized)) return fail(409, 'replayed request');
+        state.replay.add(authorized);
+      }
+      const result = state.exchange.submit({ type: 'withdraw', address, accountIndex: w.accountIndex, amount, nonce: w.nonce });
+      if (result.kind === 'conflict') return fail(409, result.error);
+      if (result.kind === 'invalid') return fail(400, result.error);
+      if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      const reply: WithdrawReply = {
+        withdrawalId: String(result.operationId),
+        ethereumAddress: address,
+        accountIndex: w.accountIndex,
+        amount: amount.toString(),
+        status: 'PENDING',
+        submittedAt: state.exchange.clock(),
+      };
+      return ok(reply, 202);
+    });
   },
 };

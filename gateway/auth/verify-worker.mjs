@@ -1,0 +1,60 @@
+/**
+ * The verification worker (piscina): checks batches of Ed25519 signatures off the event loop.
+ *
+ * Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader under
+ * every runner (vitest's workers do not), and this file needs nothing but libsodium.
+ *
+ * Task: { keys: string[] (64 hex), signatures: string[] (128 hex), candidates: string[][] }, one
+ * entry per job; reply: an Int16Array with, per job, the index of the first candidate message
+ * the signature covers, or -1. Inputs were shape-checked by the gateway; anything that still
+ * fails to decode answers -1.
+ */
+import { createPublicKey, verify } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+const sodium = (() => {
+  try {
+    return createRequire(import.meta.url)('sodium-native');
+  } catch {
+    return undefined;
+  }
+})();
+
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const KEY_CACHE = 10_000;
+const keys = new Map();
+
+function publicKey(hex) {
+  let key = keys.get(hex);
+  if (key !== undefined) return key;
+  const raw = Buffer.from(hex, 'hex');
+  key = sodium !== undefined ? raw : createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, raw]), format: 'der', type: 'spki' });
+  if (keys.size >= KEY_CACHE) keys.clear();
+  keys.set(hex, key);
+  return key;
+}
+
+function check(keyHex, signatureHex, message) {
+  try {
+    const key = publicKey(keyHex.toLowerCase());
+    const signature = Buffer.from(signatureHex, 'hex');
+    const bytes = Buffer.from(message, 'utf8');
+    return sodium !== undefined ? sodium.crypto_sign_verify_detached(signature, bytes, key) : verify(null, bytes, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+export default function verifyBatch({ keys: keyList, signatures, candidates }) {
+  const out = new Int16Array(keyList.length).fill(-1);
+  for (let i = 0; i < keyList.length; i++) {
+    const messages = candidates[i];
+    for (let j = 0; j < messages.length; j++) {
+      if (check(keyList[i], signatures[i], messages[j])) {
+        out[i] = j;
+        break;
+      }
+    }
+  }
+  return out;
+}

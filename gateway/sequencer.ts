@@ -1,0 +1,47 @@
+/**
+ * One wallet's writes reach the engine in the order the gateway received them, although their
+ * signatures are verified concurrently (auth/verifier.ts) and may come back in any order.
+ *
+ * Contract: `sequenced` is called synchronously when the handler starts — handlers start in
+ * arrival order — and takes the wallet's next turn; `prepare` (parsing, verification) runs at
+ * once, concurrently with other requests; `commit` (replay slot, rate-limit charge, engine
+ * submit, reply) runs only after every earlier request of the same wallet has committed or
+ * failed. A turn is always given back, whatever `prepare` or `commit` throws. Wallets, not
+ * subaccounts, are the unit: an API key may act for every subaccount of its wallet, and a
+ * coarser order is still the arrival order for each subaccount.
+ */
+import type { GatewayState } from './operation.ts';
+
+const DONE: Promise<void> = Promise.resolve();
+
+export type Turns = Map<string, Promise<void>>;
+
+/** A wallet address as a turn key: case and `0x` do not matter. */
+export function walletKey(address: string): string {
+  const lower = address.toLowerCase();
+  return lower.startsWith('0x') ? lower.slice(2) : lower;
+}
+
+/** The wallet a write acts for, as sent (query `address`, else body `address`); '' when absent. */
+export function walletOf(query: Record<string, unknown>, body: unknown): string {
+  const raw = query.address ?? (body as { address?: unknown } | null | undefined)?.address;
+  return typeof raw === 'string' ? walletKey(raw) : '';
+}
+
+export async function sequenced<P, R>(state: GatewayState, wallet: string, prepare: () => P | Promise<P>, commit: (prepared: P) => R): Promise<Awaited<R>> {
+  const turns = (state.turns ??= new Map());
+  const previous = turns.get(wallet) ?? DONE;
+  let leave!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    leave = resolve;
+  });
+  turns.set(wallet, mine);
+  try {
+    const prepared = await prepare();
+    await previous;
+    return await commit(prepared);
+  } finally {
+    leave();
+    if (turns.get(wallet) === mine) turns.delete(wallet);
+  }
+}
