@@ -18,6 +18,7 @@ import { NETWORKS, type Network, type RequestSigner } from './keys.ts';
 import { NanoClock, OrderSigner } from './orders.ts';
 import { Http, RestClient, type RetryOptions } from './rest.ts';
 import { SimControl } from './sim.ts';
+import { normalizeAddress } from './sign.ts';
 import type { Market } from './types.ts';
 import { WsClient, type ReconnectOptions, type WebSocketConstructor } from './ws.ts';
 
@@ -55,6 +56,8 @@ export class Client extends RestClient {
   /** perpsim's control API. */
   readonly sim: SimControl;
   readonly key: RequestSigner | undefined;
+  /** The default master address, lowercase. */
+  readonly address: string | undefined;
   private marketList: Promise<Market[]> | undefined;
 
   constructor(options: ClientOptions) {
@@ -81,6 +84,7 @@ export class Client extends RestClient {
     self = this;
     this.clock = clock;
     this.key = options.key;
+    this.address = options.address === undefined ? undefined : normalizeAddress(options.address);
     this.sim = new SimControl(http, options.controlToken);
     this.ws = new WsClient({
       url: options.wsUrl ?? `${http.baseUrl.replace(/^http/, 'ws')}/v1/ws`,

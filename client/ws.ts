@@ -24,7 +24,7 @@
 import { apiErrorFromRpc, throwIfRejected } from './errors.ts';
 import type { CancelOrderInput, ModifyOrderInput, OrderRef, OrderSigner, PlaceOrderInput, SignedBody } from './orders.ts';
 import type { ModifyItem } from './rest.ts';
-import { scheme2Message, type Json } from './sign.ts';
+import { canonicalJson, scheme2Message, type Json } from './sign.ts';
 import type { BatchReply, ChannelContents, ChannelName, OrderAck, SetLeverageReply } from './types.ts';
 
 /** The members the client uses; the browser's WebSocket and the `ws` package both have them. */
@@ -266,7 +266,8 @@ export class WsClient {
 
   private send(frame: unknown): void {
     if (this.socket === undefined || this.socket.readyState !== OPEN) throw new ConnectionClosedError(0);
-    this.socket.send(JSON.stringify(frame));
+    // Canonical JSON writes the body's bigint `timestamp` as exact digits.
+    this.socket.send(canonicalJson(frame as Json));
   }
 
   // Subscriptions ------------------------------------------------------------------------------
