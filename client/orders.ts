@@ -130,6 +130,16 @@ export class OrderSigner {
     return this.options.market(selector);
   }
 
+  /**
+   * The body of a Scheme 2 account write: address, accountIndex, the marketId of `market` when
+   * given, then `fields` (undefined ones are left out when written).
+   */
+  async accountBody(options: Scope & { market?: string | number | undefined }, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const body: Record<string, unknown> = { ...this.scope(options) };
+    if (options.market !== undefined) body.marketId = (await this.market(options.market)).marketId;
+    return { ...body, ...fields };
+  }
+
   defaultGoodTil(ts: bigint): string {
     return (ts / 1000n + BigInt(this.options.goodTilDays ?? 40) * DAY_US).toString();
   }

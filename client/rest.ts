@@ -424,35 +424,22 @@ export class RestClient {
   // Scheme 2 writes ----------------------------------------------------------------------------
 
   async cancelAllOrders(options: Scope & { market?: string | number; validUntil?: number } = {}): Promise<CancelAllReply> {
-    const { address, accountIndex } = this.signer.scope(options);
-    const body: Record<string, unknown> = { address, accountIndex };
-    if (options.market !== undefined) body.marketId = (await this.signer.market(options.market)).marketId;
-    if (options.validUntil !== undefined) body.validUntil = options.validUntil;
-    return this.signedPost('/v1/cancelAllOrders', body, options);
+    return this.signedPost('/v1/cancelAllOrders', await this.signer.accountBody(options, { validUntil: options.validUntil }), options);
   }
 
   /** Arms (time: epoch µs, 5 s to 5 min ahead), refreshes, or with `time` null / absent disarms. */
   async scheduleCancel(options: Scope & { time?: number | null; market?: string | number } = {}): Promise<ScheduleCancelReply> {
-    const { address, accountIndex } = this.signer.scope(options);
-    const body: Record<string, unknown> = { address, accountIndex };
-    if (options.market !== undefined) body.marketId = (await this.signer.market(options.market)).marketId;
-    if (options.time !== undefined && options.time !== null) body.time = options.time;
-    return this.signedPost('/v1/scheduleCancel', body, options);
+    return this.signedPost('/v1/scheduleCancel', await this.signer.accountBody(options, { time: options.time ?? undefined }), options);
   }
 
   /** 200 APPLIED; a 422 REJECTED (prior leverage kept) throws with rejectionReason. */
   async setLeverage(options: Scope & { market: string | number; leverage: number; isolated?: boolean }): Promise<SetLeverageReply> {
-    const { address, accountIndex } = this.signer.scope(options);
-    const body: Record<string, unknown> = { address, accountIndex, marketId: (await this.signer.market(options.market)).marketId, leverage: options.leverage };
-    if (options.isolated !== undefined) body.isolated = options.isolated;
-    return this.signedPost('/v1/setLeverage', body, options);
+    return this.signedPost('/v1/setLeverage', await this.signer.accountBody(options, { leverage: options.leverage, isolated: options.isolated }), options);
   }
 
   /** `amount`: signed USD decimal; positive moves cross margin into the isolated position. */
   async adjustIsolatedMargin(options: Scope & { market: string | number; amount: string }): Promise<AdjustMarginReply> {
-    const { address, accountIndex } = this.signer.scope(options);
-    const body = { address, accountIndex, marketId: (await this.signer.market(options.market)).marketId, amount: options.amount };
-    return this.signedPost('/v1/adjustIsolatedMargin', body, options);
+    return this.signedPost('/v1/adjustIsolatedMargin', await this.signer.accountBody(options, { amount: options.amount }), options);
   }
 
   // Keys, withdraw and transfer (wallet-signed, or the API key for withdraw) -------------------

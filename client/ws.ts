@@ -22,10 +22,10 @@
  *   a browser's own WebSocket is used where it exists.
  */
 import { apiErrorFromRpc, throwIfRejected } from './errors.ts';
-import type { CancelOrderInput, ModifyOrderInput, OrderRef, OrderSigner, PlaceOrderInput, SignedBody } from './orders.ts';
+import type { CancelOrderInput, ModifyOrderInput, OrderRef, OrderSigner, PlaceOrderInput, Scope, SignedBody } from './orders.ts';
 import type { ModifyItem } from './rest.ts';
 import { canonicalJson, scheme2Message, type Json } from './sign.ts';
-import type { BatchReply, ChannelContents, ChannelName, OrderAck, SetLeverageReply } from './types.ts';
+import type { AdjustMarginReply, BatchReply, CancelAllReply, ChannelContents, ChannelName, OrderAck, ScheduleCancelReply, SetLeverageReply } from './types.ts';
 
 /** The members the client uses; the browser's WebSocket and the `ws` package both have them. */
 export interface WebSocketLike {
@@ -456,18 +456,21 @@ export class WsClient {
     return this.post<T>(method, payload, { apiKey: this.signer.key.publicKey, timestamp: ts.toString(), signature });
   }
 
-  async cancelAllOrders(options: { market?: string | number; accountIndex?: number } = {}): Promise<unknown> {
-    const { address, accountIndex } = this.signer.scope(options);
-    const payload: Record<string, unknown> = { address, accountIndex };
-    if (options.market !== undefined) payload.marketId = (await this.signer.market(options.market)).marketId;
-    return this.postScheme2('cancelAllOrders', payload);
+  async cancelAllOrders(options: Scope & { market?: string | number; validUntil?: number } = {}): Promise<CancelAllReply> {
+    return this.postScheme2('cancelAllOrders', await this.signer.accountBody(options, { validUntil: options.validUntil }));
+  }
+
+  async scheduleCancel(options: Scope & { time?: number | null; market?: string | number } = {}): Promise<ScheduleCancelReply> {
+    return this.postScheme2('scheduleCancel', await this.signer.accountBody(options, { time: options.time ?? undefined }));
   }
 
   /** Answers 202 ACK at once; the outcome follows on accountAttributeUpdates (same requestId). */
-  async setLeverage(options: { market: string | number; leverage: number; isolated?: boolean; accountIndex?: number }): Promise<SetLeverageReply> {
-    const { address, accountIndex } = this.signer.scope(options);
-    const payload: Record<string, unknown> = { address, accountIndex, marketId: (await this.signer.market(options.market)).marketId, leverage: options.leverage };
-    if (options.isolated !== undefined) payload.isolated = options.isolated;
-    return this.postScheme2('setLeverage', payload);
+  async setLeverage(options: Scope & { market: string | number; leverage: number; isolated?: boolean }): Promise<SetLeverageReply> {
+    return this.postScheme2('setLeverage', await this.signer.accountBody(options, { leverage: options.leverage, isolated: options.isolated }));
+  }
+
+  /** The outcome also reaches the positions channel, correlated by requestId. */
+  async adjustIsolatedMargin(options: Scope & { market: string | number; amount: string }): Promise<AdjustMarginReply> {
+    return this.postScheme2('adjustIsolatedMargin', await this.signer.accountBody(options, { amount: options.amount }));
   }
 }

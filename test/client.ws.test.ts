@@ -110,6 +110,9 @@ describe('WS: RPC post / get correlated by id', () => {
     expect((await client.ws.batchModifyOrders(rested.map((target) => ({ target, change: { price: '3700.00', quantity: '0.1' } })))).responses.map((r) => r.status)).toEqual(['ACK', 'ACK']);
     expect((await client.ws.batchCancelOrders([{ market: 'ETH-USD', orderId: rested[0]!.orderId }])).responses[0]).toMatchObject({ status: 'CANCEL_ACKNOWLEDGED' });
     expect(await client.ws.cancelAllOrders()).toMatchObject({ status: 'CANCEL_ALL_ACKNOWLEDGED' });
+    const now = (await client.sim.clock()).timeUs;
+    expect(await client.ws.scheduleCancel({ market: 'ETH-USD', time: now + 30_000_000 })).toMatchObject({ status: 'scheduled', marketDisplayName: 'ETH-USD' });
+    expect(await client.ws.scheduleCancel({ market: 'ETH-USD' })).toMatchObject({ status: 'disarmed' });
     expect(await client.ws.setLeverage({ market: 'ETH-USD', leverage: 3 })).toMatchObject({ status: 'ACK' });
     expect((await client.leverages({ market: 'ETH-USD' })).leverages[0]).toMatchObject({ leverage: 3 });
     const tpsl = await client.ws.placeOrder({ market: 'ETH-USD', side: 'SELL', price: '3000.00', quantity: '0.1', tpslType: 'STOP_LOSS', stopPrice: '3000.00', reduceOnly: true }).catch((e: unknown) => e);
