@@ -1,17 +1,27 @@
 /**
  * Wallet-side signing for tests, written from the supplement (§1 op 5, §5) rather than from the
- * gateway's code: EIP-712 typed data with viem's `signTypedData`, legacy EIP-191 with
- * `signMessage`, and the API-key withdraw's Scheme 1 op 5 payload. Domains and types are
- * spelled out here literally, so a test fails if the gateway's drift from the published ones.
+ * gateway's code: the SDK's EIP-712 signers (client/keys.ts, which spell the published domains and
+ * types out literally, so a test fails if the gateway's drift from them), perpsim's RevokeApiKey
+ * type for every index, legacy EIP-191 with `signMessage`, and the API-key withdraw's Scheme 1
+ * op 5 payload.
  */
-import { parseSignature, type Hex } from 'viem';
+import { type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { GatewayHarness, Wallet } from './gateway-fixture.ts';
 import { wallet } from './gateway-fixture.ts';
+import {
+  NETWORKS,
+  rsv,
+  signCreateApiKey as sdkSignCreateApiKey,
+  signRevokeApiKey as sdkSignRevokeApiKey,
+  signTransfer as sdkSignTransfer,
+  signWithdraw as sdkSignWithdraw,
+  withdrawPayload,
+  type WalletSignature,
+} from '../../client/index.ts';
 
 /** Testnet (supplement §5): chainId 46630 and its BridgeVault. */
 export const TESTNET_CHAIN_ID = 46630;
-export const TESTNET_VAULT = '0xe0166c85fcb29ea6d21915dd0dc54387e8d17915';
 
 // Well-known development keys (anvil/hardhat accounts 1-3): never funded anywhere real.
 export const DEV_KEYS = [
@@ -39,36 +49,7 @@ export function tradingWallet(evm: EvmWallet, seed: number): Wallet {
   return { ...wallet(seed), address: evm.address };
 }
 
-export interface Rsv {
-  r: string;
-  s: string;
-  v: string;
-}
-
-/** viem's 65-byte signature as the `{r, s, v}` clients send, `v` as "0x1b" / "0x1c". */
-export function rsv(signature: Hex): Rsv {
-  const { r, s, v } = parseSignature(signature);
-  return { r, s, v: `0x${Number(v).toString(16)}` };
-}
-
-const WITHDRAW_TYPES = {
-  Withdraw: [
-    { name: 'ethereumAddress', type: 'address' },
-    { name: 'accountIndex', type: 'uint8' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'nonce', type: 'string' },
-  ],
-} as const;
-
-const TRANSFER_TYPES = {
-  Transfer: [
-    { name: 'ethereumAddress', type: 'address' },
-    { name: 'fromAccountIndex', type: 'uint8' },
-    { name: 'toAccountIndex', type: 'uint8' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'nonce', type: 'string' },
-  ],
-} as const;
+export type Rsv = WalletSignature;
 
 export interface WithdrawFields {
   ethereumAddress: string;
@@ -77,15 +58,9 @@ export interface WithdrawFields {
   nonce: string;
 }
 
-/** EIP-712 Withdraw in `{name: "Arcus Withdraw", version: "1", chainId, verifyingContract}`. */
-export async function signWithdraw(signer: EvmWallet, fields: WithdrawFields): Promise<Rsv> {
-  const signature = await signer.account.signTypedData({
-    domain: { name: 'Arcus Withdraw', version: '1', chainId: TESTNET_CHAIN_ID, verifyingContract: TESTNET_VAULT },
-    types: WITHDRAW_TYPES,
-    primaryType: 'Withdraw',
-    message: { ...fields, ethereumAddress: fields.ethereumAddress as Hex },
-  });
-  return rsv(signature);
+/** EIP-712 Withdraw in `{name: "Arcus Withdraw", version: "1", chainId, verifyingContract}` (the SDK's signer). */
+export function signWithdraw(signer: EvmWallet, fields: WithdrawFields): Promise<Rsv> {
+  return sdkSignWithdraw(signer.account, NETWORKS.testnet, fields);
 }
 
 export interface TransferFields {
@@ -96,15 +71,9 @@ export interface TransferFields {
   nonce: string;
 }
 
-/** EIP-712 Transfer in `{name: "Arcus Transfer", version: "1", chainId, verifyingContract}`. */
-export async function signTransfer(signer: EvmWallet, fields: TransferFields): Promise<Rsv> {
-  const signature = await signer.account.signTypedData({
-    domain: { name: 'Arcus Transfer', version: '1', chainId: TESTNET_CHAIN_ID, verifyingContract: TESTNET_VAULT },
-    types: TRANSFER_TYPES,
-    primaryType: 'Transfer',
-    message: { ...fields, ethereumAddress: fields.ethereumAddress as Hex },
-  });
-  return rsv(signature);
+/** EIP-712 Transfer in `{name: "Arcus Transfer", version: "1", chainId, verifyingContract}` (the SDK's signer). */
+export function signTransfer(signer: EvmWallet, fields: TransferFields): Promise<Rsv> {
+  return sdkSignTransfer(signer.account, NETWORKS.testnet, fields);
 }
 
 export interface KeyFields {
@@ -120,39 +89,8 @@ export interface KeyFields {
  * EIP-712 CreateApiKey in `{name: "Arcus API Key", version: "1", chainId}` (no
  * verifyingContract), always with `accountIndex` in the type; with `nonce` the nonce form.
  */
-export async function signCreateApiKey(signer: EvmWallet, fields: KeyFields): Promise<Rsv> {
-  const domain = { name: 'Arcus API Key', version: '1', chainId: TESTNET_CHAIN_ID };
-  const base = { apiWalletName: fields.apiWalletName, apiWalletPublicKey: fields.publicKey, validUntil: fields.validUntil };
-  const signature =
-    fields.nonce === undefined
-      ? await signer.account.signTypedData({
-          domain,
-          types: {
-            CreateApiKey: [
-              { name: 'apiWalletName', type: 'string' },
-              { name: 'apiWalletPublicKey', type: 'string' },
-              { name: 'validUntil', type: 'uint256' },
-              { name: 'accountIndex', type: 'uint8' },
-            ],
-          },
-          primaryType: 'CreateApiKey',
-          message: { ...base, accountIndex: fields.accountIndex },
-        })
-      : await signer.account.signTypedData({
-          domain,
-          types: {
-            CreateApiKey: [
-              { name: 'apiWalletName', type: 'string' },
-              { name: 'apiWalletPublicKey', type: 'string' },
-              { name: 'validUntil', type: 'uint256' },
-              { name: 'nonce', type: 'string' },
-              { name: 'accountIndex', type: 'uint8' },
-            ],
-          },
-          primaryType: 'CreateApiKey',
-          message: { ...base, nonce: fields.nonce, accountIndex: fields.accountIndex },
-        });
-  return rsv(signature);
+export function signCreateApiKey(signer: EvmWallet, fields: KeyFields): Promise<Rsv> {
+  return sdkSignCreateApiKey(signer.account, NETWORKS.testnet, fields);
 }
 
 /** Legacy EIP-191 personal_sign over `{"apiWalletName":…,"apiWalletPublicKey":…,"validUntil":N}`. */
@@ -178,10 +116,9 @@ export async function signRevokeApiKey(signer: EvmWallet, fields: Omit<KeyFields
   return rsv(signature);
 }
 
-/** Legacy EIP-191 personal_sign over `{"apiWalletName":…,"apiWalletPublicKey":…}`. */
-export async function signRevokeApiKeyLegacy(signer: EvmWallet, fields: { apiWalletName: string; publicKey: string }): Promise<Rsv> {
-  const text = `{"apiWalletName":${JSON.stringify(fields.apiWalletName)},"apiWalletPublicKey":${JSON.stringify(fields.publicKey)}}`;
-  return rsv(await signer.account.signMessage({ message: text }));
+/** Legacy EIP-191 personal_sign over `{"apiWalletName":…,"apiWalletPublicKey":…}` (the SDK's form for index 0). */
+export function signRevokeApiKeyLegacy(signer: EvmWallet, fields: { apiWalletName: string; publicKey: string }): Promise<Rsv> {
+  return sdkSignRevokeApiKey(signer.account, NETWORKS.testnet, { ...fields, accountIndex: 0 });
 }
 
 let tick = 0;
@@ -192,6 +129,6 @@ let tick = 0;
  */
 export function withdrawKeyHeaders(h: GatewayHarness, w: Wallet, fields: { accountIndex: number; amount: bigint; nonce: string }): Record<string, string> {
   const ts = (BigInt(h.now.us) * 1000n + BigInt(500 + (++tick % 400))).toString();
-  const payload = `{"ad":"${w.address.toLowerCase()}","ai":${fields.accountIndex},"ct":${ts},"n":${JSON.stringify(fields.nonce)},"op":5,"q":${fields.amount},"v":1}`;
+  const payload = withdrawPayload({ address: w.address, accountIndex: fields.accountIndex, clientTimeNs: BigInt(ts), nonce: fields.nonce, amountQuantums: fields.amount });
   return { 'x-api-key': w.apiKey, 'x-timestamp': ts, 'x-signature': h.sign(payload, w), 'content-type': 'application/json' };
 }

@@ -1,6 +1,7 @@
 /**
  * A client-side local order book kept from the `l2OrderbookUpdates` channel by the interface's
- * resync rules (interface.md "Sequencing"), the way a venue bot keeps one.
+ * resync rules (interface.md "Sequencing"), the way a venue bot keeps one: the SDK's book
+ * (client/book.ts) over a bare `ws` connection that can use a source address and drop frames.
  *
  * Contract:
  * - Seed: the `subscribed` reply's contents (the snapshot) replace the whole book, and the
@@ -19,132 +20,14 @@
  *   a later delta names beyond it are exact, others may be missing. `view(n)` says whether its
  *   top n levels lie within what the client can know exactly.
  *
- * The book logic (`createLocalBook`, `seedBook`, `applyDelta`, `bookView`) is pure and has no
- * I/O; `connectBookClient` wraps it around one `ws` connection.
+ * The book logic (`createLocalBook`, `seedBook`, `applyDelta`, `bookView`) is the SDK's, pure
+ * and without I/O; `connectBookClient` wraps it around one `ws` connection.
  */
 import WebSocket from 'ws';
+import { applyDelta, bookView, createLocalBook, seedBook, type BookState, type BookView } from '../../client/book.ts';
+import type { BookContents } from '../../client/types.ts';
 
-export type LevelRow = [price: string, size: string];
-
-/** The contents of a book frame: the snapshot and every delta share this shape (supplement §9). */
-export interface BookContents {
-  bids: LevelRow[];
-  asks: LevelRow[];
-  lastSequenceId: number;
-  globalSequenceId?: number;
-  timestamp?: number;
-}
-
-interface BookSide {
-  /** Price text as printed by the venue → size text. */
-  levels: Map<string, string>;
-  /** Worst snapshot price of a side that came back full (levels beyond it may be unknown). */
-  horizon: number | undefined;
-}
-
-export interface LocalBook {
-  bids: BookSide;
-  asks: BookSide;
-  /** The depth asked for; a snapshot side of this length may be truncated. */
-  nLevels: number;
-  /** The current subscription's snapshot lastSequenceId. */
-  baseline: number;
-  /** The last applied sequence (the baseline until a delta is applied). */
-  lastSequenceId: number;
-  /** True once a delta has been applied since the last snapshot. */
-  applying: boolean;
-  stats: { snapshots: number; applied: number; stale: number; gaps: number; firstDeltaSkips: number };
-}
-
-export type DeltaOutcome = 'applied' | 'stale' | 'gap';
-
-export function createLocalBook(nLevels: number): LocalBook {
-  return {
-    bids: { levels: new Map(), horizon: undefined },
-    asks: { levels: new Map(), horizon: undefined },
-    nLevels,
-    baseline: 0,
-    lastSequenceId: 0,
-    applying: false,
-    stats: { snapshots: 0, applied: 0, stale: 0, gaps: 0, firstDeltaSkips: 0 },
-  };
-}
-
-const ZERO = /^0*(\.0*)?$/;
-
-function isZero(size: string): boolean {
-  return ZERO.test(size);
-}
-
-function seedSide(side: BookSide, rows: readonly LevelRow[], nLevels: number): void {
-  side.levels.clear();
-  for (const [price, size] of rows) if (!isZero(size)) side.levels.set(price, size);
-  side.horizon = rows.length >= nLevels && rows.length > 0 ? Number(rows[rows.length - 1]![0]) : undefined;
-}
-
-/** Replaces the book with a snapshot and takes its lastSequenceId as the baseline. */
-export function seedBook(book: LocalBook, snapshot: BookContents): void {
-  seedSide(book.bids, snapshot.bids, book.nLevels);
-  seedSide(book.asks, snapshot.asks, book.nLevels);
-  book.baseline = snapshot.lastSequenceId;
-  book.lastSequenceId = snapshot.lastSequenceId;
-  book.applying = false;
-  book.stats.snapshots++;
-}
-
-function applySide(side: BookSide, rows: readonly LevelRow[]): void {
-  for (const [price, size] of rows) {
-    if (isZero(size)) side.levels.delete(price);
-    else side.levels.set(price, size);
-  }
-}
-
-/**
- * Applies one delta by the resync rules. `gap` leaves the book untouched: the caller must
- * re-subscribe and seed again.
- */
-export function applyDelta(book: LocalBook, delta: BookContents): DeltaOutcome {
-  const seq = delta.lastSequenceId;
-  if (seq <= book.lastSequenceId) {
-    book.stats.stale++;
-    return 'stale';
-  }
-  if (book.applying && seq !== book.lastSequenceId + 1) {
-    book.stats.gaps++;
-    return 'gap';
-  }
-  if (!book.applying && seq > book.baseline + 1) book.stats.firstDeltaSkips++;
-  applySide(book.bids, delta.bids);
-  applySide(book.asks, delta.asks);
-  book.lastSequenceId = seq;
-  book.applying = true;
-  book.stats.applied++;
-  return 'applied';
-}
-
-export interface BookView {
-  bids: LevelRow[];
-  asks: LevelRow[];
-  lastSequenceId: number;
-  /** False when a side's top `n` reach past what the last snapshot showed (see the horizon). */
-  exact: boolean;
-}
-
-function topOf(side: BookSide, n: number, descending: boolean): { rows: LevelRow[]; exact: boolean } {
-  const rows = [...side.levels.entries()].sort((a, b) => (descending ? Number(b[0]) - Number(a[0]) : Number(a[0]) - Number(b[0]))).slice(0, n);
-  if (side.horizon === undefined) return { rows, exact: true };
-  const beyond = (price: number): boolean => (descending ? price < side.horizon! : price > side.horizon!);
-  // Short of n levels, the next unseen one could be beyond the horizon; past it, holes may exist.
-  const exact = rows.length === n && !rows.some(([price]) => beyond(Number(price)));
-  return { rows, exact };
-}
-
-/** The best `n` levels a side, best first (bids descending, asks ascending), as wire pairs. */
-export function bookView(book: LocalBook, n: number): BookView {
-  const bids = topOf(book.bids, n, true);
-  const asks = topOf(book.asks, n, false);
-  return { bids: bids.rows, asks: asks.rows, lastSequenceId: book.lastSequenceId, exact: bids.exact && asks.exact };
-}
+export { applyDelta, bookView, createLocalBook, seedBook };
 
 // ---------------------------------------------------------------------------------------------
 // Over a WebSocket.
@@ -166,7 +49,7 @@ export interface BookClientOptions {
 }
 
 export interface WsBookClient {
-  book: LocalBook;
+  book: BookState;
   /** Re-subscribes done after a mid-stream gap. */
   resubscribes: number;
   /** `degraded` frames received (the server dropped updates for a slow consumer). */
