@@ -19,6 +19,7 @@ import { attachCandles } from './candles.ts';
 import { attachFundingRates } from './funding-rates-store.ts';
 import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
+import { attachServices } from './services.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {
@@ -45,6 +46,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   historyOf(state.exchange);
   attachCandles(state.exchange);
   attachFundingRates(state.exchange);
+  attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Keep the body as received: Scheme 2 verifies against it as well as its canonical form.

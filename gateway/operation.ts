@@ -12,6 +12,11 @@ import type { Reply } from './errors.ts';
 import type { Exchange } from './exchange.ts';
 import type { GeoConfig } from './geo.ts';
 import type { KeyRegistry } from './keys.ts';
+import type { LeaderboardState } from './leaderboard.ts';
+import type { NotificationState } from './notifications.ts';
+import type { PortfolioState } from './portfolio.ts';
+import type { PreferencesState } from './preferences.ts';
+import type { ReferralState } from './referral.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
 
 export type AuthKind = 'public' | 'key' | 'signed' | 'wallet';
@@ -38,6 +43,18 @@ export interface GatewayState {
   pools: Map<string, AccountPools>;
   /** Signed payloads already accepted (replay protection), by signature. */
   replay: Set<string>;
+  // Plain-data stores of the account services, created by `attachServices` (services.ts, run
+  // by buildApp); each changes only through the functions of its module.
+  /** Affiliate program (referral.ts). */
+  referral?: ReferralState;
+  /** Push tokens and inboxes (notifications.ts). */
+  notifications?: NotificationState;
+  /** userPreferences documents (preferences.ts). */
+  preferences?: PreferencesState;
+  /** Per-wallet volume, fees and realized PnL buckets (leaderboard.ts). */
+  leaderboard?: LeaderboardState;
+  /** Per-account equity and PnL samples (portfolio.ts). */
+  portfolio?: PortfolioState;
 }
 
 export interface OperationRequest {

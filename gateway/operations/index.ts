@@ -1,6 +1,7 @@
 /** Every operation of the interface that perpsim serves, in the order `GET /` lists them. */
 import type { Operation } from '../operation.ts';
 import { account } from './account.ts';
+import { AFFILIATE } from './group-affiliate.ts';
 import { ACCOUNT_READS } from './group-account-reads.ts';
 import { ACCOUNT_WRITES } from './group-account-writes.ts';
 import { MARKET_READS } from './group-market-reads.ts';
@@ -22,4 +23,5 @@ export const OPERATIONS: readonly Operation[] = [
   placeOrder,
   ...ORDER_WRITES,
   ...ACCOUNT_WRITES,
+  ...AFFILIATE,
 ];

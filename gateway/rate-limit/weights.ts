@@ -132,6 +132,11 @@ export const IP_WEIGHTS = {
   affiliateClaimStatus: flat(STANDARD),
   affiliateCodeAvailable: flat(STANDARD),
   commissionRates: flat(STANDARD),
+  // The venue's other affiliate routes (claim, register as referee, redeem an invite, kickback).
+  affiliateKickback: flat(STANDARD),
+  affiliateClaim: flat(STANDARD),
+  affiliateRegisterAffiliate: flat(STANDARD),
+  affiliateRedeemInvite: flat(STANDARD),
   // Not in the interface's table: a paged history read like funding.
   interest: list(STANDARD, ROWS_PER_UNIT),
   // Not in the interface's table: market and ranking reads like markets (leaderboard has no pages).
