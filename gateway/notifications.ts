@@ -114,7 +114,18 @@ export function unseenCount(inbox: Inbox): number {
   return n;
 }
 
-export type MarkSeenTarget = { all: true; limit: number } | { ids: { createdAtNs: bigint; notificationId: number }[] };
+/** `createdAtNs` as sent: its decimal string, or a bare JSON number (already rounded to a double). */
+export type MarkSeenTarget = { all: true; limit: number } | { ids: { createdAtNs: string | number; notificationId: number }[] };
+
+/**
+ * A sent created_at_ns names the stored instant when equal, or equal once both are rounded to a
+ * double: a bare JSON number has lost its last digits (and schema coercion may have turned it
+ * into a string); the notification id, unique per wallet, disambiguates.
+ */
+function sameInstant(stored: bigint, sent: string | number): boolean {
+  if (typeof sent === 'string' && /^[0-9]+$/.test(sent) && BigInt(sent) === stored) return true;
+  return Number(sent) === Number(stored);
+}
 
 /** Flips the targeted notifications to seen; returns how many were unseen (idempotent). */
 export function markSeen(ns: NotificationState, address: string, target: MarkSeenTarget): number {
@@ -132,7 +143,7 @@ export function markSeen(ns: NotificationState, address: string, target: MarkSee
     return marked;
   }
   for (const id of target.ids) {
-    const item = inbox.items.find((it) => it.createdAtNs === id.createdAtNs && it.notificationId === id.notificationId);
+    const item = inbox.items.find((it) => it.notificationId === id.notificationId && sameInstant(it.createdAtNs, id.createdAtNs));
     if (item !== undefined) flip(item);
   }
   return marked;

@@ -71,6 +71,8 @@ export interface OperationRequest {
 export interface Operation {
   name: string;
   method: 'GET' | 'POST';
+  /** Other HTTP methods the REST route also answers with the same handler (venue clients' spellings). */
+  alsoMethods?: readonly ('PATCH' | 'DELETE')[];
   path: string;
   auth: AuthKind;
   description: string;

@@ -7,6 +7,7 @@ import { ACCOUNT_WRITES } from './group-account-writes.ts';
 import { MARKET_READS } from './group-market-reads.ts';
 import { ORDER_WRITES } from './group-order-writes.ts';
 import { health } from './health.ts';
+import { NOTIFICATIONS } from './group-notifications.ts';
 import { markets } from './markets.ts';
 import { placeOrder } from './place-order.ts';
 import { root } from './root.ts';
@@ -24,4 +25,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...ORDER_WRITES,
   ...ACCOUNT_WRITES,
   ...AFFILIATE,
+  ...NOTIFICATIONS,
 ];

@@ -119,6 +119,8 @@ export const IP_WEIGHTS = {
   createApiKey: flat(STANDARD),
   revokeApiKey: flat(STANDARD),
   userPreferences: flat(STANDARD),
+  // Not in the interface's table by this name: the userPreferences write (PATCH / POST / DELETE).
+  userPreferencesUpdate: flat(STANDARD),
   // All affiliate endpoints (commissionrates is the referral program's rate schedule).
   affiliateCreateCode: flat(STANDARD),
   affiliateModifyCode: flat(STANDARD),
