@@ -16,7 +16,7 @@
  *   (everything not deposited: trading, funding, interest, referral claims); `perpEquity` the
  *   part held in positions (equity − netQuoteBalance: unrealized PnL, isolated pools, accrued
  *   funding); `perpPnl` realized PnL of perpetuals (Σ fill closedPnl, fees included, + funding)
- *   plus the unrealized PnL of open positions.
+ *   plus the unrealized PnL of open positions and the hour's funding accrued so far.
  */
 export interface RangeSpec {
   name: '24h' | '7d' | '30d' | 'allTime';

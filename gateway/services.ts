@@ -116,7 +116,7 @@ function measure(state: GatewayState, account: Account): Omit<Sample, 'time'> {
     equity: view.equity,
     pnl: view.equity - view.netDeposits,
     perpEquity: view.equity - view.netQuoteBalance,
-    perpPnl: realizedOf(portfolioOf(state), account.key) + unrealized,
+    perpPnl: realizedOf(portfolioOf(state), account.key) + unrealized + view.accruedFunding,
   };
 }
 
