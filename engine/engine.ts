@@ -43,6 +43,7 @@ import { isOutsideRth, updateMark } from './prices.ts';
 import {
   addExposure,
   adjustIsolatedMargin,
+  creditCommission,
   queueRisk,
   deposit,
   marginAllows,
@@ -176,6 +177,9 @@ export function apply(engine: Engine, command: Command): CommandResult {
       break;
     case 'adjustIsolatedMargin':
       result = forAccount(command, () => adjustIsolatedMargin(engine, command));
+      break;
+    case 'creditCommission':
+      result = forAccount(command, () => creditCommission(engine, command));
       break;
     case 'addMarket': {
       if (engine.markets.has(command.market.id)) return invalid('InvalidRequest', 'market id already exists', 'marketId');

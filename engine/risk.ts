@@ -27,6 +27,7 @@ import { getAccount, invalid, type Engine, type MarketState } from './state.ts';
 import type {
   AdjustIsolatedMarginCommand,
   CommandResult,
+  CreditCommissionCommand,
   DepositCommand,
   SetLeverageCommand,
   SideCode,
@@ -231,6 +232,23 @@ export function deposit(engine: Engine, c: DepositCommand): CommandResult {
   engine.deposited += c.amount;
   const operationId = engine.nextOperationId++;
   emitTransfer(engine, account, operationId, 'deposit', c.amount, 'COMPLETED', undefined, undefined);
+  refreshTriggers(engine, account);
+  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+}
+
+/** Referral rewards paid from the fees collected; not a deposit, so netDeposits stays. */
+export function creditCommission(engine: Engine, c: CreditCommissionCommand): CommandResult {
+  if (!validAmount(c.amount)) return invalid('InvalidRequest', 'amount must be a positive number of quote quantums', 'amount');
+  const account = getAccount(engine, c.address, c.accountIndex);
+  const operationId = engine.nextOperationId++;
+  if (engine.feesCollected < c.amount) {
+    emitTransfer(engine, account, operationId, 'referralClaim', c.amount, 'REJECTED', 'INSUFFICIENT_FEE_POOL', undefined);
+    return { kind: 'done', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FEE_POOL' };
+  }
+  engine.feesCollected -= c.amount;
+  account.quote += c.amount;
+  account.activated = true;
+  emitTransfer(engine, account, operationId, 'referralClaim', c.amount, 'COMPLETED', undefined, undefined);
   refreshTriggers(engine, account);
   return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
 }

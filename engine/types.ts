@@ -282,6 +282,16 @@ export interface ForceLiquidationCommand extends CommandBase, AccountRef {
   type: 'forceLiquidation';
 }
 
+/**
+ * Pays referral rewards out of the fees collected into the account (the gateway's affiliate
+ * claim): money moves from `feesCollected` to the account's quote balance, so conservation
+ * holds. REJECTED (INSUFFICIENT_FEE_POOL) when the fees collected cannot cover it.
+ */
+export interface CreditCommissionCommand extends CommandBase, AccountRef {
+  type: 'creditCommission';
+  amount: bigint;
+}
+
 export type Command =
   | AddMarketCommand
   | SetMarketStatusCommand
@@ -300,7 +310,8 @@ export type Command =
   | AdvanceTimeCommand
   | SetHaltCommand
   | SetFundingRateCommand
-  | ForceLiquidationCommand;
+  | ForceLiquidationCommand
+  | CreditCommissionCommand;
 
 export type CommandType = Command['type'];
 
@@ -526,11 +537,11 @@ interface AccountEventBase extends EventBase {
   accountIndex: number;
 }
 
-/** Deposits, withdrawals and internal transfers (accountTransferUpdates). */
+/** Deposits, withdrawals, internal transfers and referral claims (accountTransferUpdates). */
 export interface TransferEvent extends AccountEventBase {
   type: 'transfer';
   operationId: number;
-  kind: 'deposit' | 'withdrawal' | 'transferOut' | 'transferIn';
+  kind: 'deposit' | 'withdrawal' | 'transferOut' | 'transferIn' | 'referralClaim';
   /** Quote quantums, always positive. */
   amount: bigint;
   /** The account's balance after the operation. */

@@ -19,6 +19,7 @@ import { attachCandles } from './candles.ts';
 import { attachFundingRates } from './funding-rates-store.ts';
 import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
+import { attachServices } from './services.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {
@@ -45,6 +46,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   historyOf(state.exchange);
   attachCandles(state.exchange);
   attachFundingRates(state.exchange);
+  attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Keep the body as received: Scheme 2 verifies against it as well as its canonical form.
@@ -88,8 +90,9 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
     for (const op of operations) {
       const weighted = resolveOperation(op.name);
       api.route({
-        method: op.method,
-        url: op.path,
+        method: op.alsoMethods === undefined ? op.method : [op.method, ...op.alsoMethods],
+        // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
+        url: op.path.replace(/([^/]):/g, '$1::'),
         schema: op.schema ?? {},
         config: { errorSource: errorSourceOf(op) },
         handler: async (req, reply) => {
@@ -109,7 +112,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             }
             if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
           }
-          if (op.method === 'POST' && geoOf(state.config.geo, req.headers, ip).restricted) {
+          if (req.method !== 'GET' && req.method !== 'HEAD' && geoOf(state.config.geo, req.headers, ip).restricted) {
             return reply.code(403).send({ error: 'this operation is not available in your region', code: 'GEO_RESTRICTED' });
           }
           const result = await op.handle(state, operationRequest(req));

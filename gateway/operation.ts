@@ -14,6 +14,11 @@ import type { GeoConfig } from './geo.ts';
 import type { KeyRegistry } from './keys.ts';
 import type { Verifier } from './auth/verifier.ts';
 import type { Turns } from './sequencer.ts';
+import type { LeaderboardState } from './leaderboard.ts';
+import type { NotificationState } from './notifications.ts';
+import type { PortfolioState } from './portfolio.ts';
+import type { PreferencesState } from './preferences.ts';
+import type { ReferralState } from './referral.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
 
 export type AuthKind = 'public' | 'key' | 'signed' | 'wallet';
@@ -44,6 +49,18 @@ export interface GatewayState {
   verifier?: Verifier;
   /** Each wallet's last write in flight (sequencer.ts); created on first use. */
   turns?: Turns;
+  // Plain-data stores of the account services, created by `attachServices` (services.ts, run
+  // by buildApp); each changes only through the functions of its module.
+  /** Affiliate program (referral.ts). */
+  referral?: ReferralState;
+  /** Push tokens and inboxes (notifications.ts). */
+  notifications?: NotificationState;
+  /** userPreferences documents (preferences.ts). */
+  preferences?: PreferencesState;
+  /** Per-wallet volume, fees and realized PnL buckets (leaderboard.ts). */
+  leaderboard?: LeaderboardState;
+  /** Per-account equity and PnL samples (portfolio.ts). */
+  portfolio?: PortfolioState;
 }
 
 export interface OperationRequest {
@@ -60,6 +77,8 @@ export interface OperationRequest {
 export interface Operation {
   name: string;
   method: 'GET' | 'POST';
+  /** Other HTTP methods the REST route also answers with the same handler (venue clients' spellings). */
+  alsoMethods?: readonly ('PATCH' | 'DELETE')[];
   path: string;
   auth: AuthKind;
   description: string;

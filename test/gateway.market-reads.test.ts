@@ -391,10 +391,11 @@ describe('candles are built from real trades: {candles:[candle]} newest first, w
     expect(body.candles[0].isFinal).toBe(false);
   });
 
-  it('countback takes the newest bars opening before `to`', async () => {
+  it('countback takes the newest closed bars back from `to` (the forming bar is not closed)', async () => {
     const { h, m0 } = await minuteTrades();
     const opens = async (q: string) => (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&${q}`)).body.candles.map((c: { openTime: number }) => (c.openTime - m0) / MIN);
-    expect(await opens(`to=${h.now.us}&countback=2`)).toEqual([3, 1]);
+    expect(await opens(`to=${h.now.us}&countback=2`)).toEqual([1, 0]);
+    expect(await opens(`to=${h.now.us + 2 * MIN}&countback=2`)).toEqual([1, 0]);
     expect(await opens(`to=${m0 + 3 * MIN}&countback=1`)).toEqual([1]);
     expect(await opens(`to=${m0 + MIN}&countback=5`)).toEqual([0]);
   });
@@ -409,9 +410,13 @@ describe('candles are built from real trades: {candles:[candle]} newest first, w
 
   it('longer timeframes aggregate the same trades; a countback above 1,500 is clamped, not refused', async () => {
     const { h } = await minuteTrades();
-    const hour = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1h&to=${h.now.us + HOUR}&countback=5000`)).body.candles;
+    const hour = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1h&to=${h.now.us + HOUR}&from=${h.now.us - HOUR}`)).body.candles;
     expect(hour).toHaveLength(1);
     expect(hour[0]).toMatchObject({ open: '97000.0', high: '97200.0', low: '96950.0', close: '97200.0', volume: '0.1', tradeCount: 4, isFinal: false });
+    h.now.us += HOUR;
+    const closed = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1h&to=${h.now.us}&countback=5000`)).body.candles;
+    expect(closed).toHaveLength(1);
+    expect(closed[0]).toMatchObject({ volume: '0.1', tradeCount: 4, isFinal: true });
   });
 });
 

@@ -5,8 +5,9 @@
  * A row (the fields supplement §6 lists, plus `type` and `status`; the spec's "…"):
  * - id: the engine's operation id (integer; a withdrawal's `withdrawalId`, the notification's
  *   `operationId`); both legs of an internal transfer share it.
- * - type: DEPOSIT, WITHDRAWAL, TRANSFER_OUT or TRANSFER_IN; status: COMPLETED or REJECTED;
- *   rejectReason: null unless REJECTED (INSUFFICIENT_FREE_COLLATERAL).
+ * - type: DEPOSIT, WITHDRAWAL, TRANSFER_OUT, TRANSFER_IN or REFERRAL_CLAIM (affiliate rewards
+ *   paid from the fees collected); status: COMPLETED or REJECTED; rejectReason: null unless
+ *   REJECTED (INSUFFICIENT_FREE_COLLATERAL; INSUFFICIENT_FEE_POOL for a claim).
  * - amount: USD decimal string, always positive (`type` gives the direction); netQuoteBalance:
  *   the account's balance after the operation, USD.
  * - globalSequenceId (strict order), createdAt (epoch µs), address, accountIndex (0 included).
@@ -30,7 +31,7 @@ import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newest
 
 export const AccountTransferUpdatesQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 
-export type TransferType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRANSFER_OUT' | 'TRANSFER_IN';
+export type TransferType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRANSFER_OUT' | 'TRANSFER_IN' | 'REFERRAL_CLAIM';
 
 export interface AccountTransferUpdate {
   id: number;
@@ -54,6 +55,7 @@ const TYPES: Readonly<Record<TransferEvent['kind'], TransferType>> = {
   withdrawal: 'WITHDRAWAL',
   transferOut: 'TRANSFER_OUT',
   transferIn: 'TRANSFER_IN',
+  referralClaim: 'REFERRAL_CLAIM',
 };
 
 export function transferUpdate(exchange: Exchange, e: TransferEvent): AccountTransferUpdate {
@@ -72,7 +74,7 @@ export function transferUpdate(exchange: Exchange, e: TransferEvent): AccountTra
     address: e.address,
     accountIndex: e.accountIndex,
     rejectReason: e.rejectReason ?? null,
-    sourceAccountId: e.kind === 'deposit' ? null : e.kind === 'transferIn' ? other : self,
+    sourceAccountId: e.kind === 'deposit' || e.kind === 'referralClaim' ? null : e.kind === 'transferIn' ? other : self,
     destinationAccountId: e.kind === 'withdrawal' ? null : e.kind === 'transferOut' ? other : self,
   };
   if (e.kind === 'transferOut' && e.counterpartyIndex !== undefined) {

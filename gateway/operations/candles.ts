@@ -4,19 +4,21 @@
  *
  * Query: `market` (selector) and `timeframe` (1m … 1w, CANDLE_TIMEFRAMES) required; `to` epoch
  * µs required (seconds- or milliseconds-scale → 400); the lower bound is either `from` (epoch
- * µs, window [from, to) on openTime) or `countback` (the newest `countback` bars that open
- * before `to`), never both (400). Choices where the interface is silent:
+ * µs, window [from, to) on openTime) or `countback` (the newest `countback` closed bars back from
+ * `to`: bars that ended by `to` and by the exchange clock; interface.md "closed bars back from
+ * `to`"), never both (400). Choices where the interface is silent:
  * - bars are counted as they exist: a window without trades has no bar, so `countback` counts
  *   bars, not timeframe slots;
- * - the bar holding `to` is included when it opened before `to` (it reads isFinal false while
- *   the exchange clock is inside it), so `to` = now returns the forming bar;
+ * - with `from`, the bar holding `to` is included when it opened before `to` (it reads isFinal
+ *   false while the exchange clock is inside it), so `to` = now returns the forming bar; with
+ *   `countback` it is not (it is not closed);
  * - with neither `from` nor `countback` the newest bars before `to` are returned;
  * - every page holds at most 1,500 bars (the newest of the window); a larger `countback` is
  *   clamped; `from` after `to` → 400; `limit` is not a parameter any more and is ignored.
  */
 import { Type } from 'typebox';
 import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';
-import { attachCandles, candleRecord, isTimeframe, readCandles } from '../candles.ts';
+import { attachCandles, candleRecord, isTimeframe, readCandles, TIMEFRAME_US } from '../candles.ts';
 import { badRequest, ok } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
@@ -51,8 +53,10 @@ export const candles: Operation = {
     if (query.from !== undefined && query.from > query.to) return badRequest('from must not be after to');
     const limit = Math.min(query.countback ?? LIMITS.candlePageMax, LIMITS.candlePageMax);
     const store = attachCandles(state.exchange);
-    const bars = readCandles(store, ms.spec.id, timeframe, { to: query.to, from: query.from, limit });
     const now = state.exchange.clock();
+    // Closed bars only: a bar that ends by min(to, now) opens at or before that minus its length.
+    const to = query.countback === undefined ? query.to : Math.min(query.to, now) - TIMEFRAME_US[timeframe] + 1;
+    const bars = readCandles(store, ms.spec.id, timeframe, { to, from: query.from, limit });
     return ok({ candles: bars.map((bar) => candleRecord(ms.spec, timeframe, bar, now)) });
   },
 };

@@ -11,6 +11,7 @@ import { leverages } from './leverages.ts';
 import { openOrders } from './open-orders.ts';
 import { order } from './order.ts';
 import { orders } from './orders.ts';
+import { portfolio } from './portfolio.ts';
 import { positions } from './positions.ts';
 import { rateLimit } from './rate-limit.ts';
 
@@ -29,4 +30,5 @@ export const ACCOUNT_READS: readonly Operation[] = [
   accountTransferUpdates,
   rateLimit,
   apiKeys,
+  portfolio,
 ];

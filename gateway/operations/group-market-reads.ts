@@ -9,6 +9,7 @@ import { compliance } from './compliance.ts';
 import { feeTiers } from './fee-tiers.ts';
 import { fundingRates } from './funding-rates.ts';
 import { l2OrderBook } from './l2-order-book.ts';
+import { leaderboard } from './leaderboard.ts';
 import { mids } from './mids.ts';
 import { prices } from './prices.ts';
 import { trade, tradeByQuery } from './trade.ts';
@@ -29,4 +30,5 @@ export const MARKET_READS: readonly Operation[] = [
   apiMetaMarkets,
   apiMetaOverview,
   apiMetaSpotOverview,
+  leaderboard,
 ];

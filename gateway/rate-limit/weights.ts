@@ -119,6 +119,8 @@ export const IP_WEIGHTS = {
   createApiKey: flat(STANDARD),
   revokeApiKey: flat(STANDARD),
   userPreferences: flat(STANDARD),
+  // Not in the interface's table by this name: the userPreferences write (PATCH / POST / DELETE).
+  userPreferencesUpdate: flat(STANDARD),
   // All affiliate endpoints (commissionrates is the referral program's rate schedule).
   affiliateCreateCode: flat(STANDARD),
   affiliateModifyCode: flat(STANDARD),
@@ -132,6 +134,11 @@ export const IP_WEIGHTS = {
   affiliateClaimStatus: flat(STANDARD),
   affiliateCodeAvailable: flat(STANDARD),
   commissionRates: flat(STANDARD),
+  // The venue's other affiliate routes (claim, register as referee, redeem an invite, kickback).
+  affiliateKickback: flat(STANDARD),
+  affiliateClaim: flat(STANDARD),
+  affiliateRegisterAffiliate: flat(STANDARD),
+  affiliateRedeemInvite: flat(STANDARD),
   // Not in the interface's table: a paged history read like funding.
   interest: list(STANDARD, ROWS_PER_UNIT),
   // Not in the interface's table: market and ranking reads like markets (leaderboard has no pages).

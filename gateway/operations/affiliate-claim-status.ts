@@ -1,0 +1,29 @@
+/**
+ * GET /v1/affiliate/claimStatus — one claim of the address by `id` (the claimId POST claim
+ * answered), bare (public, by address); 404 when the address has no such claim.
+ */
+import { Type } from 'typebox';
+import { notFound, ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { claimsOf } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { accountOf } from './common.ts';
+import { claimRecord } from './affiliate-common.ts';
+import { accountQueryWith } from './read-filters.ts';
+
+export const ClaimStatusQuery = accountQueryWith({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const affiliateClaimStatus: Operation = {
+  name: 'affiliateClaimStatus',
+  method: 'GET',
+  path: '/v1/affiliate/claimStatus',
+  auth: 'public',
+  description: 'one referral reward claim',
+  schema: { querystring: ClaimStatusQuery },
+  handle: (state, request) => {
+    const { address } = accountOf(request.query);
+    const id = String(request.query.id);
+    const claim = claimsOf(referralOf(state), address).find((c) => c.claimId === id);
+    return claim === undefined ? notFound('claim not found') : ok(claimRecord(claim));
+  },
+};

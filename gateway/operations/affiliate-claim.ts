@@ -1,0 +1,53 @@
+/**
+ * POST /v1/affiliate/claim — pays the caller's claimable referral rewards (commissions and
+ * kickbacks) into one of its subaccounts (signed, Scheme 2).
+ *
+ * Body: `address`, optional `accountIndex` (0-9, default 0), optional `amountQuantums` (quote
+ * quantums, 1e9 = 1 USD, integer string or number; default: everything claimable). Reply 202
+ * `{status: "submitted", claimId}`. The engine moves the money from the fees collected to the
+ * subaccount (a REFERRAL_CLAIM row on accountTransferUpdates, the claim's `operationId`); the
+ * claim reads COMPLETED (or REJECTED, INSUFFICIENT_FEE_POOL) on GET claimStatus. 400 when
+ * nothing is claimable or the amount is not within (0, claimable].
+ */
+import { Type } from 'typebox';
+import { fail, ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { claimableOf, openClaim, settleClaim } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { parseQuantums, QUANTUMS, SUBACCOUNT } from './account-writes-common.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
+
+export const ClaimBody = Type.Object(
+  { address: Type.String({ pattern: ADDRESS_PATTERN }), accountIndex: Type.Optional(SUBACCOUNT), amountQuantums: Type.Optional(QUANTUMS) },
+  { additionalProperties: true },
+);
+
+export const affiliateClaim: Operation = {
+  name: 'affiliateClaim',
+  method: 'POST',
+  path: '/v1/affiliate/claim',
+  auth: 'signed',
+  description: 'claim accrued referral rewards into a subaccount',
+  schema: { body: ClaimBody },
+  handle: (state, request) => {
+    const body = request.body as { accountIndex?: number; amountQuantums?: string | number };
+    const ctx = walletContext(state, request);
+    if (isReply(ctx)) return ctx;
+    const rs = referralOf(state);
+    const amount = body.amountQuantums === undefined ? claimableOf(rs, ctx.address) : parseQuantums(body.amountQuantums);
+    if (amount === null) return fail(400, 'amountQuantums must be a whole number of quote quantums');
+    return admitWalletPost(state, request, ctx, 'affiliateClaim', () => {
+      const accountIndex = body.accountIndex ?? 0;
+      const claim = openClaim(rs, ctx.address, accountIndex, amount, state.exchange.clock());
+      if (isRefusal(claim)) return refused(claim);
+      const result = state.exchange.submit({ type: 'creditCommission', address: ctx.address, accountIndex, amount });
+      if (result.kind !== 'done' || result.transferStatus === undefined) {
+        settleClaim(rs, claim, undefined, 'REJECTED', result.kind === 'invalid' ? result.error : 'ENGINE_REFUSED');
+      } else {
+        settleClaim(rs, claim, result.operationId, result.transferStatus, result.rejectReason);
+      }
+      return ok({ status: 'submitted', claimId: claim.claimId }, 202);
+    });
+  },
+};

@@ -1,0 +1,28 @@
+/**
+ * GET /v1/affiliate/claims — the address's reward claims, newest first (public, by address):
+ * `{claims: [claim record], total}` (affiliate-common.ts). Query: address, from / to (epoch µs on
+ * createdAt), limit (1-1000).
+ */
+import { ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { claimsOf } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { accountOf } from './common.ts';
+import { AffiliateListQuery, claimRecord } from './affiliate-common.ts';
+import { inWindow, isFilterReply, limitOf, newestFirst, windowOf } from './read-filters.ts';
+
+export const affiliateClaims: Operation = {
+  name: 'affiliateClaims',
+  method: 'GET',
+  path: '/v1/affiliate/claims',
+  auth: 'public',
+  description: 'referral reward claims',
+  schema: { querystring: AffiliateListQuery },
+  handle: (state, request) => {
+    const { address } = accountOf(request.query);
+    const window = windowOf(request.query, state.exchange.clock());
+    if (isFilterReply(window)) return window;
+    const page = newestFirst(claimsOf(referralOf(state), address), (c) => inWindow(c.createdAt, window), limitOf(request.query));
+    return ok({ claims: page.rows.map(claimRecord), total: page.total });
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * GET /v1/affiliate/codeAvailable?code= — whether a code can be created: `{available}` only
+ * (never its owner). Live and retired codes are unavailable; a malformed code is 400.
+ */
+import { Type } from 'typebox';
+import { ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { isCodeTaken } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { AFFILIATE_CODE, codeOf } from './affiliate-common.ts';
+
+export const CodeAvailableQuery = Type.Object({ code: AFFILIATE_CODE }, { additionalProperties: true });
+
+export const affiliateCodeAvailable: Operation = {
+  name: 'affiliateCodeAvailable',
+  method: 'GET',
+  path: '/v1/affiliate/codeAvailable',
+  auth: 'public',
+  description: 'whether a referral code is free',
+  schema: { querystring: CodeAvailableQuery },
+  handle: (state, request) => {
+    const code = codeOf(request.query.code);
+    if (typeof code !== 'string') return code;
+    return ok({ available: !isCodeTaken(referralOf(state), code) });
+  },
+};

@@ -1,0 +1,25 @@
+/**
+ * GET /v1/affiliate/code — the caller's referral code (signed GET, own data):
+ * `{address, code, kickbackBps, createdAt, updatedAt}`; 404 when it holds none.
+ */
+import { notFound, ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { referralOf } from '../services.ts';
+import { AccountQuery, isReply } from './common.ts';
+import { walletGet } from './wallet-signed.ts';
+
+export const affiliateCode: Operation = {
+  name: 'affiliateCode',
+  method: 'GET',
+  path: '/v1/affiliate/code',
+  auth: 'signed',
+  description: 'the caller\'s referral code',
+  schema: { querystring: AccountQuery },
+  handle: (state, request) => {
+    const ctx = walletGet(state, request);
+    if (isReply(ctx)) return ctx;
+    const affiliate = referralOf(state).affiliates.get(ctx.address);
+    if (affiliate === undefined) return notFound('this address has no referral code');
+    return ok({ address: ctx.address, code: affiliate.code, kickbackBps: affiliate.kickbackBps, createdAt: affiliate.createdAt, updatedAt: affiliate.updatedAt });
+  },
+};

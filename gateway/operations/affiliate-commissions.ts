@@ -1,0 +1,30 @@
+/**
+ * GET /v1/affiliate/commissions — the caller's reward entries (signed GET, own data), newest
+ * first: `{commissions: [{id, time, kind (T1, T2, T3, KICKBACK), referee, fee, rateBps, amount}],
+ * total}`: one entry per fee a referee paid and level it paid (KICKBACK: the caller's own
+ * discount back). Query: address, from / to (epoch µs), limit (1-1000). The last 1,000 entries are
+ * kept; GET info has the exact totals.
+ */
+import { ok } from '../errors.ts';
+import { usd } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { rewardsView } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { isReply } from './common.ts';
+import { AffiliateListQuery } from './affiliate-common.ts';
+import { walletPage } from './wallet-signed.ts';
+
+export const affiliateCommissions: Operation = {
+  name: 'affiliateCommissions',
+  method: 'GET',
+  path: '/v1/affiliate/commissions',
+  auth: 'signed',
+  description: 'the caller\'s commission history',
+  schema: { querystring: AffiliateListQuery },
+  handle: (state, request) => {
+    const read = walletPage(state, request, (address) => rewardsView(referralOf(state), address).entries, (e) => e.time);
+    if (isReply(read)) return read;
+    const commissions = read.page.rows.map((e) => ({ id: e.id, time: e.time, kind: e.kind, referee: e.referee, fee: usd(e.fee), rateBps: e.rateBps, amount: usd(e.amount) }));
+    return ok({ commissions, total: read.page.total });
+  },
+};

@@ -1,0 +1,64 @@
+/**
+ * What the affiliate routes share (/v1/affiliate/*, /v1/commissionrates): body and query
+ * schemas, the code parameter, record formats and "has this wallet traded yet".
+ *
+ * Records (interface.md leaves affiliate bodies "not shown" beyond the submit acknowledgement
+ * and the rate schedule; perpsim's shapes are in docs/decisions.md):
+ * - money is a USD decimal string, times are epoch µs, rates integers in bps;
+ * - a claim is `{claimId, address, accountIndex, amount, status (PENDING, COMPLETED, REJECTED),
+ *   operationId (the accountTransferUpdates row id, null until the engine answered), createdAt,
+ *   rejectReason}`.
+ */
+import { Type } from 'typebox';
+import { fail, type Reply } from '../errors.ts';
+import { usd } from '../format.ts';
+import type { GatewayState } from '../operation.ts';
+import { normalizeCode, type Claim } from '../referral.ts';
+import { ADDRESS_PATTERN } from './common.ts';
+import { accountQueryWith, LIST_PARAMS } from './read-filters.ts';
+
+/** 1-32 characters of A-Z 0-9 _ - (lowercase letters are taken in upper case). */
+export const AFFILIATE_CODE = Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]{1,32}$' });
+
+/** Body of the affiliate POSTs that name a code: address and code. */
+export const AddressCodeBody = Type.Object(
+  { address: Type.String({ pattern: ADDRESS_PATTERN }), code: AFFILIATE_CODE },
+  { additionalProperties: true },
+);
+
+/** Query of the paged affiliate reads: address, from, to (epoch µs), limit. */
+export const AffiliateListQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
+
+/** The code in stored case, or the 400 reply. */
+export function codeOf(value: unknown): string | Reply {
+  return normalizeCode(value) ?? fail(400, 'code must be 1-32 characters of A-Z, 0-9, underscore or hyphen');
+}
+
+/** Whether any subaccount of the wallet has filled an order (bindings close at the first trade). */
+export function hasTraded(state: GatewayState, address: string): boolean {
+  return (state.exchange.engine.accounts.byAddress.get(address) ?? []).some((a) => a !== undefined && a.lifetimeVolume > 0n);
+}
+
+export interface ClaimRecord {
+  claimId: string;
+  address: string;
+  accountIndex: number;
+  amount: string;
+  status: Claim['status'];
+  operationId: number | null;
+  createdAt: number;
+  rejectReason: string | null;
+}
+
+export function claimRecord(c: Claim): ClaimRecord {
+  return {
+    claimId: c.claimId,
+    address: c.address,
+    accountIndex: c.accountIndex,
+    amount: usd(c.amount),
+    status: c.status,
+    operationId: c.operationId ?? null,
+    createdAt: c.createdAt,
+    rejectReason: c.rejectReason ?? null,
+  };
+}

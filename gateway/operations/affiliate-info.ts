@@ -1,0 +1,50 @@
+/**
+ * GET /v1/affiliate/info — the caller's standing in the referral program (signed GET, own data).
+ *
+ * Reply `{address, code (null without one), kickbackBps, level, tierName, t1RateBps,
+ * refereeCount, referrerBound (whether the caller has a referrer), totalEarned, earnedT1,
+ * earnedT2, earnedT3, kickbackEarned, claimed, claimable}`; money in USD. `level` follows the
+ * number of referees (GET /v1/commissionrates lists the rates).
+ */
+import { ok } from '../errors.ts';
+import { usd } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { refereesOf, rewardsView, tierOf } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { AccountQuery, isReply } from './common.ts';
+import { walletGet } from './wallet-signed.ts';
+
+export const affiliateInfo: Operation = {
+  name: 'affiliateInfo',
+  method: 'GET',
+  path: '/v1/affiliate/info',
+  auth: 'signed',
+  description: 'the caller\'s referral standing and rewards',
+  schema: { querystring: AccountQuery },
+  handle: (state, request) => {
+    const ctx = walletGet(state, request);
+    if (isReply(ctx)) return ctx;
+    const rs = referralOf(state);
+    const affiliate = rs.affiliates.get(ctx.address);
+    const referees = refereesOf(rs, ctx.address).length;
+    const tier = tierOf(referees);
+    const rewards = rewardsView(rs, ctx.address);
+    return ok({
+      address: ctx.address,
+      code: affiliate?.code ?? null,
+      kickbackBps: affiliate?.kickbackBps ?? 0,
+      level: tier.level,
+      tierName: tier.name,
+      t1RateBps: tier.t1RateBps,
+      refereeCount: referees,
+      referrerBound: rs.bindings.has(ctx.address),
+      totalEarned: usd(rewards.byKind.T1 + rewards.byKind.T2 + rewards.byKind.T3),
+      earnedT1: usd(rewards.byKind.T1),
+      earnedT2: usd(rewards.byKind.T2),
+      earnedT3: usd(rewards.byKind.T3),
+      kickbackEarned: usd(rewards.byKind.KICKBACK),
+      claimed: usd(rewards.claimed),
+      claimable: usd(rewards.accrued - rewards.claimed),
+    });
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * GET /v1/affiliate/myReferrer — the caller's binding (public, by address): `{address, code,
+ * discountBps, boundAt, via}`, never the referrer's address. `code` is the referrer's current
+ * code (the binding is by account, so a renamed code shows its new string; null if the referrer
+ * bound it by invite and holds no code). 404 when the address has no referrer.
+ */
+import { notFound, ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { referralOf } from '../services.ts';
+import { AccountQuery, accountOf } from './common.ts';
+
+export const affiliateMyReferrer: Operation = {
+  name: 'affiliateMyReferrer',
+  method: 'GET',
+  path: '/v1/affiliate/myReferrer',
+  auth: 'public',
+  description: 'the code and discount the address was referred with',
+  schema: { querystring: AccountQuery },
+  handle: (state, request) => {
+    const { address } = accountOf(request.query);
+    const rs = referralOf(state);
+    const binding = rs.bindings.get(address);
+    if (binding === undefined) return notFound('this address has no referrer');
+    return ok({ address, code: rs.affiliates.get(binding.referrer)?.code ?? null, discountBps: binding.discountBps, boundAt: binding.boundAt, via: binding.via });
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * POST /v1/affiliate/redeemInvite — binds the caller, as a referee, to the affiliate that issued
+ * an invite code (signed, Scheme 2). Invite codes are bearer secrets (GET inviteCodes); each
+ * binds one wallet.
+ *
+ * Body: `address`, `inviteCode`. Reply 202 `{status: "submitted"}`. 404 unknown invite; 409 an
+ * invite already redeemed, and the binding refusals of registerAffiliate.
+ */
+import { Type } from 'typebox';
+import type { Operation } from '../operation.ts';
+import { redeemInvite } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { ADDRESS_PATTERN } from './common.ts';
+import { hasTraded } from './affiliate-common.ts';
+import { submitWalletWrite } from './wallet-signed.ts';
+
+export const RedeemInviteBody = Type.Object(
+  { address: Type.String({ pattern: ADDRESS_PATTERN }), inviteCode: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: true },
+);
+
+export const affiliateRedeemInvite: Operation = {
+  name: 'affiliateRedeemInvite',
+  method: 'POST',
+  path: '/v1/affiliate/redeemInvite',
+  auth: 'signed',
+  description: 'bind the caller to a referrer by an invite code',
+  schema: { body: RedeemInviteBody },
+  handle: (state, request) =>
+    submitWalletWrite(state, request, 'affiliateRedeemInvite', () => (request.body as { inviteCode: string }).inviteCode.toLowerCase(), (ctx, secret) =>
+      redeemInvite(referralOf(state), ctx.address, secret, state.exchange.clock(), hasTraded(state, ctx.address)),
+    ),
+};

@@ -1,0 +1,33 @@
+/**
+ * GET /v1/affiliate/referees — the caller's direct referees (signed GET, own data), newest
+ * binding first: `{referees: [{address, boundAt, via (CODE / INVITE), discountBps, feesPaid,
+ * commission}], total}`. feesPaid: the referee's fees since binding; commission: the T1 they
+ * earned the caller. Query: address, from / to (epoch µs on boundAt), limit (1-1000).
+ */
+import { ok } from '../errors.ts';
+import { usd } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { refereesOf } from '../referral.ts';
+import { referralOf } from '../services.ts';
+import { isReply } from './common.ts';
+import { AffiliateListQuery } from './affiliate-common.ts';
+import { walletPage } from './wallet-signed.ts';
+
+export const affiliateReferees: Operation = {
+  name: 'affiliateReferees',
+  method: 'GET',
+  path: '/v1/affiliate/referees',
+  auth: 'signed',
+  description: 'the caller\'s referees',
+  schema: { querystring: AffiliateListQuery },
+  handle: (state, request) => {
+    const rs = referralOf(state);
+    const read = walletPage(state, request, (address) => refereesOf(rs, address), (referee) => rs.bindings.get(referee)!.boundAt);
+    if (isReply(read)) return read;
+    const referees = read.page.rows.map((address) => {
+      const b = rs.bindings.get(address)!;
+      return { address, boundAt: b.boundAt, via: b.via, discountBps: b.discountBps, feesPaid: usd(b.feesPaid), commission: usd(b.commission) };
+    });
+    return ok({ referees, total: read.page.total });
+  },
+};

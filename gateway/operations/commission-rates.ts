@@ -1,0 +1,22 @@
+/**
+ * GET /v1/commissionrates — the referral commission schedule (interface.md "Commission
+ * schedule"): `{tiers: [{level, name, t1_rate_bps}] by ascending level, t2_rate_bps,
+ * t3_rate_bps}`, the rates referral.ts pays.
+ */
+import { ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { COMMISSION_SCHEDULE } from '../referral.ts';
+
+export const commissionRates: Operation = {
+  name: 'commissionRates',
+  method: 'GET',
+  path: '/v1/commissionrates',
+  auth: 'public',
+  description: 'referral commission schedule',
+  handle: () =>
+    ok({
+      tiers: [...COMMISSION_SCHEDULE.tiers].sort((a, b) => a.level - b.level).map((t) => ({ level: t.level, name: t.name, t1_rate_bps: t.t1RateBps })),
+      t2_rate_bps: COMMISSION_SCHEDULE.t2RateBps,
+      t3_rate_bps: COMMISSION_SCHEDULE.t3RateBps,
+    }),
+};

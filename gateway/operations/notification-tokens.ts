@@ -1,0 +1,46 @@
+/**
+ * POST /v1/api-meta/notifications/tokens — registers a push device token for the key's master
+ * wallet (signed, Scheme 2 over the path verbatim) and enrols the wallet as a subscriber.
+ *
+ * Body: `token` (at most 256 characters, the bracketed push-token format
+ * `ExponentPushToken[…]`, shape-checked only), optional `platform` (ios, android, web;
+ * informational). An `address`, when sent, must be the key's. Upsert: a known token only updates
+ * its platform. Reply 200 `{token, platform, tokens}` (tokens: how many the wallet has); 400 for
+ * a malformed token or a 21st device.
+ */
+import { Type } from 'typebox';
+import { ok } from '../errors.ts';
+import { PLATFORMS, upsertToken, type Platform } from '../notifications.ts';
+import type { Operation } from '../operation.ts';
+import { notificationsOf } from '../services.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
+
+export const TokenBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 256 }),
+    platform: Type.Optional(Type.Union(PLATFORMS.map((p) => Type.Literal(p)))),
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+  },
+  { additionalProperties: true },
+);
+
+export const notificationTokens: Operation = {
+  name: 'notificationTokens',
+  method: 'POST',
+  path: '/v1/api-meta/notifications/tokens',
+  auth: 'signed',
+  description: 'register a push device token',
+  schema: { body: TokenBody },
+  handle: (state, request) => {
+    const body = request.body as { token: string; platform?: Platform };
+    const ctx = walletContext(state, request, true);
+    if (isReply(ctx)) return ctx;
+    return admitWalletPost(state, request, ctx, 'notificationTokens', () => {
+      const ns = notificationsOf(state);
+      const token = upsertToken(ns, ctx.address, body.token, body.platform, state.clocks().simNs);
+      if (isRefusal(token)) return refused(token);
+      return ok({ token: token.token, platform: token.platform ?? null, tokens: ns.inboxes.get(ctx.address)!.tokens.length });
+    });
+  },
+};

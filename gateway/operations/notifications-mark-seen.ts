@@ -1,0 +1,57 @@
+/**
+ * POST /v1/api-meta/notifications:markSeen — marks notifications of the key's master wallet
+ * seen (signed, Scheme 2 over the path verbatim, colon suffix included).
+ *
+ * Body: exactly one of `all: true` (with `limit`, 1-500, default 500: the most recent `limit`
+ * notifications) or `ids` (1-500 of `{created_at_ns, notification_id}`; created_at_ns the
+ * decimal string the inbox gave, or a bare number, matched after the same rounding to a double;
+ * notification_id a number or its decimal string). Reply 200 `{marked}`: how many were unseen
+ * and are now seen; repeating the call marks 0 (idempotent). Unknown ids are skipped.
+ */
+import { Type } from 'typebox';
+import { fail, ok } from '../errors.ts';
+import { INBOX_CAP, markSeen, type MarkSeenTarget } from '../notifications.ts';
+import type { Operation } from '../operation.ts';
+import { notificationsOf } from '../services.ts';
+import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { admitWalletPost, walletContext } from './wallet-signed.ts';
+
+const NUMERIC = Type.Union([Type.String({ pattern: '^[0-9]{1,30}$' }), Type.Integer({ minimum: 0 })]);
+
+export const MarkSeenBody = Type.Object(
+  {
+    all: Type.Optional(Type.Boolean()),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: INBOX_CAP })),
+    ids: Type.Optional(Type.Array(Type.Object({ created_at_ns: NUMERIC, notification_id: NUMERIC }, { additionalProperties: true }), { minItems: 1, maxItems: INBOX_CAP })),
+    address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
+  },
+  { additionalProperties: true },
+);
+
+interface MarkSeenBody {
+  all?: boolean;
+  limit?: number;
+  ids?: { created_at_ns: string | number; notification_id: string | number }[];
+}
+
+export const notificationsMarkSeen: Operation = {
+  name: 'notificationsMarkSeen',
+  method: 'POST',
+  path: '/v1/api-meta/notifications:markSeen',
+  auth: 'signed',
+  description: 'mark notifications seen',
+  schema: { body: MarkSeenBody },
+  handle: (state, request) => {
+    const body = request.body as MarkSeenBody;
+    const ctx = walletContext(state, request, true);
+    if (isReply(ctx)) return ctx;
+    if ((body.all === true) === (body.ids !== undefined)) return fail(400, 'set exactly one of all (true) or ids');
+    return admitWalletPost(state, request, ctx, 'notificationsMarkSeen', () => {
+      const target: MarkSeenTarget =
+        body.ids === undefined
+          ? { all: true, limit: body.limit ?? INBOX_CAP }
+          : { ids: body.ids.map((id) => ({ createdAtNs: id.created_at_ns, notificationId: Number(id.notification_id) })) };
+      return ok({ marked: markSeen(notificationsOf(state), ctx.address, target) });
+    });
+  },
+};

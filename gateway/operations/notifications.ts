@@ -1,0 +1,65 @@
+/**
+ * GET /v1/api-meta/notifications — the wallet's inbox, newest first (per address, no signature).
+ * The first call enrols the wallet as a subscriber: from then on resting fills, liquidations,
+ * TP/SL triggers, deposits and withdrawals of any of its subaccounts accumulate here
+ * (gateway/notifications.ts).
+ *
+ * Query: `address` (required), `before_ns` (a createdAtNs from an earlier page, decimal digits:
+ * only older notifications), `limit` (1-100, default 50, larger values clamped).
+ * Reply `{notifications: [{notificationId, createdAtNs, type, marketId, accountIndex, seen,
+ * payload}], unseen, nextBeforeNs}`: createdAtNs is a decimal string of simulated-clock
+ * nanoseconds (beyond 2^53; pass it back verbatim); type FILL (payload: the fill record),
+ * LIQUIDATION ({equity, maintenanceMargin, isolated}), TPSL_TRIGGERED (the order record),
+ * DEPOSIT / WITHDRAWAL ({subaccountIdx, amount, netQuoteBalance, operationId, status}, marketId
+ * 0); unseen counts the whole inbox; nextBeforeNs is the cursor of the next page, null on the
+ * last.
+ */
+import { Type } from 'typebox';
+import { ok } from '../errors.ts';
+import { enrol, inboxPage, unseenCount, type StoredNotification } from '../notifications.ts';
+import type { Operation } from '../operation.ts';
+import { notificationsOf } from '../services.ts';
+import { accountOf } from './common.ts';
+import { accountQueryWith } from './read-filters.ts';
+
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 100;
+
+export const NotificationsQuery = accountQueryWith({
+  before_ns: Type.Optional(Type.String({ pattern: '^[0-9]{1,30}$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+
+export function notificationRecord(n: StoredNotification): Record<string, unknown> {
+  return {
+    notificationId: n.notificationId,
+    createdAtNs: n.createdAtNs.toString(),
+    type: n.type,
+    marketId: n.marketId,
+    accountIndex: n.accountIndex,
+    seen: n.seen,
+    payload: n.payload,
+  };
+}
+
+export const notifications: Operation = {
+  name: 'notifications',
+  method: 'GET',
+  path: '/v1/api-meta/notifications',
+  auth: 'public',
+  description: 'notification inbox (the first read enrols the wallet)',
+  schema: { querystring: NotificationsQuery },
+  handle: (state, request) => {
+    const { address } = accountOf(request.query);
+    const inbox = enrol(notificationsOf(state), address);
+    const before = request.query.before_ns === undefined ? undefined : BigInt(String(request.query.before_ns));
+    const limit = Math.min(PAGE_MAX, request.query.limit === undefined ? PAGE_DEFAULT : Number(request.query.limit));
+    const page = inboxPage(inbox, before, limit);
+    const last = page.rows[page.rows.length - 1];
+    return ok({
+      notifications: page.rows.map(notificationRecord),
+      unseen: unseenCount(inbox),
+      nextBeforeNs: page.more && last !== undefined ? last.createdAtNs.toString() : null,
+    });
+  },
+};

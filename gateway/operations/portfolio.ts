@@ -1,0 +1,67 @@
+/**
+ * GET /v1/portfolio — equity and PnL history of one account (interface.md "History and summary
+ * responses", Portfolio).
+ *
+ * Query: `address` (required), `accountIndex` (0-9, default 0). Reply `{address, accountIndex,
+ * generatedAt (µs), lifetimeVolume (USD of filled notional, "0" before any), data}`; `data` is
+ * eight `[name, {accountEquityHistory, pnlHistory}]` tuples in this order: 24h, 7d, 30d, allTime
+ * (total) then perp24h, perp7d, perp30d, perpAllTime; points are `[timestamp_us, decimal
+ * string]`, oldest first, the samples of gateway/portfolio.ts within the range plus one point
+ * for now. pnlHistory is rebased to start at 0 in each series. Total: equity, PnL = equity −
+ * net deposits; perp: the equity held in positions, PnL = realized perpetual PnL + unrealized.
+ * An account with no activity has empty series.
+ */
+import { findAccount } from '../../engine/index.ts';
+import { ok } from '../errors.ts';
+import { accountKeyOf } from '../exchange.ts';
+import { usd } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { rangePoints, RANGES, type Sample } from '../portfolio.ts';
+import { measureAccount, portfolioOf } from '../services.ts';
+import { AccountQuery, accountOf } from './common.ts';
+
+type Point = [number, string];
+
+interface SeriesBody {
+  accountEquityHistory: Point[];
+  pnlHistory: Point[];
+}
+
+function series(points: readonly Sample[], equity: (s: Sample) => bigint, pnl: (s: Sample) => bigint): SeriesBody {
+  const base = points.length === 0 ? 0n : pnl(points[0]!);
+  return {
+    accountEquityHistory: points.map((p) => [p.time, usd(equity(p))]),
+    pnlHistory: points.map((p) => [p.time, usd(pnl(p) - base)]),
+  };
+}
+
+export const portfolio: Operation = {
+  name: 'portfolio',
+  method: 'GET',
+  path: '/v1/portfolio',
+  auth: 'public',
+  description: 'equity and PnL history',
+  schema: { querystring: AccountQuery },
+  handle: (state, request) => {
+    const ref = accountOf(request.query);
+    const now = state.exchange.clock();
+    const key = accountKeyOf(ref.address, ref.accountIndex);
+    const current = measureAccount(state, ref.address, ref.accountIndex);
+    const total: [string, SeriesBody][] = [];
+    const perp: [string, SeriesBody][] = [];
+    RANGES.forEach((range, i) => {
+      const points = rangePoints(portfolioOf(state), key, i, now);
+      if (current !== undefined && (points.length === 0 || points[points.length - 1]!.time < now)) points.push({ time: now, ...current });
+      total.push([range.name, series(points, (p) => p.equity, (p) => p.pnl)]);
+      perp.push([`perp${range.name[0]!.toUpperCase()}${range.name.slice(1)}`, series(points, (p) => p.perpEquity, (p) => p.perpPnl)]);
+    });
+    const lifetime = findAccount(state.exchange.engine.accounts, ref.address, ref.accountIndex)?.lifetimeVolume ?? 0n;
+    return ok({
+      address: ref.address,
+      accountIndex: ref.accountIndex,
+      generatedAt: now,
+      lifetimeVolume: lifetime === 0n ? '0' : usd(lifetime),
+      data: [...total, ...perp],
+    });
+  },
+};
