@@ -449,7 +449,7 @@ export function headerSet(world: FuzzWorld): fc.Arbitrary<Record<string, string 
 
 /** An operation's path with each `:param` replaced by a hostile segment. */
 export function pathText(path: string, world: FuzzWorld): fc.Arbitrary<string> {
-  const names = [...path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
+  const names = [...path.matchAll(/(?<=\/):([A-Za-z]+)/g)].map((m) => m[1]!);
   if (names.length === 0) return fc.constant(path);
   const segment = (name: string): fc.Arbitrary<string> =>
     fc.oneof(
@@ -458,7 +458,7 @@ export function pathText(path: string, world: FuzzWorld): fc.Arbitrary<string> {
     );
   return fc.tuple(...names.map(segment)).map((values) => {
     let out = path;
-    names.forEach((name, i) => (out = out.replace(`:${name}`, values[i]!)));
+    names.forEach((name, i) => (out = out.replace(`/:${name}`, `/${values[i]!}`)));
     return out;
   });
 }
