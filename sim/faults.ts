@@ -16,6 +16,7 @@
  *   not delivered") and before the handler: a faulted request never reaches the engine or the
  *   rate-limit counters.
  */
+import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { RATE_LIMIT_REASONS } from '../engine/spec.ts';
@@ -256,6 +257,8 @@ export function faultHooks(faults: Faults): Required<Pick<WsHooks, 'beforeRpc' |
   };
 }
 
+const strictAjv = new Ajv({ allErrors: false, strict: false });
+
 /** The REST side (a preHandler on every /v1 route) and the /sim/faults routes. */
 export function registerFaults(app: FastifyInstance, faults: Faults, state: GatewayState): void {
   app.addHook('preHandler', async (req, reply) => {
@@ -270,7 +273,11 @@ export function registerFaults(app: FastifyInstance, faults: Faults, state: Gate
   // Registered as a plugin so that the OpenAPI document lists them.
   void app.register(async (sim) => {
     sim.get('/sim/faults', { schema: { description: 'The faults in force (null when none).' } }, async () => ({ faults: faults.settings ?? null }));
-    sim.post('/sim/faults', { schema: { description: 'Replace the faults in force (see README "Faults").', body: FaultsSchema } }, async (req, reply) => {
+    sim.post('/sim/faults', {
+      schema: { description: 'Replace the faults in force (see README "Faults").', body: FaultsSchema },
+      // Fastify's validator strips unknown fields; a misspelt fault must be refused, not ignored.
+      validatorCompiler: ({ schema }) => strictAjv.compile(schema),
+    }, async (req, reply) => {
       const error = setFaults(faults, state, req.body as FaultsBody);
       if (error !== undefined) return reply.code(400).send({ error });
       return { faults: faults.settings };
