@@ -71,9 +71,15 @@ function normal(rng: Prng): number {
 
 const US_PER_YEAR = 365 * 86_400_000_000;
 
-/** Whole ticks at or below `ticks` that lie on their band's tick (at least one tick). */
+/**
+ * The highest price a feed reaches, in ticks: the engine takes safe integers only, and below
+ * this stepping down to a band's tick still changes the number.
+ */
+export const MAX_FEED_TICKS = 1e15;
+
+/** Whole ticks at or below `ticks` that lie on their band's tick (1 to MAX_FEED_TICKS). */
 export function toTierTick(spec: MarketSpec, ticks: number): number {
-  let t = Math.max(1, Math.round(ticks));
+  let t = Math.min(MAX_FEED_TICKS, Math.max(1, Math.round(ticks)));
   while (t > 1 && !onTierTick(spec, t)) t--;
   return t;
 }
@@ -96,6 +102,6 @@ export function step(walk: RandomWalk, dtUs: number, nowUs: number): number {
   let ret = sigma * diffusion;
   if (jumps && !outside) ret += walk.params.jumpSize * jump;
   if (opening) ret += walk.params.sessionGap * gap;
-  walk.price = Math.max(1, walk.price * Math.exp(ret));
+  walk.price = Math.min(MAX_FEED_TICKS, Math.max(1, walk.price * Math.exp(ret)));
   return toTierTick(walk.spec, walk.price);
 }

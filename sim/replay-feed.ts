@@ -29,7 +29,7 @@ export interface PriceRow {
   price: string;
 }
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/i;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const DECIMAL = /^(\d+\.?\d*|\.\d+)$/;
 /** More problems than this and the file is surely not a price file: stop listing. */
@@ -113,7 +113,9 @@ export function parsePriceFile(text: string, source = 'price file', format?: 'cs
     }
   }
   if (problems.length === 0 && rows.length === 0) problems.push('no price rows');
-  if (problems.length > 0) throw new ConfigError(source, problems);
+  // In file order: lines that are not rows at all are found before the rows are read.
+  const lineOf = (p: string): number => Number(/^line (\d+)/.exec(p)?.[1] ?? 0);
+  if (problems.length > 0) throw new ConfigError(source, problems.sort((a, b) => lineOf(a) - lineOf(b)));
   return rows;
 }
 
