@@ -129,8 +129,8 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
     }, async (req) => {
       const query = req.query as { address?: string; limit?: number };
       const address = query.address === undefined ? undefined : (normalizeAddress(query.address) ?? undefined);
-      const requests = listRecords(log, query.limit ?? 100, address);
-      return { requests, total: requests.length };
+      // received above capacity: older requests have left the ring.
+      return { requests: listRecords(log, query.limit ?? 100, address), received: log.count, capacity: log.size };
     });
   });
 }

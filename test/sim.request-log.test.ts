@@ -117,6 +117,7 @@ describe('the request log is a bounded ring buffer of configurable size', () => 
     await sim.start({ requestLogSize: 3 });
     for (const path of ['/v1/time', '/v1/mids', '/v1/markets', '/v1/prices']) await call('GET', path);
     expect((await journal()).map((r) => r.path)).toEqual(['/v1/prices', '/v1/markets', '/v1/mids']);
+    expect((await call('GET', '/sim/journal')).body).toMatchObject({ received: 4, capacity: 3 });
   });
 
   it('wraps around in place and refuses a size below 1', () => {
