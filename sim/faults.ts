@@ -226,10 +226,7 @@ function connectionStreams(faults: Faults, connection: object): ConnectionStream
 /** The WebSocket side: RPC calls meet their route's faults; frames may close or drop the connection; deltas may be withheld. */
 export function faultHooks(faults: Faults): Required<Pick<WsHooks, 'beforeRpc' | 'beforeSend' | 'withholdDelta'>> {
   return {
-    beforeRpc: async (method, payload) => {
-      const op = OPERATIONS.find((o) => o.name === method);
-      return op === undefined ? undefined : routeFault(faults, op.path, payload);
-    },
+    beforeRpc: async (operation, payload) => routeFault(faults, operation.path, payload),
     beforeSend: (connection) => {
       const ws = faults.settings?.ws;
       if (ws === undefined || (ws.closeRate === 0 && ws.dropRate === 0)) return 'send';

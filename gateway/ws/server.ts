@@ -88,7 +88,7 @@ export interface WsRpcRecord {
  */
 export interface WsHooks {
   /** After validation, before an RPC call runs: a reply to answer instead (may also delay). */
-  beforeRpc?(method: string, payload: Record<string, unknown>): Promise<Reply | undefined>;
+  beforeRpc?(operation: Operation, payload: Record<string, unknown>): Promise<Reply | undefined>;
   /** Before any frame goes out: send it, or close the connection with 1001, or drop it. */
   beforeSend?(connection: object): 'send' | 'close' | 'drop';
   /** Whether this l2OrderbookUpdates delta (named by its event's global sequence) is withheld from this subscription. */
@@ -354,7 +354,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (inflight === undefined) return reply({ status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
     try {
-      const injected = await hooks.beforeRpc?.(op.name, payload);
+      const injected = await hooks.beforeRpc?.(op, payload);
       if (injected !== undefined) return reply(errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
