@@ -137,7 +137,8 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   return app;
 }
 
-function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
+/** Which errorSource an operation's structured errors carry (none outside order and cancel writes). */
+export function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
   if (op.name === 'cancelOrder' || op.name === 'batchCancelOrders' || op.name === 'cancelAllOrders' || op.name === 'scheduleCancel') return 'Cancel';
   if (op.name === 'placeOrder' || op.name === 'modifyOrder' || op.name === 'batchPlaceOrders' || op.name === 'batchModifyOrders') return 'Order';
   return undefined;

@@ -6,7 +6,9 @@
  * - `prices`: display name → starting oracle price (USD decimal string).
  * - `feeTiers`: `{ name, minVolume, makerFeePpm, takerFeePpm }[]`, `minVolume` a USD decimal
  *   string (converted to quote quantums, ×1e9); the first tier starts at 0, volumes increase.
- * - `agents`: partial AgentParams; `feeds`: partial WalkParams plus `seed`.
+ * - `agents`: partial AgentParams; `feeds`: partial WalkParams plus `seed`, `markets` (display
+ *   name → partial WalkParams of that market) and `replay` (display name → price file to replay,
+ *   sim/replay-feed.ts; a relative path is relative to the config file's folder).
  * - `limits`: partial EngineLimits; `geo`: `{ blocked: ["US", …] }`.
  *
  * `loadConfig` reads and validates a file; `parseConfig` validates a value already parsed. Every
@@ -14,6 +16,7 @@
  * are also tried on a throwaway engine so that the engine's own checks fail here, not at start.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { createEngine, MARKET_CATEGORIES, MARKET_STATUSES, type EngineLimits, type FeeTier, type MarketCategory, type MarketDef } from '../engine/index.ts';
@@ -57,6 +60,14 @@ const MarketSchema = Type.Object(
   Strict,
 );
 
+const WalkFields = {
+  volatility: Num(),
+  jumpProbability: Type.Number({ minimum: 0, maximum: 1 }),
+  jumpSize: Num(),
+  offHoursVolatility: Num(),
+  sessionGap: Num(),
+};
+
 const ConfigSchema = Type.Object(
   {
     markets: Type.Optional(Type.Array(MarketSchema, { minItems: 1 })),
@@ -73,7 +84,15 @@ const ConfigSchema = Type.Object(
       ),
     ),
     feeds: Type.Optional(
-      Type.Partial(Type.Object({ volatility: Num(), jumpProbability: Type.Number({ minimum: 0, maximum: 1 }), jumpSize: Num(), seed: Int() }), Strict),
+      Type.Partial(
+        Type.Object({
+          ...WalkFields,
+          seed: Int(),
+          markets: Type.Record(Type.String({ minLength: 1 }), Type.Partial(Type.Object(WalkFields), Strict)),
+          replay: Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 })),
+        }),
+        Strict,
+      ),
     ),
     limits: Type.Optional(Type.Partial(Type.Object({ openOrdersPerMarket: Int(1), modifyBufferUs: Int() }), Strict)),
     geo: Type.Optional(Type.Object({ blocked: Type.Array(Type.String({ pattern: COUNTRY })) }, Strict)),
@@ -90,6 +109,9 @@ export interface SimConfig {
   feeTiers?: FeeTier[];
   agents?: Partial<AgentParams>;
   walk?: Partial<WalkParams>;
+  walkByMarket?: Record<string, Partial<WalkParams>>;
+  /** Price files to replay, by market display name (paths relative to the config file's folder). */
+  replayFiles?: Record<string, string>;
   seed?: number;
   limits?: Partial<EngineLimits>;
   geoBlocked?: string[];
@@ -173,9 +195,11 @@ function convert(raw: RawConfig, problems: string[]): SimConfig {
   }
   if (raw.agents !== undefined) config.agents = { ...raw.agents };
   if (raw.feeds !== undefined) {
-    const { seed, ...walk } = raw.feeds;
+    const { seed, markets, replay, ...walk } = raw.feeds;
     config.walk = walk;
     if (seed !== undefined) config.seed = seed;
+    if (markets !== undefined) config.walkByMarket = { ...markets };
+    if (replay !== undefined) config.replayFiles = { ...replay };
   }
   if (raw.limits !== undefined) config.limits = { ...raw.limits };
   if (raw.geo !== undefined) config.geoBlocked = [...raw.geo.blocked];
@@ -213,5 +237,9 @@ export function loadConfig(file: string): SimConfig {
   } catch (err) {
     throw new ConfigError(`config file ${file}`, [`is not JSON: ${(err as Error).message}`]);
   }
-  return parseConfig(value, `config file ${file}`);
+  const config = parseConfig(value, `config file ${file}`);
+  if (config.replayFiles !== undefined) {
+    for (const [market, path] of Object.entries(config.replayFiles)) config.replayFiles[market] = resolve(dirname(file), path);
+  }
+  return config;
 }

@@ -10,6 +10,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
+import { defaultMarkets } from './markets.ts';
+import { loadPriceFile, replayMarket, type PriceRow } from './replay-feed.ts';
+import { REQUEST_LOG_DEFAULT_SIZE } from './request-log.ts';
 import { startServer, type ServerOptions } from './server.ts';
 
 /** A usage problem: reported on stderr, exit code 2. */
@@ -30,6 +33,8 @@ interface ServeFlags {
   controlToken?: string;
   geoBlock?: string[];
   verifyThreads?: number;
+  pricesFile?: Record<string, string>;
+  requestLogSize: number;
   logLevel: string;
 }
 
@@ -51,6 +56,24 @@ function countries(text: string): string[] {
   const codes = text.split(',').filter((c) => c.length > 0);
   if (!codes.every((c) => /^[A-Z]{2}$/.test(c))) throw new InvalidArgumentError('expected comma-separated two-letter country codes, e.g. US,CA.');
   return codes;
+}
+
+/** `MARKET=FILE`, repeatable: collected into a map (a later one for the same market wins). */
+function priceFile(text: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = text.indexOf('=');
+  if (eq <= 0 || eq === text.length - 1) throw new InvalidArgumentError('expected MARKET=FILE, e.g. BTC-USD=btc.csv.');
+  return { ...previous, [text.slice(0, eq)]: text.slice(eq + 1) };
+}
+
+/** The price files of the config and the command line, read and checked against the markets. */
+function loadReplays(files: Record<string, string>, markets: NonNullable<ServerOptions['markets']>): Record<string, PriceRow[]> {
+  const replay: Record<string, PriceRow[]> = {};
+  for (const [name, file] of Object.entries(files)) {
+    const market = replayMarket(markets, name);
+    if (typeof market === 'string') throw new UsageError(market);
+    replay[market.displayName] = loadPriceFile(file);
+  }
+  return replay;
 }
 
 function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptions {
@@ -88,6 +111,10 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
   if (config.limits) options.limits = config.limits;
   if (config.agents) options.agentParams = config.agents;
   if (config.walk) options.walk = config.walk;
+  if (config.walkByMarket) options.walkByMarket = config.walkByMarket;
+  const files = { ...config.replayFiles, ...flags.pricesFile };
+  if (Object.keys(files).length > 0) options.replay = loadReplays(files, options.markets ?? defaultMarkets());
+  options.requestLogSize = flags.requestLogSize;
   const seed = flags.seed ?? config.seed;
   if (seed !== undefined) options.seed = seed;
   const geo = flags.geoBlock ?? config.geoBlocked;
@@ -127,6 +154,8 @@ function buildCli(): Command {
     .option('--no-rate-limits', 'turn the venue\'s rate limits off')
     .option('--control-token <token>', 'require "Authorization: Bearer <token>" on the /sim control API (which then accepts non-loopback callers)')
     .option('--verify-threads <n>', 'threads verifying signatures off the event loop; 0 verifies inline [default: cores - 1, at least 1]', integer(0, 64))
+    .option('--prices-file <market=file>', 'replay a recorded price file (CSV or JSONL of time, price) as MARKET\'s oracle instead of the random walk; repeatable', priceFile)
+    .option('--request-log-size <n>', 'requests kept for GET /sim/journal', integer(1, 1_000_000), REQUEST_LOG_DEFAULT_SIZE)
     .option('--geo-block <codes>', 'refuse state-changing requests from these countries (X-Perpsim-Country header), e.g. US,CA', countries)
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));
@@ -140,7 +169,7 @@ try {
   await buildCli().parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2); // commander printed it
-  const usage = err instanceof UsageError;
+  const usage = err instanceof UsageError || err instanceof ConfigError;
   console.error(`perpsim: ${(err as Error).message}`);
   process.exit(usage ? 2 : 1);
 }

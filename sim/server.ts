@@ -22,8 +22,11 @@ import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
 import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
 import { registerControl } from './control.ts';
-import { createWalk, DEFAULT_WALK, step, type WalkParams } from './feeds.ts';
+import { createFaults, faultHooks, registerFaults } from './faults.ts';
+import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
+import { createReplay, replayMarket, replayPrice, rowTicks, type PriceRow } from './replay-feed.ts';
+import { createRequestLog, registerRequestLog, requestLogHooks } from './request-log.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -46,9 +49,15 @@ export interface ServerOptions {
   /** Engine parameters (fee tiers, funding, …) and limits; the engine's defaults fill the rest. */
   risk?: Partial<RiskConfig>;
   limits?: Partial<EngineLimits>;
-  /** Liquidity agents' and price feeds' parameters over DEFAULT_AGENTS / DEFAULT_WALK. */
+  /** Liquidity agents' and price feeds' parameters over DEFAULT_AGENTS / the walk's defaults (feeds.ts walkParamsFor). */
   agentParams?: Partial<AgentParams>;
   walk?: Partial<WalkParams>;
+  /** Walk parameters of single markets, by display name. */
+  walkByMarket?: Record<string, Partial<WalkParams>>;
+  /** Recorded prices replayed instead of the walk, by market display name (replay-feed.ts). */
+  replay?: Record<string, readonly PriceRow[]>;
+  /** Requests kept for GET /sim/journal (default REQUEST_LOG_DEFAULT_SIZE). */
+  requestLogSize?: number;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
   logger?: Logger;
   /**
@@ -78,6 +87,15 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     const ticks = text === undefined ? null : priceToTicks(ms.spec, text);
     if (ticks !== null && m.status === 'ONLINE') exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: ticks });
   }
+  // A recorded file is the market's price source from the start: its first row is the opening price.
+  const replays = new Map<number, readonly PriceRow[]>();
+  for (const [name, rows] of Object.entries(options.replay ?? {})) {
+    const market = replayMarket(markets, name);
+    if (typeof market === 'string') throw new Error(market);
+    if (rows.length === 0) throw new Error(`price file for ${market.displayName} has no rows`);
+    replays.set(market.id, rows);
+    exchange.submit({ type: 'setOraclePrice', marketId: market.id, price: rowTicks(exchange.engine.markets.get(market.id)!.spec, rows[0]!.price) });
+  }
   const state: GatewayState = {
     exchange,
     keys: createKeyRegistry(),
@@ -90,9 +108,14 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     verifier: createVerifier({ threads: options.verifyThreads ?? Math.max(1, availableParallelism() - 1) }),
   };
   const app = buildApp(state);
-  const ws = attachWebSocket(app, state);
+  const faults = createFaults();
+  const requestLog = createRequestLog(options.requestLogSize);
+  const ws = attachWebSocket(app, state, { hooks: { ...faultHooks(faults), ...requestLogHooks(requestLog, state) } });
   registerControl(app, { state, clock, token: options.controlToken });
-  const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000, { ...DEFAULT_AGENTS, ...options.agentParams }, { ...DEFAULT_WALK, ...options.walk });
+  registerFaults(app, faults, state);
+  registerRequestLog(app, requestLog, state);
+  const feeds: FeedOptions = { seed: options.seed ?? 1, feedMs: options.feedMs ?? 1000, walk: options.walk ?? {}, walkByMarket: options.walkByMarket ?? {}, replays };
+  const market = options.agents === false ? undefined : startMarket(exchange, feeds, { ...DEFAULT_AGENTS, ...options.agentParams });
   const timer = setInterval(() => {
     if (clock.mode === 'virtual') return;
     exchange.submit({ type: 'advanceTime' });
@@ -112,26 +135,42 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   };
 }
 
+interface FeedOptions {
+  seed: number;
+  feedMs: number;
+  walk: Partial<WalkParams>;
+  walkByMarket: Readonly<Record<string, Partial<WalkParams>>>;
+  replays: ReadonlyMap<number, readonly PriceRow[]>;
+}
+
 /**
- * The simulated market: a random-walk oracle per ONLINE market and the liquidity agents. The
- * returned function catches up to `now` in whole feed steps (at most 50 per call, so an
- * accelerated clock degrades gracefully); the book is quoted at once.
+ * The simulated market: an oracle feed per ONLINE market (a recorded file's replay, else the
+ * random walk) and the liquidity agents. The returned function catches up to `now` in whole
+ * feed steps (at most 50 per call, so an accelerated clock degrades gracefully; the steps'
+ * times stay on their grid, so the feeds stay deterministic); the book is quoted at once.
  */
-function startMarket(exchange: Exchange, seed: number, feedMs: number, agentParams: AgentParams, walkParams: WalkParams): (now: number) => void {
-  const agents = createAgents(exchange, seed, agentParams);
-  const walks = [...exchange.engine.markets.values()]
-    .filter((ms) => ms.spec.status === 'ONLINE' && ms.oraclePrice > 0)
-    .map((ms) => ({ ms, walk: createWalk(ms.spec, ms.oraclePrice, seed, walkParams) }));
-  for (const { ms } of walks) requote(exchange, agents, ms);
-  const stepUs = feedMs * 1000;
+function startMarket(exchange: Exchange, feeds: FeedOptions, agentParams: AgentParams): (now: number) => void {
+  const agents = createAgents(exchange, feeds.seed, agentParams);
   let last = exchange.clock();
+  const markets = [...exchange.engine.markets.values()]
+    .filter((ms) => ms.spec.status === 'ONLINE' && ms.oraclePrice > 0)
+    .map((ms) => {
+      const rows = feeds.replays.get(ms.spec.id);
+      if (rows !== undefined) {
+        const replay = createReplay(ms.spec, rows, last);
+        return { ms, next: (_dtUs: number, nowUs: number) => replayPrice(replay, nowUs) };
+      }
+      const walk = createWalk(ms.spec, ms.oraclePrice, feeds.seed, walkParamsFor(ms.spec.displayName, feeds.walk, feeds.walkByMarket));
+      return { ms, next: (dtUs: number, nowUs: number) => step(walk, dtUs, nowUs) };
+    });
+  for (const { ms } of markets) requote(exchange, agents, ms);
+  const stepUs = feeds.feedMs * 1000;
   return (now) => {
     let steps = Math.min(50, Math.floor((now - last) / stepUs));
-    if (steps <= 0) return;
-    last += steps * stepUs;
     while (steps-- > 0) {
-      for (const { ms, walk } of walks) {
-        exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: step(walk, stepUs) });
+      last += stepUs;
+      for (const { ms, next } of markets) {
+        exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: next(stepUs, last) });
         requote(exchange, agents, ms);
         noise(exchange, agents, ms);
       }

@@ -10,9 +10,8 @@
  *
  * Functions answer the signer's lowercase address, or null; they never throw.
  */
-import { recoverMessageAddress } from 'viem';
 import type { Address } from './address.ts';
-import { normalizeWalletSignature } from './wallet-signature.ts';
+import { loadViem, normalizeWalletSignature } from './wallet-signature.ts';
 
 /** The only subaccount the legacy form covers. */
 export const LEGACY_KEY_SIGNATURE_ACCOUNT_INDEX = 0;
@@ -48,7 +47,7 @@ export async function recoverPersonalSignSigner(text: string, signature: unknown
   const normalized = normalizeWalletSignature(signature);
   if (normalized === null) return null;
   try {
-    const address = await recoverMessageAddress({ message: text, signature: normalized });
+    const address = await (await loadViem()).recoverMessageAddress({ message: text, signature: normalized });
     return address.toLowerCase() as Address;
   } catch {
     return null;

@@ -29,11 +29,11 @@
  * after them, because a request that carries no nonce at all is accepted too, so an unsigned
  * nonce weakens nothing (it stays single-use at the gateway).
  */
-import { recoverTypedDataAddress } from 'viem';
+import type * as Viem from 'viem';
 import type { Address } from './address.ts';
 import { normalizeAddress } from './address.ts';
 import type { WalletDomainConfig } from './chains.ts';
-import { normalizeWalletSignature } from './wallet-signature.ts';
+import { loadViem, normalizeWalletSignature } from './wallet-signature.ts';
 
 export const API_KEY_DOMAIN_NAME = 'Arcus API Key';
 export const WITHDRAW_DOMAIN_NAME = 'Arcus Withdraw';
@@ -227,8 +227,8 @@ export async function recoverTypedDataSigner(form: TypedDataForm, signature: unk
   const normalized = normalizeWalletSignature(signature);
   if (normalized === null) return null;
   try {
-    const parameters = { ...form, signature: normalized } as unknown as Parameters<typeof recoverTypedDataAddress>[0];
-    const address = await recoverTypedDataAddress(parameters);
+    const parameters = { ...form, signature: normalized } as unknown as Parameters<typeof Viem.recoverTypedDataAddress>[0];
+    const address = await (await loadViem()).recoverTypedDataAddress(parameters);
     return address.toLowerCase() as Address;
   } catch {
     return null;

@@ -9,9 +9,13 @@
  * `0x` + r‖s‖v with v written 27/28, the form viem's recover functions take; null means
  * malformed (answer `AUTH_ERRORS.malformedWalletSignature`).
  */
+import type * as Viem from 'viem';
 import { strip0x } from './hex.ts';
 
 export type Hex = `0x${string}`;
+
+/** viem, which recovers the signers, takes a second or more to load: it loads on the first wallet signature, not at start-up (`npm start` has 2 s). */
+export const loadViem = (): Promise<typeof Viem> => import('viem');
 
 export interface WalletSignatureParts {
   readonly r: string;

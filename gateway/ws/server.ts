@@ -28,6 +28,7 @@ import { LIMITS } from '../../engine/spec.ts';
 import { attachCandles, isTimeframe } from '../candles.ts';
 import { historyOf } from '../history.ts';
 import { resolveMarket } from '../markets.ts';
+import type { Reply } from '../errors.ts';
 import type { GatewayState, Operation } from '../operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
 import { parseAddress } from '../operations/common.ts';
@@ -67,6 +68,33 @@ export interface WsOptions {
   maxBufferedBytes?: number;
   /** Wall-clock period of the timer that drives periodic channels (ms). */
   periodicTickMs?: number;
+  hooks?: WsHooks;
+}
+
+/** One RPC call as answered: what a request log records. */
+export interface WsRpcRecord {
+  /** The envelope's type: post or get. */
+  type: string;
+  method: string;
+  payload: unknown;
+  status: number;
+  ip: string;
+  apiKey: string | undefined;
+}
+
+/**
+ * Where a simulator steps into the socket (fault injection, the request log); the gateway
+ * itself never sets them. Connections are passed as opaque objects for per-connection state.
+ */
+export interface WsHooks {
+  /** After validation, before an RPC call runs: a reply to answer instead (may also delay). */
+  beforeRpc?(operation: Operation, payload: Record<string, unknown>): Promise<Reply | undefined>;
+  /** Before any frame goes out: send it, or close the connection with 1001, or drop it. */
+  beforeSend?(connection: object): 'send' | 'close' | 'drop';
+  /** Whether this l2OrderbookUpdates delta (named by its event's global sequence) is withheld from this subscription. */
+  withholdDelta?(connection: object, subscription: Subscription, globalSeq: number): boolean;
+  /** Every RPC call once answered. */
+  afterRpc?(record: WsRpcRecord): void;
 }
 
 /** RPC methods: REST operation names, plus the venue's aliases. */
@@ -75,6 +103,12 @@ const NOT_OVER_WS = new Set(['createApiKey']);
 
 function errorType(status: number): string {
   return status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'NotFound' : status === 429 ? 'RateLimited' : status === 501 ? 'NotImplemented' : status >= 500 ? 'Internal' : 'InvalidRequest';
+}
+
+/** A refusal as an RPC reply: the HTTP-like status and {type, message, …the body's other fields}. */
+function errorFrame(result: Reply): { status: number; error: Record<string, unknown> } {
+  const { error, errorType: type, ...rest } = result.body as Record<string, unknown>;
+  return { status: result.status, error: { type: type ?? errorType(result.status), message: error, ...rest } };
 }
 
 export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): { close(): void } {
@@ -88,8 +122,12 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const validators = new Map<Operation, ValidateFunction>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
+  const hooks = options.hooks ?? {};
   const sendText = (c: Connection, text: string): void => {
     if (c.ws.readyState !== c.ws.OPEN) return;
+    const fate = hooks.beforeSend?.(c) ?? 'send';
+    if (fate === 'close') return c.ws.close(1001, 'fault injected');
+    if (fate === 'drop') return c.ws.terminate();
     if (c.ws.bufferedAmount > maxBuffered) {
       if (!c.degraded) {
         c.degraded = true;
@@ -135,7 +173,11 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         } else {
           frames = framesOf(sub, events);
         }
-        for (const f of frames) out.push(f);
+        if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta !== undefined) {
+          for (const f of frames) if (!hooks.withholdDelta(c, sub, f.at)) out.push(f);
+        } else {
+          for (const f of frames) out.push(f);
+        }
       }
       if (out.length > 1) out.sort((a, b) => a.at - b.at);
       for (const f of out) sendText(c, f.text);
@@ -268,11 +310,29 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
 
   const rpc = async (c: Connection, msg: Record<string, unknown>): Promise<void> => {
-    const id = msg.id;
     const request = (msg.request ?? {}) as Record<string, unknown>;
+    if (hooks.afterRpc === undefined) {
+      await answerRpc(c, msg, request);
+      return;
+    }
+    // Validation coerces and strips the payload in place: record it as the client sent it.
+    const sent: unknown = request.payload === undefined ? undefined : structuredClone(request.payload);
+    const status = await answerRpc(c, msg, request);
+    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload: sent, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+  };
+
+  /** Answers one post/get call; returns the status it answered with. */
+  const answerRpc = async (c: Connection, msg: Record<string, unknown>, request: Record<string, unknown>): Promise<number> => {
+    const id = msg.id;
     const method = String(request.type ?? '');
-    const reply = (frame: Record<string, unknown>): void => send(c, { method, id, ...frame });
-    if (typeof id !== 'number') return fail(c, 400, 'post and get messages need a numeric id');
+    const reply = (frame: Record<string, unknown> & { status: number }): number => {
+      send(c, { method, id, ...frame });
+      return frame.status;
+    };
+    if (typeof id !== 'number') {
+      fail(c, 400, 'post and get messages need a numeric id');
+      return 400;
+    }
     if (NOT_OVER_WS.has(method)) return reply({ status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
     const op = byName.get(METHOD_ALIASES[method] ?? method);
     if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
@@ -294,6 +354,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (inflight === undefined) return reply({ status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
     try {
+      const injected = await hooks.beforeRpc?.(op, payload);
+      if (injected !== undefined) return reply(errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
       if (request.apiKey !== undefined) headers['x-api-key'] = String(request.apiKey);
@@ -314,13 +376,10 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         rawBody: op.method === 'POST' ? JSON.stringify(payload) : undefined,
       });
       const body = result.body as Record<string, unknown>;
-      if (result.status >= 400) {
-        const { error, errorType: type, ...rest } = body;
-        return reply({ status: result.status, error: { type: type ?? errorType(result.status), message: error, ...rest } });
-      }
+      if (result.status >= 400) return reply(errorFrame(result));
       // setLeverage answers at once over the socket; its outcome follows on the account stream.
       if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
-      reply({ status: result.status, result: body });
+      return reply({ status: result.status, result: body });
     } finally {
       c.limits = endPost(c.limits);
     }

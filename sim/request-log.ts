@@ -1,0 +1,136 @@
+/**
+ * The request log behind `GET /sim/journal`: the requests perpsim answered, for "did my bot send
+ * X" assertions in a bot's test suite. (Not the durable command journal of issue 7: this one
+ * is a bounded in-memory ring of what came over the wire, refused requests included.)
+ *
+ * Contract:
+ * - Every REST request outside /sim, /docs and /openapi.json, and every WebSocket RPC call
+ *   (method = the envelope's type, POST or GET; path = the RPC method name, e.g. placeOrder).
+ * - Each record: id (increasing), time (simulated µs, when answered), transport, method, path,
+ *   query (REST), body as the client sent it (parsed JSON; the raw text when it was not JSON;
+ *   bodies over 64 KiB are left out and counted in `bodyBytes`), status, and the address the
+ *   request is attributable to: the owner of the API key it names, else the body's `address`
+ *   or `ethereumAddress`, else the query's `address` — lowercase.
+ * - The ring keeps the newest `size` records; reads list newest first.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { normalizeAddress } from '../gateway/auth/index.ts';
+import type { GatewayState } from '../gateway/operation.ts';
+import type { WsHooks } from '../gateway/ws/server.ts';
+
+export const REQUEST_LOG_DEFAULT_SIZE = 1000;
+const BODY_LIMIT = 64 * 1024;
+
+export interface RequestRecord {
+  id: number;
+  time: number;
+  transport: 'rest' | 'ws';
+  method: string;
+  path: string;
+  query?: Record<string, unknown>;
+  body: unknown;
+  bodyBytes?: number;
+  status: number;
+  address?: string;
+}
+
+export interface RequestLog {
+  size: number;
+  ring: (RequestRecord | undefined)[];
+  /** Records ever added (the next id is count + 1). */
+  count: number;
+}
+
+export function createRequestLog(size = REQUEST_LOG_DEFAULT_SIZE): RequestLog {
+  if (!Number.isInteger(size) || size < 1) throw new RangeError(`request log size must be a positive integer, not ${size}`);
+  return { size, ring: new Array<RequestRecord | undefined>(size), count: 0 };
+}
+
+export function addRecord(log: RequestLog, record: Omit<RequestRecord, 'id'>): RequestRecord {
+  const stored = { id: log.count + 1, ...record };
+  log.ring[log.count % log.size] = stored;
+  log.count++;
+  return stored;
+}
+
+/** Newest first, at most `limit`, only those attributable to `address` when given. */
+export function listRecords(log: RequestLog, limit: number, address?: string): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  const held = Math.min(log.count, log.size);
+  for (let i = 1; i <= held && out.length < limit; i++) {
+    const record = log.ring[(log.count - i) % log.size]!;
+    if (address === undefined || record.address === address) out.push(record);
+  }
+  return out;
+}
+
+function field(value: unknown, name: string): unknown {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+/** The address a request acts for or asks about (see the contract). */
+function attribution(state: GatewayState, apiKey: unknown, body: unknown, query: unknown): string | undefined {
+  const owner = typeof apiKey === 'string' ? state.keys.byKey.get(apiKey.toLowerCase())?.address : undefined;
+  const candidates = [owner, field(body, 'address'), field(body, 'ethereumAddress'), field(query, 'address')];
+  for (const c of candidates) {
+    const address = normalizeAddress(c);
+    if (address !== null) return address;
+  }
+  return undefined;
+}
+
+/** The body as sent: parsed, the raw text when it is not JSON, or left out when too large. */
+function sentBody(raw: string | undefined, parsed: unknown): Pick<RequestRecord, 'body' | 'bodyBytes'> {
+  if (raw === undefined) return { body: parsed ?? null };
+  const bytes = Buffer.byteLength(raw);
+  if (bytes > BODY_LIMIT) return { body: null, bodyBytes: bytes };
+  try {
+    return { body: raw.length === 0 ? null : JSON.parse(raw) };
+  } catch {
+    return { body: raw };
+  }
+}
+
+const UNLOGGED = /^\/(sim|docs|openapi\.json)(\/|\?|$)/;
+
+export function requestLogHooks(log: RequestLog, state: GatewayState): Required<Pick<WsHooks, 'afterRpc'>> {
+  return {
+    afterRpc: (call) => {
+      const record: Omit<RequestRecord, 'id'> = { time: state.exchange.clock(), transport: 'ws', method: call.type.toUpperCase(), path: call.method, body: call.payload ?? null, status: call.status };
+      const address = attribution(state, call.apiKey, call.payload, undefined);
+      if (address !== undefined) record.address = address;
+      addRecord(log, record);
+    },
+  };
+}
+
+const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
+
+/** Records REST requests (an onResponse hook) and serves GET /sim/journal. */
+export function registerRequestLog(app: FastifyInstance, log: RequestLog, state: GatewayState): void {
+  app.addHook('onResponse', async (req: FastifyRequest, reply) => {
+    if (UNLOGGED.test(req.url)) return;
+    const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    const record: Omit<RequestRecord, 'id'> = { time: state.exchange.clock(), transport: 'rest', method: req.method, path: req.url.split('?')[0]!, query: { ...query }, ...sentBody(raw, req.body), status: reply.statusCode };
+    const address = attribution(state, req.headers['x-api-key'], record.body, query);
+    if (address !== undefined) record.address = address;
+    addRecord(log, record);
+  });
+
+  // Registered as a plugin so that the OpenAPI document lists it.
+  void app.register(async (sim) => {
+    sim.get('/sim/journal', {
+      schema: {
+        description: 'The requests perpsim received (REST and WebSocket RPC), newest first.',
+        querystring: Type.Object({ address: Type.Optional(ADDRESS), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })) }),
+      },
+    }, async (req) => {
+      const query = req.query as { address?: string; limit?: number };
+      const address = query.address === undefined ? undefined : (normalizeAddress(query.address) ?? undefined);
+      // received above capacity: older requests have left the ring.
+      return { requests: listRecords(log, query.limit ?? 100, address), received: log.count, capacity: log.size };
+    });
+  });
+}
