@@ -108,7 +108,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
  * returned function catches up to `now` in whole feed steps (at most 50 per call, so an
  * accelerated clock degrades gracefully); the book is quoted at once.
  */
-function startMarket(exchange: Exchange, seed: number, feedMs: number, agentParams: AgentParams, walkParams: WalkParams): (now: number) => void {
+export function startMarket(exchange: Exchange, seed: number, feedMs: number, agentParams: AgentParams, walkParams: WalkParams): (now: number) => void {
   const agents = createAgents(exchange, seed, agentParams);
   const walks = [...exchange.engine.markets.values()]
     .filter((ms) => ms.spec.status === 'ONLINE' && ms.oraclePrice > 0)
