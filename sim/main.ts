@@ -8,6 +8,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
+import { addBacktestCommands } from './backtest/cli.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { startServer, type ServerOptions } from './server.ts';
 
@@ -126,6 +127,7 @@ function buildCli(): Command {
     .option('--geo-block <codes>', 'refuse state-changing requests from these countries (X-Perpsim-Country header), e.g. US,CA', countries)
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));
+  addBacktestCommands(program);
   // `perpsim --help` runs the root command, which only lists commands: show serve's options too.
   program.addHelpText('after', () => `\n${serveCommand.helpInformation()}`);
   return program;

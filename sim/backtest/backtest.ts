@@ -68,6 +68,8 @@ interface Scheduled {
   time: number;
   seq: number;
   run: () => void;
+  /** Timers are dropped once the run has ended; writes and deliveries still complete. */
+  timer: boolean;
 }
 
 /** Binary min-heap on (time, seq). */
@@ -83,9 +85,9 @@ class Agenda {
     return this.items.length === 0 ? Infinity : this.items[0]!.time;
   }
 
-  push(time: number, run: () => void): void {
+  push(time: number, run: () => void, timer = false): void {
     const items = this.items;
-    const item = { time, seq: this.seq++, run };
+    const item = { time, seq: this.seq++, run, timer };
     let i = items.length;
     items.push(item);
     while (i > 0) {
@@ -231,7 +233,7 @@ export class Backtest {
       formatPrice: (id, price, side) => formatTicks(specs(id), price, side === 'BUY' ? Math.floor : Math.ceil),
       formatSize: (id, size) => formatSteps(specs(id), size),
       setTimer: (delayMs, name) => {
-        if (!this.stopped) this.agenda.push(this.now + Math.max(0, Math.round(delayMs * 1000)), () => this.hook(this.strategy.onTimer, { time: this.now, name }));
+        if (!this.stopped) this.agenda.push(this.now + Math.max(0, Math.round(delayMs * 1000)), () => this.hook(this.strategy.onTimer, { time: this.now, name }), true);
       },
     };
   }
@@ -289,6 +291,7 @@ export class Backtest {
       const next = this.agenda.peekTime();
       if (inclusive ? next > time : next >= time) return;
       const item = this.agenda.pop()!;
+      if (item.timer && this.stopped) continue;
       this.advance(item.time);
       item.run();
       if (this.pendingAsync) await this.settle();
@@ -328,11 +331,10 @@ export class Backtest {
     const period = (this.config.timerMs ?? 0) * 1000;
     if (period <= 0 || this.strategy.onTimer === undefined) return;
     const tick = (): void => {
-      if (this.stopped) return;
       this.hook(this.strategy.onTimer, { time: this.now, name: 'interval' });
-      this.agenda.push(this.now + period, tick);
+      this.agenda.push(this.now + period, tick, true);
     };
-    this.agenda.push(this.now + period, tick);
+    this.agenda.push(this.now + period, tick, true);
   }
 
   private async finish(endTime: number): Promise<BacktestResult> {
@@ -347,7 +349,7 @@ export class Backtest {
     // What the strategy sent in onEnd still arrives; no new timers start.
     await this.drainUntil(Infinity, true);
     this.syncAll();
-    this.recorder.finish(this.now, (id) => this.markPrice(id));
+    this.recorder.finish(endTime, this.now, (id) => this.markPrice(id));
     this.progress(true);
     return this.recorder.result(this.config, this.events, [...this.markets.values()].map((m) => m.spec));
   }
@@ -823,7 +825,7 @@ export class Backtest {
   }
 
   private hook<T>(hook: ((update: T, ctx: StrategyContext) => void | Promise<void>) | undefined, update: T): void {
-    if (hook === undefined || this.stopped && update !== undefined && (update as { name?: unknown }).name === 'interval') return;
+    if (hook === undefined) return;
     const r = hook.call(this.strategy, update, this.ctx);
     if (isThenable(r)) this.watch(r);
   }

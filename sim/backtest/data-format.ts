@@ -24,7 +24,7 @@ import type { MarketSpec } from '../../engine/index.ts';
 export const FORMAT_NAME = 'perpsim-market-data';
 export const FORMAT_VERSION = 1;
 
-export type PriceSize = [price: string, size: string];
+export type PriceSize = readonly [price: string, size: string];
 
 interface RecordBase {
   ts: number;
@@ -48,8 +48,8 @@ export interface TradeRecord extends RecordBase {
 export interface BookRecord extends RecordBase {
   type: 'book';
   snapshot?: boolean;
-  bids: PriceSize[];
-  asks: PriceSize[];
+  bids: readonly PriceSize[];
+  asks: readonly PriceSize[];
 }
 
 export interface FundingRecord extends RecordBase {

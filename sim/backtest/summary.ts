@@ -195,9 +195,10 @@ export class Recorder {
     }
   }
 
-  finish(time: number, priceOf: (marketId: number) => number): void {
-    this.end = time;
-    if (this.samples.at(-1)?.time !== time) this.sample(time, priceOf);
+  /** The window ended at `end`; the last sample is taken `now` (after what the strategy sent in onEnd arrived). */
+  finish(end: number, now: number, priceOf: (marketId: number) => number): void {
+    this.end = end;
+    if (this.samples.at(-1)?.time !== now) this.sample(now, priceOf);
   }
 
   result(config: BacktestConfig, events: number, specs: readonly MarketSpec[]): BacktestResult {
