@@ -30,6 +30,7 @@ interface ServeFlags {
   controlToken?: string;
   geoBlock?: string[];
   logLevel: string;
+  lockstep?: number;
 }
 
 function integer(min: number, max: number): (text: string) => number {
@@ -92,6 +93,10 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
   const geo = flags.geoBlock ?? config.geoBlocked;
   if (geo !== undefined) options.geoBlocked = geo;
   if (flags.controlToken !== undefined) options.controlToken = flags.controlToken;
+  if (flags.lockstep !== undefined) {
+    if (flags.clock !== 'virtual') throw new UsageError('--lockstep needs --clock virtual');
+    options.lockstepStepMs = flags.lockstep;
+  }
   return options;
 }
 
@@ -125,6 +130,7 @@ function buildCli(): Command {
     .option('--no-rate-limits', 'turn the venue\'s rate limits off')
     .option('--control-token <token>', 'require "Authorization: Bearer <token>" on the /sim control API (which then accepts non-loopback callers)')
     .option('--geo-block <codes>', 'refuse state-changing requests from these countries (X-Perpsim-Country header), e.g. US,CA', countries)
+    .option('--lockstep <stepMs>', 'with --clock virtual: advance the clock by stepMs only when every participant has acknowledged the step (/sim/lockstep)', integer(1, 86_400_000))
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));
   addBacktestCommands(program);

@@ -19,6 +19,7 @@ import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
 import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
+import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createWalk, DEFAULT_WALK, step, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
@@ -47,6 +48,8 @@ export interface ServerOptions {
   /** Liquidity agents' and price feeds' parameters over DEFAULT_AGENTS / DEFAULT_WALK. */
   agentParams?: Partial<AgentParams>;
   walk?: Partial<WalkParams>;
+  /** Lockstep virtual time (sim/backtest/lockstep.ts): the step in ms; needs clock 'virtual'. */
+  lockstepStepMs?: number;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
   logger?: Logger;
 }
@@ -85,6 +88,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   const ws = attachWebSocket(app, state);
   registerControl(app, { state, clock, token: options.controlToken });
   const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000, { ...DEFAULT_AGENTS, ...options.agentParams }, { ...DEFAULT_WALK, ...options.walk });
+  if (options.lockstepStepMs !== undefined) registerLockstep(app, { exchange, clock, stepMs: options.lockstepStepMs, market });
   const timer = setInterval(() => {
     if (clock.mode === 'virtual') return;
     exchange.submit({ type: 'advanceTime' });
