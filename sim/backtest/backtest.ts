@@ -184,7 +184,6 @@ export class Backtest {
   private stopped = false;
   private events = 0;
   private ownSeq = 0;
-  /** Strategy-account events are delivered only outside replay housekeeping. */
   private readonly bookDepth: number;
 
   constructor(config: BacktestConfig, strategy: StrategyModule) {
@@ -672,8 +671,10 @@ export class Backtest {
     this.syncAll();
     const placed: { m: MarketRuntime; side: 0 | 1; price: number; size: number; orderId: number }[] = [];
     if (this.replay) {
-      for (const t of this.takers(op, body)) this.openReplayAccounts(t.m);
-      for (const t of this.takers(op, body)) this.materialize(t.m, t.side, t.limit, placed);
+      const takers = this.takers(op, body);
+      // Every market's replay accounts open before any level is placed, so none can meet another's opening trade.
+      for (const t of takers) this.openReplayAccounts(t.m);
+      for (const t of takers) this.materialize(t.m, t.side, t.limit, placed);
     }
     const reply = this.gateway.call(op, body);
     if (placed.length > 0) this.withdraw(placed);
@@ -815,6 +816,7 @@ export class Backtest {
   // -------------------------------------------------------------------------------------------
   // Hooks.
 
+  /** Hands `update` to `hook` after the feed latency (`localTime - time` is the recording's own). */
   private deliver<T>(time: number, localTime: number, hook: ((update: T, ctx: StrategyContext) => void | Promise<void>) | undefined, update: T): void {
     if (hook === undefined) return;
     if (this.feedZero) {

@@ -134,7 +134,7 @@ export function addBacktestCommands(program: Command): void {
     .option('--markets <names>', 'comma-separated market names (default BTC-USD,ETH-USD)')
     .option('--balance <usd>', 'starting balance in USD (default 100000)')
     .addOption(new Option('--queue <model>', 'queue position model for resting orders against replayed liquidity').choices(['conservative', 'probabilistic']).default('conservative'))
-    .option('--order-latency <ms>', 'order latency: ms, a uniform range lo-hi, (default 0)', latency)
+    .option('--order-latency <ms>', 'order latency: ms or a uniform range lo-hi (default 0)', latency)
     .option('--cancel-latency <ms>', 'cancel latency (default: the order latency)', latency)
     .option('--feed-latency <ms>', 'market data latency: ms, lo-hi, or "recorded" (the file\'s lts - ts)', latency)
     .option('--sample-ms <ms>', 'equity sampling period in simulated ms (default 60000)', (t) => durationMs(`${t}ms`))
