@@ -17,6 +17,7 @@ const BENCHES: Record<string, string> = {
   ed25519: 'ed25519.bench.ts',
   ws: 'ws.bench.ts',
   gateway: 'gateway.bench.ts',
+  backtest: 'backtest.bench.ts',
 };
 
 const DOCUMENT = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

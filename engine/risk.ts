@@ -411,6 +411,9 @@ export function accountView(engine: Engine, account: Account): AccountView {
   let equity = cross.equity;
   let maintenance = cross.maintenance;
   let accrued = 0n;
+  // Funding accrues from the start of the current hour; before the first settlement of a market
+  // its `nextAt` is not set yet, so the hour is the engine clock's.
+  const HOUR = 3_600_000_000;
   for (const am of account.active) {
     const ms = engine.bySlot[am.slot]!;
     if (am.isolated) {
@@ -420,7 +423,8 @@ export function accountView(engine: Engine, account: Account): AccountView {
     }
     if (am.size !== 0 && ms.oraclePrice > 0) {
       // The hour's rate so far, pro rata to the time elapsed in the hour.
-      const elapsed = BigInt(engine.time - (ms.funding.nextAt - 3_600_000_000));
+      const hourStart = ms.funding.nextAt > 0 ? ms.funding.nextAt - HOUR : engine.time - (engine.time % HOUR);
+      const elapsed = BigInt(Math.min(HOUR, Math.max(0, engine.time - hourStart)));
       const full = -BigInt(am.size) * BigInt(ms.oraclePrice) * ms.spec.valueMul * ms.funding.rate;
       accrued += (full * elapsed) / (3_600_000_000n * 1_000_000_000_000n);
     }

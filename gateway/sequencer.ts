@@ -6,13 +6,14 @@
  * arrival order — and takes the wallet's next turn; `prepare` (parsing, verification) runs at
  * once, concurrently with other requests; `commit` (replay slot, rate-limit charge, engine
  * submit, reply) runs only after every earlier request of the same wallet has committed or
- * failed. A turn is always given back, whatever `prepare` or `commit` throws. Wallets, not
+ * failed. A turn is always given back, whatever `prepare` or `commit` throws. When nothing of
+ * the wallet is in flight and `prepare` answers synchronously (inline verification), `commit`
+ * runs at once and the answer is synchronous: nothing can come between. Wallets, not
  * subaccounts, are the unit: an API key may act for every subaccount of its wallet, and a
  * coarser order is still the arrival order for each subaccount.
  */
+import type { Maybe } from './maybe.ts';
 import type { GatewayState } from './operation.ts';
-
-const DONE: Promise<void> = Promise.resolve();
 
 export type Turns = Map<string, Promise<void>>;
 
@@ -28,20 +29,25 @@ export function walletOf(query: Record<string, unknown>, body: unknown): string 
   return typeof raw === 'string' ? walletKey(raw) : '';
 }
 
-export async function sequenced<P, R>(state: GatewayState, wallet: string, prepare: () => P | Promise<P>, commit: (prepared: P) => R): Promise<Awaited<R>> {
+export function sequenced<P, R>(state: GatewayState, wallet: string, prepare: () => Maybe<P>, commit: (prepared: P) => Maybe<R>): Maybe<R> {
   const turns = (state.turns ??= new Map());
-  const previous = turns.get(wallet) ?? DONE;
+  const previous = turns.get(wallet);
+  const prepared = prepare();
+  if (previous === undefined && !(prepared instanceof Promise)) return commit(prepared);
   let leave!: () => void;
   const mine = new Promise<void>((resolve) => {
     leave = resolve;
   });
   turns.set(wallet, mine);
-  try {
-    const prepared = await prepare();
-    await previous;
-    return await commit(prepared);
-  } finally {
-    leave();
-    if (turns.get(wallet) === mine) turns.delete(wallet);
-  }
+  const inTurn = async (): Promise<R> => {
+    try {
+      const ready = await prepared;
+      await previous;
+      return await commit(ready);
+    } finally {
+      leave();
+      if (turns.get(wallet) === mine) turns.delete(wallet);
+    }
+  };
+  return inTurn();
 }

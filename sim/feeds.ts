@@ -64,7 +64,7 @@ export function createWalk(spec: MarketSpec, startTicks: number, seed: number, p
   return { spec, params, rng: createPrng(seed * 7919 + spec.id), price: startTicks, outside: undefined };
 }
 
-function normal(rng: Prng): number {
+export function normal(rng: Prng): number {
   // Box-Muller; 1 - next() keeps the log argument in (0, 1].
   return Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
 }

@@ -8,6 +8,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
+import { addBacktestCommands } from './backtest/cli.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
 import { defaultMarkets } from './markets.ts';
@@ -36,6 +37,7 @@ interface ServeFlags {
   pricesFile?: Record<string, string>;
   requestLogSize: number;
   logLevel: string;
+  lockstep?: number;
 }
 
 function integer(min: number, max: number): (text: string) => number {
@@ -121,6 +123,10 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
   if (geo !== undefined) options.geoBlocked = geo;
   if (flags.controlToken !== undefined) options.controlToken = flags.controlToken;
   if (flags.verifyThreads !== undefined) options.verifyThreads = flags.verifyThreads;
+  if (flags.lockstep !== undefined) {
+    if (flags.clock !== 'virtual') throw new UsageError('--lockstep needs --clock virtual');
+    options.lockstepStepMs = flags.lockstep;
+  }
   return options;
 }
 
@@ -157,9 +163,11 @@ function buildCli(): Command {
     .option('--prices-file <market=file>', 'replay a recorded price file (CSV or JSONL of time, price) as MARKET\'s oracle instead of the random walk; repeatable', priceFile)
     .option('--request-log-size <n>', 'requests kept for GET /sim/journal', integer(1, 1_000_000), REQUEST_LOG_DEFAULT_SIZE)
     .option('--geo-block <codes>', 'refuse state-changing requests from these countries (X-Perpsim-Country header), e.g. US,CA', countries)
+    .option('--lockstep <stepMs>', 'with --clock virtual: advance the clock by stepMs only when every participant has acknowledged the step (/sim/lockstep)', integer(1, 86_400_000))
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));
   program.addCommand(loadCommand());
+  addBacktestCommands(program);
   // `perpsim --help` runs the root command, which only lists commands: show serve's options too.
   program.addHelpText('after', () => `\n${serveCommand.helpInformation()}`);
   return program;

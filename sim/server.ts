@@ -21,6 +21,7 @@ import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
 import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
+import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createFaults, faultHooks, registerFaults } from './faults.ts';
 import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
@@ -58,6 +59,8 @@ export interface ServerOptions {
   replay?: Record<string, readonly PriceRow[]>;
   /** Requests kept for GET /sim/journal (default REQUEST_LOG_DEFAULT_SIZE). */
   requestLogSize?: number;
+  /** Lockstep virtual time (sim/backtest/lockstep.ts): the step in ms; needs clock 'virtual'. */
+  lockstepStepMs?: number;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
   logger?: Logger;
   /**
@@ -116,6 +119,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   registerRequestLog(app, requestLog, state);
   const feeds: FeedOptions = { seed: options.seed ?? 1, feedMs: options.feedMs ?? 1000, walk: options.walk ?? {}, walkByMarket: options.walkByMarket ?? {}, replays };
   const market = options.agents === false ? undefined : startMarket(exchange, feeds, { ...DEFAULT_AGENTS, ...options.agentParams });
+  if (options.lockstepStepMs !== undefined) registerLockstep(app, { exchange, clock, stepMs: options.lockstepStepMs, market });
   const timer = setInterval(() => {
     if (clock.mode === 'virtual') return;
     exchange.submit({ type: 'advanceTime' });
@@ -135,7 +139,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   };
 }
 
-interface FeedOptions {
+export interface FeedOptions {
   seed: number;
   feedMs: number;
   walk: Partial<WalkParams>;
@@ -149,7 +153,7 @@ interface FeedOptions {
  * feed steps (at most 50 per call, so an accelerated clock degrades gracefully; the steps'
  * times stay on their grid, so the feeds stay deterministic); the book is quoted at once.
  */
-function startMarket(exchange: Exchange, feeds: FeedOptions, agentParams: AgentParams): (now: number) => void {
+export function startMarket(exchange: Exchange, feeds: FeedOptions, agentParams: AgentParams): (now: number) => void {
   const agents = createAgents(exchange, feeds.seed, agentParams);
   let last = exchange.clock();
   const markets = [...exchange.engine.markets.values()]

@@ -11,6 +11,7 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['ed25519', 'bench/ed25519.bench.ts', ['nodeCryptoVerifiesPerSec', 'nobleVerifiesPerSec'], { BENCH_OPS: '500' }],
     ['gateway', 'bench/gateway.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'bboReadsPerSec', 'helloWorldPerSec', 'p99Ms']],
     ['ws', 'bench/ws.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'fanoutFramesPerSec', 'eventLoopLagP99Ms']],
+    ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec'], { BENCH_EVENTS: '20000' }],
   ] as [string, string, string[], Record<string, string>?][])('%s', (name, file, keys, env = {}) => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
       env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000', BENCH_POSITIONS: '2000', BENCH_TICKS: '20', BENCH_QUICK: '1', ...env },

@@ -55,7 +55,7 @@ describe('REST: a typed method per read operation, decimal strings out', () => {
     ['prices', () => trader.prices({ market: 'ETH-USD' }), (r) => expect(r['2']).toMatchObject({ marketDisplayName: 'ETH-USD', oraclePrice: '3400.00' })],
     ['trades', () => trader.trades({ market: 'BTC-USD' }), (r) => expect(r.trades[0]).toMatchObject({ tradeId, price: '97000.0', size: '0.01' })],
     ['trade', () => trader.trade(tradeId), (r) => expect(r).toMatchObject({ tradeId })],
-    ['candles', () => trader.candles({ market: 'BTC-USD', timeframe: '1m', to: Number(BigInt(Date.now()) * 1000n) + 60_000_000, countback: 5 }), (r) => expect(r.candles[0]).toMatchObject({ close: '97000.0' })],
+    ['candles', () => trader.candles({ market: 'BTC-USD', timeframe: '1m', to: Number(BigInt(Date.now()) * 1000n) + 60_000_000, from: Number(BigInt(Date.now()) * 1000n) - 600_000_000 }), (r) => expect(r.candles[0]).toMatchObject({ close: '97000.0' })],
     ['fundingRates', () => trader.fundingRates({ market: 'ETH-USD' }), (r) => expect(Array.isArray(r.fundingRates)).toBe(true)],
     ['feeTiers', () => trader.feeTiers(), (r) => expect(r.feeTiers[0]).toMatchObject({ level: 1 })],
     ['compliance', () => trader.compliance({ address }), (r) => expect(r.geo).toBeDefined()],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { accountView } from '../engine/risk.ts';
 import { ALICE, BOB, harness, idOf, orderUpdates } from './support/engine-fixture.ts';
 
 describe('ORDER_WILL_TAKE_LIQUIDITY_DURING_MARKET_HALT: order would take liquidity during a halt', () => {
@@ -30,6 +31,21 @@ describe('setFundingRate fixes the current hour\'s rate until it settles', () =>
       [BOB, 100_000_000n, 10_100_000n],
       [ALICE, 100_000_000n, -10_100_000n],
     ]);
+  });
+
+  it('accrues the hour so far before the first settlement, never more than the hour pays', () => {
+    const h = harness();
+    h.place({ address: BOB, side: 1, price: 1000, size: 1000 });
+    h.place({ address: ALICE, side: 0, price: 1000, size: 1000 });
+    h.run({ type: 'setFundingRate', marketId: 1, rate: 100_000_000n });
+    h.run({ type: 'setOraclePrice', marketId: 1, price: 1010 });
+    const alice = h.engine.accounts.get(ALICE + '/0')!;
+    const accrued = accountView(h.engine, alice).accruedFunding;
+    // The long pays: at most the whole hour's 10,100,000 quote quantums, pro rata to the time into the hour.
+    expect(accrued <= 0n && accrued >= -10_100_000n).toBe(true);
+    const hour = 3_600_000_000;
+    const intoHour = h.engine.time % hour;
+    expect(accrued).toBe((-10_100_000n * BigInt(intoHour)) / BigInt(hour));
   });
 
   it('refuses a rate beyond the cap', () => {

@@ -122,6 +122,13 @@ describe("without reordering one account's commands", () => {
     expect(h.state.turns?.size ?? 0).toBe(0);
   });
 
+  it('without worker threads a write answers synchronously (what the backtester runs on)', async () => {
+    const { h, w } = await funded(0x39);
+    const reply = placeOrder.handle(h.state, asOperationRequest(placeOrderRequest(h, w, { quantity: '0.01', price: '43000' })));
+    expect(reply).not.toBeInstanceOf(Promise);
+    expect((reply as Reply).status).toBe(202);
+  });
+
   it('a turn is given back whatever the preparation throws', async () => {
     const { h } = await funded(0x38);
     const failing = sequenced(h.state, 'w', () => Promise.reject(new Error('boom')), () => 'never');

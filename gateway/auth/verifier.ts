@@ -26,7 +26,8 @@ interface Job {
   resolve: (index: number) => void;
 }
 
-function verifyInline(apiKeyHex: string, signatureHex: string, candidates: readonly string[]): number {
+/** The same answer on the calling thread. */
+export function verifyInline(apiKeyHex: string, signatureHex: string, candidates: readonly string[]): number {
   for (let i = 0; i < candidates.length; i++) if (verifyEd25519(apiKeyHex, candidates[i]!, signatureHex)) return i;
   return -1;
 }

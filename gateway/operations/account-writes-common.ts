@@ -23,6 +23,7 @@ import { isNonceSpent } from '../nonces.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import { requestIdOf } from '../request-id.ts';
 import { isReply, verifyScheme2Signature, type SignedContext } from './common.ts';
+import { andThen, type Maybe } from '../maybe.ts';
 
 /** `{r, s, v}` hex, or a 65-byte hex string; shape checked by `walletSignature`. */
 export const WALLET_SIGNATURE = Type.Union([
@@ -97,11 +98,10 @@ export function parseUsdQuantums(value: unknown): bigint | null {
  * setLeverage and adjustIsolatedMargin up to their turn (sequencer.ts): the route's own field
  * checks, then the Scheme 2 signature (401).
  */
-export async function verifiedScheme2Write<T>(state: GatewayState, request: OperationRequest, checks: () => T | Reply): Promise<T | Reply> {
+export function verifiedScheme2Write<T>(state: GatewayState, request: OperationRequest, checks: () => T | Reply): Maybe<T | Reply> {
   const checked = checks();
   if (typeof checked === 'object' && checked !== null && isReply(checked)) return checked;
-  const refused = await verifyScheme2Signature(state, request, (checked as { ctx: SignedContext }).ctx);
-  return refused ?? checked;
+  return andThen(verifyScheme2Signature(state, request, (checked as { ctx: SignedContext }).ctx), (refused) => refused ?? checked);
 }
 
 /**

@@ -22,6 +22,7 @@ import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
 import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import type { Maybe } from '../maybe.ts';
 import {
   batchContext,
   batchHeaderRefusal,
@@ -63,7 +64,7 @@ export const batchCancelOrders: Operation = {
     const ctx = batchContext(state, request, 'Cancel', cancels);
     if (isReply(ctx)) return ctx;
 
-    const parse = (): Promise<ParsedElements<ParsedCancel>> =>
+    const parse = (): Maybe<ParsedElements<ParsedCancel>> =>
       parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
       const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels);

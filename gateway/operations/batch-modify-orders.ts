@@ -20,6 +20,7 @@ import { isReply } from './common.ts';
 import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify } from './modify-order.ts';
 import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import type { Maybe } from '../maybe.ts';
 
 export const BatchModifyOrdersBody = Type.Object(
   {
@@ -41,7 +42,7 @@ export const batchModifyOrders: Operation = {
     if (refusal !== undefined) return refusal;
     const ctx = batchContext(state, request, 'Order', modifies);
     if (isReply(ctx)) return ctx;
-    const parse = (): Promise<ParsedElements<ParsedModify>> =>
+    const parse = (): Maybe<ParsedElements<ParsedModify>> =>
       parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
       const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies);

@@ -44,6 +44,7 @@ import {
 } from './order-write-support.ts';
 import { orderCommand, orderReply, PlaceOrderBody } from './place-order.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import { andThen, type Maybe } from '../maybe.ts';
 
 export const BatchPlaceOrdersBody = Type.Object(
   {
@@ -82,13 +83,14 @@ export const batchPlaceOrders: Operation = {
     const ctx = batchContext(state, request, 'Order', orders);
     if (isReply(ctx)) return ctx;
 
-    const parse = (): Promise<ParsedElements<Placed>> =>
-      parseElements(orders, 'orders', PlaceOrderBody, rowIds, async (element: Element): Promise<Placed | Reply> => {
-        const parsed = await orderCommand(state, request, element, element.signature ?? '', 'present');
-        if (isReply(parsed)) return parsed;
-        const { type: _type, ...command } = parsed.command;
-        return { command, displayName: parsed.displayName, element };
-      });
+    const parse = (): Maybe<ParsedElements<Placed>> =>
+      parseElements(orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Maybe<Placed | Reply> =>
+        andThen(orderCommand(state, request, element, element.signature ?? '', 'present'), (parsed): Placed | Reply => {
+          if (isReply(parsed)) return parsed;
+          const { type: _type, ...command } = parsed.command;
+          return { command, displayName: parsed.displayName, element };
+        }),
+      );
     return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
       const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders);
       if (isReply(charge)) return charge;

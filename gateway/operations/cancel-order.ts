@@ -28,6 +28,7 @@ import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, checkValidUntil, orderWriteContext, orNull, present, scheme1Refusal } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import { andThen, type Maybe } from '../maybe.ts';
 
 
 export const CancelOrderBody = Type.Object(
@@ -71,7 +72,7 @@ export function cancelShape(body: CancelOrderBody): Reply | undefined {
  * Authorizes one cancel body into an engine command; a Reply when it is refused. `signature`
  * is the payload signature: X-Signature for a single cancel, the element's own in a batch.
  */
-export async function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): Promise<ParsedCancel | Reply> {
+export function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): Maybe<ParsedCancel | Reply> {
   const shape = cancelShape(body);
   if (shape !== undefined) return shape;
   const orderId = present(body.orderId);
@@ -81,23 +82,24 @@ export async function cancelCommand(state: GatewayState, request: OperationReque
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
   if (id === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
-  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, signature, 2, {
+  return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, 2, {
     address: ctx.address,
     accountIndex: body.accountIndex,
     clientId,
     clientTimeNs: ctx.headers.timestampNs,
     orderId,
     marketId: body.marketId,
+  }), (verified) => {
+    if (!verified) return scheme1Refusal(outer);
+    const expired = checkValidUntil(state, 'Cancel', body.validUntil);
+    if (expired !== undefined) return expired;
+    return {
+      displayName: ms.spec.displayName,
+      orderId,
+      clientId,
+      command: { type: 'cancelOrder', address: ctx.address, accountIndex: body.accountIndex, marketId: body.marketId, orderId: id, clientId },
+    };
   });
-  if (!verified) return scheme1Refusal(outer);
-  const expired = checkValidUntil(state, 'Cancel', body.validUntil);
-  if (expired !== undefined) return expired;
-  return {
-    displayName: ms.spec.displayName,
-    orderId,
-    clientId,
-    command: { type: 'cancelOrder', address: ctx.address, accountIndex: body.accountIndex, marketId: body.marketId, orderId: id, clientId },
-  };
 }
 
 /** The cancel's reply body (without rateLimit) and status, from the engine's result. */

@@ -6,7 +6,8 @@
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { checkSignedHeaders, headersFromHttp, normalizeAddress, scheme1Candidates, scheme2Candidates, type CheckedHeaders, type JsonValue, type Scheme1Op, type Scheme1VerifyFieldsByOp } from '../auth/index.ts';
-import { createVerifier, type Verifier } from '../auth/verifier.ts';
+import { verifyInline } from '../auth/verifier.ts';
+import { andThen, type Maybe } from '../maybe.ts';
 import { fail, type Reply } from '../errors.ts';
 import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
@@ -74,20 +75,23 @@ export function signedContext(
   return { headers: checked.value, key: key.key, address, accountIndex };
 }
 
-const INLINE: Verifier = createVerifier({ threads: 0 });
-
-/** The state's verifier, or verification inline on the event loop. */
-function verifierOf(state: GatewayState): Verifier {
-  return state.verifier ?? INLINE;
+/**
+ * The index of the candidate the signature covers (-1: none): on the state's worker threads, or
+ * synchronously when it has none (sequencer.ts then answers synchronously too).
+ */
+function verifyCandidates(state: GatewayState, apiKey: string, signature: string, candidates: readonly string[]): Maybe<number> {
+  const verifier = state.verifier;
+  if (verifier !== undefined && verifier.threads > 0) return verifier.verify(apiKey, signature, candidates);
+  return verifyInline(apiKey, signature, candidates);
 }
 
 /**
  * A Scheme 1 payload signature: true when it covers one of the payloads the fields allow
  * (clientId as sent or lowercased, modify forms; auth/scheme1.ts), or when auth is off.
  */
-export async function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState, apiKey: string, signature: string, op: O, fields: Scheme1VerifyFieldsByOp[O]): Promise<boolean> {
+export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState, apiKey: string, signature: string, op: O, fields: Scheme1VerifyFieldsByOp[O]): Maybe<boolean> {
   if (!state.config.auth) return true;
-  return (await verifierOf(state).verify(apiKey, signature, scheme1Candidates(op, fields))) >= 0;
+  return andThen(verifyCandidates(state, apiKey, signature, scheme1Candidates(op, fields)), (found) => found >= 0);
 }
 
 /**
@@ -96,7 +100,7 @@ export async function verifyScheme1Signature<O extends Scheme1Op>(state: Gateway
  * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
  * not verify; null when it does (or when auth is off).
  */
-export async function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Promise<Reply | null> {
+export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Maybe<Reply | null> {
   if (!state.config.auth) return null;
   let candidates: string[];
   try {
@@ -113,8 +117,8 @@ export async function verifyScheme2Signature(state: GatewayState, request: Opera
     // cannot carry a valid signature.
     candidates = [];
   }
-  const found = candidates.length === 0 ? -1 : await verifierOf(state).verify(ctx.key.apiKey, ctx.headers.signature, candidates);
-  return found < 0 ? fail(401, 'invalid signature') : null;
+  const found = candidates.length === 0 ? -1 : verifyCandidates(state, ctx.key.apiKey, ctx.headers.signature, candidates);
+  return andThen(found, (index) => (index < 0 ? fail(401, 'invalid signature') : null));
 }
 
 export function isReply(value: object): value is Reply {

@@ -45,6 +45,7 @@ import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import { andThen, type Maybe } from '../maybe.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -106,7 +107,7 @@ function clientTimeOf(value: string | number | undefined): number {
  * Authorizes one modify body into an engine command; a Reply when it is refused. `signature`
  * is X-Signature for a single modify, the element's own in a batch.
  */
-export async function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): Promise<ParsedModify | Reply> {
+export function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): Maybe<ParsedModify | Reply> {
   const orderId = present(body.orderId);
   const clientId = present(body.clientId);
   const target = checkTarget('Order', orderId, clientId);
@@ -139,7 +140,7 @@ export async function modifyCommand(state: GatewayState, request: OperationReque
   const reduceOnly = body.reduceOnly ?? undefined;
   const resting = findOwnOrder(state, ctx.address, body.accountIndex, id, clientId);
   const g = goodTilTimeNs(gtt ?? resting?.goodTilTime ?? 0) ?? 0n;
-  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, signature, 3, {
+  return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, 3, {
     address: ctx.address,
     accountIndex: body.accountIndex,
     clientId: clientId ?? resting?.clientId,
@@ -152,29 +153,30 @@ export async function modifyCommand(state: GatewayState, request: OperationReque
     reduceOnly: reduceOnly ?? resting?.reduceOnly ?? false,
     side: side ?? resting?.side ?? 0,
     timeInForce: tif ?? resting?.tif ?? 0,
-  });
-  if (!verified) return scheme1Refusal(outer);
-  return {
-    displayName: ms.spec.displayName,
-    orderId,
-    clientId,
-    target: resting,
-    clientTime: clientTimeOf(body.clientTime),
-    command: {
-      type: 'modifyOrder',
-      address: ctx.address,
-      accountIndex: body.accountIndex,
-      marketId: body.marketId,
-      orderId: id,
+  }), (verified) => {
+    if (!verified) return scheme1Refusal(outer);
+    return {
+      displayName: ms.spec.displayName,
+      orderId,
       clientId,
-      price: ticks,
-      size: quantums,
-      side,
-      tif,
-      reduceOnly,
-      goodTilTime: gtt,
-    },
-  };
+      target: resting,
+      clientTime: clientTimeOf(body.clientTime),
+      command: {
+        type: 'modifyOrder',
+        address: ctx.address,
+        accountIndex: body.accountIndex,
+        marketId: body.marketId,
+        orderId: id,
+        clientId,
+        price: ticks,
+        size: quantums,
+        side,
+        tif,
+        reduceOnly,
+        goodTilTime: gtt,
+      },
+    };
+  });
 }
 
 /**

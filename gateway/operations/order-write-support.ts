@@ -27,6 +27,7 @@ import { fail, orderError, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import type { PooledOperation } from '../rate-limit/index.ts';
+import { all, andThen, type Maybe } from '../maybe.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 
@@ -131,10 +132,10 @@ export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
  * the one schema validation handed the handler: ajv's type coercion may have rewritten values
  * (`"5"` → 5), which would change the signed text.
  */
-export async function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Promise<SignedContext | Reply> {
+export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Maybe<SignedContext | Reply> {
   const ctx = signedContext(state, request, accountIndex);
   if (isReply(ctx)) return ctx;
-  return (await verifyScheme2Signature(state, request, ctx)) ?? ctx;
+  return andThen(verifyScheme2Signature(state, request, ctx), (refusal) => refusal ?? ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,31 +253,30 @@ export interface ParsedElements<T> {
  * Each element checked as its single request would be (nulls dropped, its schema, then
  * `parse`); a refused element only gets its ERROR row, so the others still go on.
  */
-export async function parseElements<E, T extends object>(
+export function parseElements<E, T extends object>(
   elements: readonly unknown[],
   field: string,
   schema: TSchema,
   rowIds: RowIds,
-  parse: (element: E) => T | Reply | Promise<T | Reply>,
-): Promise<ParsedElements<T>> {
-  const rows: (BatchRow | undefined)[] = [];
-  const accepted: { index: number; parsed: T }[] = [];
+  parse: (element: E) => Maybe<T | Reply>,
+): Maybe<ParsedElements<T>> {
   // Every element's signature is verified at once; rows and acceptances keep the elements' order.
-  const outcomes = await Promise.all(
-    elements.map(async (sent, index): Promise<{ row: BatchRow } | { parsed: T }> => {
-      const raw = withoutNulls(sent);
-      const [orderId, clientId] = rowIds(raw);
-      const invalid = elementError(schema, raw, `${field}/${index}`);
-      if (invalid !== undefined) return { row: errorRow(orderId, clientId, invalid) };
-      const parsed = await parse(raw as E);
-      return isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed };
-    }),
-  );
-  outcomes.forEach((outcome, index) => {
-    if ('row' in outcome) rows[index] = outcome.row;
-    else accepted.push({ index, parsed: outcome.parsed });
+  const outcomes = elements.map((sent, index): Maybe<{ row: BatchRow } | { parsed: T }> => {
+    const raw = withoutNulls(sent);
+    const [orderId, clientId] = rowIds(raw);
+    const invalid = elementError(schema, raw, `${field}/${index}`);
+    if (invalid !== undefined) return { row: errorRow(orderId, clientId, invalid) };
+    return andThen(parse(raw as E), (parsed) => (isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed }));
   });
-  return { rows, accepted };
+  return andThen(all(outcomes), (settled) => {
+    const rows: (BatchRow | undefined)[] = [];
+    const accepted: { index: number; parsed: T }[] = [];
+    settled.forEach((outcome, index) => {
+      if ('row' in outcome) rows[index] = outcome.row;
+      else accepted.push({ index, parsed: outcome.parsed });
+    });
+    return { rows, accepted };
+  });
 }
 
 /** The batch's one replay slot and its one charge of N, as `chargeOnce` orders them. */

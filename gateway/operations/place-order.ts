@@ -20,6 +20,7 @@ import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, orderWriteContext, scheme1Refusal, tifCode } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import { andThen, type Maybe } from '../maybe.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -71,7 +72,7 @@ type Body = {
  * `signature` is the payload signature: the X-Signature header for a single order, the
  * element's own for a batch element.
  */
-export async function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): Promise<{ command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply> {
+export function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): Maybe<{ command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply> {
   const resolved = orderWriteContext(state, request, body, 'Order', outer);
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
@@ -98,7 +99,7 @@ export async function orderCommand(state: GatewayState, request: OperationReques
   const side = body.orderSide === 'BUY' ? 0 : 1;
   const reduceOnly = body.reduceOnly === true;
   const op = tpslType !== undefined ? 4 : 1;
-  const verified = await verifyScheme1Signature(state, ctx.key.apiKey, signature, op, {
+  return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, op, {
     address: ctx.address,
     accountIndex: body.accountIndex,
     clientId: body.clientId,
@@ -110,28 +111,29 @@ export async function orderCommand(state: GatewayState, request: OperationReques
     reduceOnly,
     side,
     timeInForce: tif,
+  }), (verified) => {
+    if (!verified) return scheme1Refusal(outer);
+    return {
+      displayName: ms.spec.displayName,
+      command: {
+        type: 'placeOrder',
+        address: ctx.address,
+        accountIndex: body.accountIndex,
+        marketId: body.marketId,
+        side,
+        orderType: body.orderType === 'MARKET' ? 1 : 0,
+        tif,
+        price: ticks,
+        size: quantums,
+        reduceOnly,
+        clientId: body.clientId,
+        goodTilTime: gtt,
+        tpslType: tpslType as PlaceOrderCommand['tpslType'],
+        stopPrice: stop,
+        isPositionTpsl: body.isPositionTPSL,
+      },
+    };
   });
-  if (!verified) return scheme1Refusal(outer);
-  return {
-    displayName: ms.spec.displayName,
-    command: {
-      type: 'placeOrder',
-      address: ctx.address,
-      accountIndex: body.accountIndex,
-      marketId: body.marketId,
-      side,
-      orderType: body.orderType === 'MARKET' ? 1 : 0,
-      tif,
-      price: ticks,
-      size: quantums,
-      reduceOnly,
-      clientId: body.clientId,
-      goodTilTime: gtt,
-      tpslType: tpslType as PlaceOrderCommand['tpslType'],
-      stopPrice: stop,
-      isPositionTpsl: body.isPositionTPSL,
-    },
-  };
 }
 
 export const placeOrder: Operation = {

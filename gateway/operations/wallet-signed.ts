@@ -21,6 +21,7 @@ import type { Refusal } from '../referral.ts';
 import { admitScheme2Write } from './account-writes-common.ts';
 import { isReply, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
+import type { Maybe } from '../maybe.ts';
 import { inWindow, isFilterReply, limitOf, newestFirst, windowOf, type Page } from './read-filters.ts';
 
 export interface WalletContext extends SignedContext {
@@ -45,7 +46,7 @@ export function walletContext(state: GatewayState, request: OperationRequest, ad
  * (verified off the event loop), then — in the wallet's turn (sequencer.ts) — the replay slot
  * and `act`.
  */
-export function admitWalletPost(state: GatewayState, request: OperationRequest, ctx: SignedContext, operation: string, act: (admitted: WalletContext) => Reply): Promise<Reply> {
+export function admitWalletPost(state: GatewayState, request: OperationRequest, ctx: SignedContext, operation: string, act: (admitted: WalletContext) => Reply): Maybe<Reply> {
   return sequenced(state, walletKey(ctx.address), () => verifyScheme2Signature(state, request, ctx), (refusal) => {
     if (refusal !== null) return refusal;
     const requestId = admitScheme2Write(state, ctx, operation);
