@@ -38,6 +38,11 @@ export interface GatewayState {
   pools: Map<string, AccountPools>;
   /** Signed payloads already accepted (replay protection), by signature. */
   replay: Set<string>;
+  /**
+   * Resolves once every change made so far is durable (gateway/persistence/); replies wait for
+   * it. Absent: nothing to wait for.
+   */
+  committed?: () => Promise<void>;
 }
 
 export interface OperationRequest {

@@ -6,6 +6,11 @@
  * control API — and listens, logging one line to `options.logger` (silent by default). A timer steps
  * the engine's clock every `tickMs` so that expiries, dead man's switches and funding hours fire
  * without waiting for the next request (in virtual mode only /sim/clock moves time).
+ *
+ * With `db` the state lives in that SQLite file (gateway/persistence/): the file's engine
+ * configuration wins over the options', a file with history is recovered (newest snapshot +
+ * journal) instead of seeded, and the state hash is logged after recovery and at close. The
+ * simulated clock never starts behind the recovered engine time.
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -17,9 +22,11 @@ import { createExchange, type Exchange } from '../gateway/exchange.ts';
 import { createKeyRegistry } from '../gateway/keys.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
-import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
+import { openPersistence, type Persistence, type PersistenceOptions } from '../gateway/persistence/index.ts';
+import { advance, createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
 import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
 import { registerControl } from './control.ts';
+import { registerStateControl } from './state-control.ts';
 import { createWalk, DEFAULT_WALK, step, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
 
@@ -49,6 +56,10 @@ export interface ServerOptions {
   walk?: Partial<WalkParams>;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
   logger?: Logger;
+  /** The SQLite file holding the state; absent: in memory (nothing survives a restart). */
+  db?: string;
+  /** Journal and snapshot settings of `db` (gateway/persistence/). */
+  persistence?: Omit<PersistenceOptions, 'file'>;
 }
 
 export interface Server {
@@ -56,21 +67,26 @@ export interface Server {
   state: GatewayState;
   exchange: Exchange;
   clock: SimClock;
+  persistence: Persistence;
   url: string;
   close(): Promise<void>;
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
-  const clock = createClock(options.clock ?? 'realtime', wallMicros(), options.speed ?? 1);
-  const markets = options.markets ?? defaultMarkets();
-  const exchange = createExchange({ markets, ...(options.risk && { risk: options.risk }), ...(options.limits && { limits: options.limits }) }, () => nowMicros(clock));
-  const prices = options.prices ?? DEFAULT_PRICES;
-  for (const m of markets) {
-    const text = prices[m.displayName];
-    const ms = exchange.engine.markets.get(m.id)!;
-    const ticks = text === undefined ? null : priceToTicks(ms.spec, text);
-    if (ticks !== null && m.status === 'ONLINE') exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: ticks });
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const persistence = openPersistence({ ...options.persistence, ...(options.db !== undefined && { file: options.db }) });
+  try {
+    return await assemble(options, persistence, logger);
+  } catch (err) {
+    persistence.close();
+    throw err;
   }
+}
+
+async function assemble(options: ServerOptions, persistence: Persistence, logger: Logger): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
+  const clock = createClock(options.clock ?? 'realtime', wallMicros(), options.speed ?? 1);
+  const config = persistence.engineConfig({ markets: options.markets ?? defaultMarkets(), ...(options.risk && { risk: options.risk }), ...(options.limits && { limits: options.limits }) });
+  const exchange = createExchange(config, () => nowMicros(clock));
   const state: GatewayState = {
     exchange,
     keys: createKeyRegistry(),
@@ -80,11 +96,40 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     ipBuckets: new Map(),
     pools: new Map(),
     replay: new Set(),
+    committed: () => persistence.committed(),
   };
   const app = buildApp(state);
   const ws = attachWebSocket(app, state);
   registerControl(app, { state, clock, token: options.controlToken });
-  const market = options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000, { ...DEFAULT_AGENTS, ...options.agentParams }, { ...DEFAULT_WALK, ...options.walk });
+  const prices = options.prices ?? DEFAULT_PRICES;
+  const seed = (): void => {
+    for (const ms of exchange.engine.markets.values()) {
+      const text = prices[ms.spec.displayName];
+      const ticks = text === undefined ? null : priceToTicks(ms.spec, text);
+      if (ticks !== null && ms.spec.status === 'ONLINE') exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
+    }
+  };
+  const recovery = persistence.attach(state);
+  const behind = exchange.engine.time - nowMicros(clock);
+  if (behind > 0) advance(clock, behind);
+  if (recovery.recovered) logger.info({ db: persistence.file, snapshotSeq: recovery.snapshotSeq, replayed: recovery.replayed, stateHash: persistence.hash() }, 'perpsim state recovered');
+  else seed();
+  const startMarketNow = (): ((now: number) => void) | undefined =>
+    options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000, { ...DEFAULT_AGENTS, ...options.agentParams }, { ...DEFAULT_WALK, ...options.walk });
+  let market = startMarketNow();
+  registerStateControl(app, {
+    persistence,
+    // The simulated market restarts from its seed on the state it finds (its walks and agents
+    // hold the markets' prices and the agents' accounts).
+    reset: () => {
+      persistence.reset();
+      seed();
+      market = startMarketNow();
+    },
+    restored: () => {
+      market = startMarketNow();
+    },
+  });
   const timer = setInterval(() => {
     if (clock.mode === 'virtual') return;
     exchange.submit({ type: 'advanceTime' });
@@ -96,6 +141,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     state,
     exchange,
     clock,
+    persistence,
     stop: () => {
       clearInterval(timer);
       ws.close();
@@ -132,18 +178,28 @@ function startMarket(exchange: Exchange, seed: number, feedMs: number, agentPara
 
 export async function startServer(options: ServerOptions = {}): Promise<Server> {
   const built = await buildServer(options);
-  const address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
   const logger = options.logger ?? pino({ level: 'silent' });
-  logger.info({ url: address, clock: built.clock.mode, speed: built.clock.speed, markets: built.exchange.engine.markets.size, agents: options.agents !== false }, 'perpsim listening');
+  let address: string;
+  try {
+    address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+  } catch (err) {
+    built.stop();
+    built.persistence.close();
+    throw err;
+  }
+  logger.info({ url: address, clock: built.clock.mode, speed: built.clock.speed, markets: built.exchange.engine.markets.size, agents: options.agents !== false, db: built.persistence.file ?? null }, 'perpsim listening');
   return {
     app: built.app,
     state: built.state,
     exchange: built.exchange,
     clock: built.clock,
+    persistence: built.persistence,
     url: address,
     close: async () => {
       built.stop();
       await built.app.close();
+      built.persistence.close();
+      if (built.persistence.file !== undefined) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
     },
   };
 }
