@@ -32,7 +32,8 @@ export function registerStateControl(app: FastifyInstance, options: StateControl
   // Registered as a plugin so the OpenAPI document (registered before) lists them.
   void app.register(async (sim) => {
     sim.post('/sim/reset', {
-      schema: { description: 'Back to the configured initial state (same seed).', body: Type.Optional(Type.Object({}, { additionalProperties: false })) },
+      // No body schema: the route takes none, and fastify would refuse an absent body against one.
+      schema: { description: 'Back to the configured initial state (same seed). Takes no body.' },
     }, async () => {
       options.reset();
       return { status: 'reset' };
