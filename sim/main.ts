@@ -138,7 +138,7 @@ function buildCli(): Command {
     .addOption(new Option('--db <file>', 'SQLite file holding the state: journal, snapshots, state images (created when absent)').default('perpsim.db').conflicts('memory'))
     .option('--memory', 'keep all state in memory instead (nothing survives a restart; for tests and backtests)')
     .addOption(new Option('--sync <mode>', 'normal: a kill -9 loses nothing acknowledged, a power loss may lose the last commits; full: an fsync per commit').choices(['normal', 'full']).default('normal'))
-    .option('--snapshot-every <records>', 'snapshot after this many journal records [default: 200000, or 5 minutes]', integer(1, Number.MAX_SAFE_INTEGER))
+    .option('--snapshot-every <records>', 'snapshot after this many journal records [default: 100000, or 5 minutes]', integer(1, Number.MAX_SAFE_INTEGER))
     .option('--keep-journal', 'keep the whole journal (a from-scratch replay stays possible) instead of pruning what two snapshots cover')
     .option('--seed <n>', 'seed of the price feeds and liquidity agents [default: config feeds.seed, else 1]', integer(0, Number.MAX_SAFE_INTEGER))
     .option('--config <file>', 'JSON config file: markets, prices, feeTiers, agents, feeds, limits, geo (built-in defaults otherwise)')

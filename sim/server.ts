@@ -112,8 +112,9 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
   const recovery = persistence.attach(state);
   const behind = exchange.engine.time - nowMicros(clock);
   if (behind > 0) advance(clock, behind);
-  if (recovery.recovered) logger.info({ db: persistence.file, snapshotSeq: recovery.snapshotSeq, replayed: recovery.replayed, stateHash: persistence.hash() }, 'perpsim state recovered');
-  else seed();
+  // The hash walks the whole state: only when someone reads the log.
+  if (recovery.recovered && logger.isLevelEnabled('info')) logger.info({ db: persistence.file, snapshotSeq: recovery.snapshotSeq, replayed: recovery.replayed, stateHash: persistence.hash() }, 'perpsim state recovered');
+  if (!recovery.recovered) seed();
   const startMarketNow = (): ((now: number) => void) | undefined =>
     options.agents === false ? undefined : startMarket(exchange, options.seed ?? 1, options.feedMs ?? 1000, { ...DEFAULT_AGENTS, ...options.agentParams }, { ...DEFAULT_WALK, ...options.walk });
   let market = startMarketNow();
@@ -199,7 +200,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Server> 
       built.stop();
       await built.app.close();
       built.persistence.close();
-      if (built.persistence.file !== undefined) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
+      if (built.persistence.file !== undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
     },
   };
 }

@@ -4,7 +4,8 @@
  * as one digest, and as journal records for the gateway changes that are not engine commands.
  *
  * Contract:
- * - `captureImage` is one structured clone (v8.serialize) of all of it, taken between commands;
+ * - `captureImage` is one copy of all of it (a flat table, graph-codec.ts, then v8.serialize),
+ *   taken between commands;
  *   `restoreImage` puts an image back into the live objects (their identity is kept: listeners,
  *   the WebSocket channels and the simulator hold references to them).
  * - `stateHash(state)` digests the same parts (gateway/persistence/state-hash.ts); the journal
@@ -21,6 +22,7 @@ import { attachFundingRates } from '../funding-rates-store.ts';
 import { historyOf } from '../history.ts';
 import { replaceSpentNonces, spentNonces } from '../nonces.ts';
 import type { GatewayState } from '../operation.ts';
+import { decodeGraph, encodeGraph, type EncodedGraph } from './graph-codec.ts';
 import type { Journal } from './journal.ts';
 import { stateHash as digest } from './state-hash.ts';
 
@@ -82,7 +84,7 @@ export function stateHash(state: GatewayState): string {
 export function captureImage(state: GatewayState): Buffer {
   const reattach = detachEngine(state.exchange.engine);
   try {
-    return serialize(durableParts(state));
+    return serialize(encodeGraph(durableParts(state)));
   } finally {
     reattach();
   }
@@ -98,7 +100,7 @@ function refill(live: Map<unknown, unknown> | Set<unknown>, image: Map<unknown, 
 
 /** Puts an image back into the live state; the journal is muted meanwhile (the caller journals the restore itself). */
 export function restoreImage(state: GatewayState, image: Buffer, journal?: Journal): void {
-  const parts = deserialize(image) as Durable;
+  const parts = decodeGraph(deserialize(image) as EncodedGraph) as Durable;
   const exchange = state.exchange;
   const muted = journal?.muted ?? false;
   if (journal !== undefined) journal.muted = true;

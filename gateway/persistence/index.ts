@@ -24,7 +24,7 @@ import { createKeyRegistry } from '../keys.ts';
 import type { GatewayState } from '../operation.ts';
 import { rateLimitConfig } from '../rate-limit/index.ts';
 import { applyRecord, captureImage, restoreImage, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
-import { createJournal, readJournal, type Journal } from './journal.ts';
+import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
 import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
 
 export { PersistenceError } from './schema.ts';
@@ -68,9 +68,11 @@ export interface Persistence {
   close(): void;
   /** The commit failure that stopped journaling, if any. */
   readonly failure: Error | undefined;
+  /** What `attach` found (undefined before). */
+  readonly recovery: Recovery | undefined;
 }
 
-export const DEFAULT_SNAPSHOT_RECORDS = 200_000;
+export const DEFAULT_SNAPSHOT_RECORDS = 100_000;
 export const DEFAULT_SNAPSHOT_MS = 5 * 60_000;
 
 export function openPersistence(options: PersistenceOptions = {}): Persistence {
@@ -88,6 +90,7 @@ function memoryPersistence(): Persistence {
   return {
     file: undefined,
     failure: undefined,
+    recovery: undefined,
     engineConfig: (proposed) => proposed,
     attach(s) {
       state = s;
@@ -118,6 +121,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
   let initial: Buffer | undefined;
   let sinceSnapshot = 0;
   let lastSnapshotAt = Date.now();
+  let recovered: Recovery | undefined;
   const insertImage = db.prepare('INSERT INTO images (name, created_at, image) VALUES (?, ?, ?)');
   const newestImage = db.prepare('SELECT id, image FROM images WHERE name = ? ORDER BY id DESC LIMIT 1');
   const imageById = db.prepare('SELECT image FROM images WHERE id = ?');
@@ -137,7 +141,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
       const kept = db.prepare('SELECT id, seq FROM snapshots ORDER BY seq DESC, id DESC LIMIT 2').all() as { id: number; seq: number }[];
       const oldest = kept[kept.length - 1]!;
       db.prepare('DELETE FROM snapshots WHERE id NOT IN (' + kept.map((k) => k.id).join(',') + ')').run();
-      if (options.keepJournal !== true) db.prepare('DELETE FROM journal WHERE seq <= ?').run(oldest.seq);
+      if (options.keepJournal !== true) pruneJournal(db, oldest.seq);
     })();
     sinceSnapshot = 0;
     lastSnapshotAt = Date.now();
@@ -158,6 +162,9 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
     get failure() {
       return journal?.failure;
     },
+    get recovery() {
+      return recovered;
+    },
     engineConfig(proposed) {
       const stored = readMeta(db, 'engine_config');
       if (stored !== undefined) return deserialize(stored) as EngineConfig;
@@ -170,6 +177,10 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
       journal = createJournal(db);
       journal.muted = true;
       const recovery = recover(db, file, context(s));
+      // Replayed records count towards the next snapshot: a clean stop right after a recovery
+      // must still write one, or every start replays the same tail again.
+      sinceSnapshot = recovery.replayed;
+      recovered = recovery;
       journal.muted = false;
       s.exchange.onCommand = (command) => journal!.append({ kind: 'command', command } satisfies JournalRecord);
       watchGateway(s, journal);
@@ -216,8 +227,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
  */
 function recover(db: SqliteDatabase, file: string, ctx: ReplayContext): Recovery {
   const snapshots = db.prepare('SELECT seq, image FROM snapshots ORDER BY seq DESC, id DESC').all() as { seq: number; image: Buffer }[];
-  const first = db.prepare('SELECT MIN(seq) AS seq FROM journal').get() as { seq: number | null };
-  const journalFrom = first.seq ?? Infinity;
+  const journalFrom = firstJournalSeq(db) ?? Infinity;
   let from = 0;
   let problem: string | undefined;
   for (const snap of snapshots) {
@@ -253,8 +263,8 @@ export function replayFile(file: string): { hash: string; replayed: number; stat
   try {
     const stored = readMeta(db, 'engine_config');
     if (stored === undefined) throw new PersistenceError(`${file} holds no engine configuration`);
-    const first = db.prepare('SELECT MIN(seq) AS seq FROM journal').get() as { seq: number | null };
-    if (first.seq !== null && first.seq > 1) throw new PersistenceError(`${file}: the journal was pruned (it starts at ${first.seq}); a from-scratch replay needs keepJournal`);
+    const first = firstJournalSeq(db);
+    if (first !== null && first > 1) throw new PersistenceError(`${file}: the journal was pruned (it starts at ${first}); a from-scratch replay needs keepJournal`);
     const state = bareState(createExchange(deserialize(stored) as EngineConfig, () => 0));
     const images = db.prepare('SELECT image FROM images WHERE id = ?');
     const ctx: ReplayContext = { state, initialImage: captureImage(state), imageById: (id) => (images.get(id) as { image: Buffer }).image };

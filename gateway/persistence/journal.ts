@@ -2,11 +2,13 @@
  * The journal: every state change, in order, committed in groups.
  *
  * Contract:
- * - `append` encodes a record at once (v8 serialization: bigints, Maps and nested objects as
- *   they are; later mutation of the source cannot change what was journaled) and gives it the
- *   next sequence number. Records wait in memory until the end of the event-loop turn
- *   (`setImmediate`), when one transaction writes all of them: one commit per turn, not per
- *   request.
+ * - `append` gives a record the next sequence number. Records wait in memory until the end of
+ *   the event-loop turn (`setImmediate`), when the turn's records are encoded together (one
+ *   v8 serialization: bigints, Maps and nested objects as they are) into one row, in one
+ *   transaction: one commit and one row per turn, not per request. Encoding per turn rather
+ *   than per record is what makes replay fast (a v8 (de)serializer costs microseconds to set
+ *   up); it requires that a record is not mutated after `append` — commands are fresh objects
+ *   and the gateway's journaled values are replaced, never changed in place.
  * - `committed()` resolves once every record appended so far is in a committed transaction;
  *   replies wait for it, so a reply is never sent for a change the file does not hold. It
  *   resolves at once when nothing is pending. A failed commit rejects it and every later call
@@ -35,16 +37,16 @@ export interface Journal {
 }
 
 export function createJournal(db: SqliteDatabase): Journal {
-  const insert = db.prepare('INSERT INTO journal (seq, record) VALUES (?, ?)');
-  const last = db.prepare('SELECT MAX(seq) AS seq FROM journal').get() as { seq: number | null };
+  const insert = db.prepare('INSERT INTO journal (seq, count, records) VALUES (?, ?, ?)');
+  const last = db.prepare('SELECT MAX(seq + count - 1) AS seq FROM journal').get() as { seq: number | null };
   let lastSeq = last.seq ?? 0;
-  let buffer: Buffer[] = [];
+  let buffer: unknown[] = [];
   let firstSeq = lastSeq + 1;
   let scheduled = false;
   let failure: Error | undefined;
   let waiters: { resolve(): void; reject(err: Error): void }[] = [];
-  const writeAll = db.transaction((rows: Buffer[], from: number) => {
-    for (let i = 0; i < rows.length; i++) insert.run(from + i, rows[i]!);
+  const writeAll = db.transaction((records: unknown[], from: number) => {
+    insert.run(from, records.length, serialize(records));
   });
 
   const journal: Journal = {
@@ -62,7 +64,7 @@ export function createJournal(db: SqliteDatabase): Journal {
     append(record) {
       if (journal.muted) return;
       if (failure !== undefined) throw failure;
-      buffer.push(serialize(record));
+      buffer.push(record);
       lastSeq++;
       if (!scheduled) {
         scheduled = true;
@@ -108,6 +110,19 @@ export function createJournal(db: SqliteDatabase): Journal {
 
 /** Journal records with sequence number above `after`, oldest first, decoded. */
 export function* readJournal(db: SqliteDatabase, after: number): Generator<{ seq: number; record: unknown }> {
-  const rows = db.prepare('SELECT seq, record FROM journal WHERE seq > ? ORDER BY seq').iterate(after) as IterableIterator<{ seq: number; record: Buffer }>;
-  for (const row of rows) yield { seq: row.seq, record: deserialize(row.record) };
+  const rows = db.prepare('SELECT seq, records FROM journal WHERE seq + count - 1 > ? ORDER BY seq').iterate(after) as IterableIterator<{ seq: number; records: Buffer }>;
+  for (const row of rows) {
+    const records = deserialize(row.records) as unknown[];
+    for (let i = 0; i < records.length; i++) if (row.seq + i > after) yield { seq: row.seq + i, record: records[i] };
+  }
+}
+
+/** The first sequence number the journal still holds (null: empty). */
+export function firstJournalSeq(db: SqliteDatabase): number | null {
+  return (db.prepare('SELECT MIN(seq) AS seq FROM journal').get() as { seq: number | null }).seq;
+}
+
+/** Deletes the journal rows wholly at or below `seq` (a snapshot covers them). */
+export function pruneJournal(db: SqliteDatabase, seq: number): void {
+  db.prepare('DELETE FROM journal WHERE seq + count - 1 <= ?').run(seq);
 }

@@ -28,7 +28,7 @@ export class PersistenceError extends Error {
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-   CREATE TABLE journal (seq INTEGER PRIMARY KEY, record BLOB NOT NULL);
+   CREATE TABLE journal (seq INTEGER PRIMARY KEY, count INTEGER NOT NULL, records BLOB NOT NULL);
    CREATE TABLE snapshots (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
    CREATE INDEX snapshots_by_seq ON snapshots (seq);
    CREATE TABLE images (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
