@@ -13,6 +13,7 @@ const BENCHES: Record<string, string> = {
   ed25519: 'ed25519.bench.ts',
   ws: 'ws.bench.ts',
   gateway: 'gateway.bench.ts',
+  journal: 'journal.bench.ts',
 };
 
 const wanted = process.argv.slice(2);

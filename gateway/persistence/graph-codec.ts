@@ -21,6 +21,8 @@ type Kind = 'o' | 'a' | 'm' | 's' | 't';
 export interface EncodedGraph {
   kinds: string;
   rows: unknown[][];
+  /** Key lists of the plain objects: an object row is its shape's index, then its values. */
+  shapes: string[][];
   root: unknown;
 }
 
@@ -29,6 +31,9 @@ export function encodeGraph(root: unknown): EncodedGraph {
   const queue: object[] = [];
   const kinds: Kind[] = [];
   const rows: unknown[][] = [];
+  // Thousands of orders and events share a handful of shapes: their keys are written once.
+  const shapes: string[][] = [];
+  const shapeIds = new Map<string, number>();
   const value = (v: unknown): unknown => {
     if (typeof v === 'string') return v.startsWith(MARK) ? MARK + v : v;
     if (typeof v !== 'object' || v === null) {
@@ -69,13 +74,21 @@ export function encodeGraph(root: unknown): EncodedGraph {
       if (proto !== Object.prototype && proto !== null) throw new Error(`cannot copy an instance of ${(proto as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
       kinds.push('o');
       const keys = Object.keys(node);
-      const row: unknown[] = [keys.length, ...keys];
+      const signature = keys.join('\u0000');
+      let shape = shapeIds.get(signature);
+      if (shape === undefined) {
+        shape = shapes.length;
+        shapes.push(keys);
+        shapeIds.set(signature, shape);
+      }
+      const row = new Array<unknown>(keys.length + 1);
+      row[0] = shape;
       const record = node as Record<string, unknown>;
-      for (const k of keys) row.push(value(record[k]));
+      for (let k = 0; k < keys.length; k++) row[k + 1] = value(record[keys[k]!]);
       rows.push(row);
     }
   }
-  return { kinds: kinds.join(''), rows, root: encodedRoot };
+  return { kinds: kinds.join(''), rows, shapes, root: encodedRoot };
 }
 
 export function decodeGraph(encoded: EncodedGraph): unknown {
@@ -109,9 +122,9 @@ export function decodeGraph(encoded: EncodedGraph): unknown {
     const shell = shells[i];
     switch (kinds[i] as Kind) {
       case 'o': {
-        const n = row[0] as number;
+        const keys = encoded.shapes[row[0] as number]!;
         const target = shell as Record<string, unknown>;
-        for (let k = 0; k < n; k++) target[row[1 + k] as string] = value(row[1 + n + k]);
+        for (let k = 0; k < keys.length; k++) target[keys[k]!] = value(row[k + 1]);
         break;
       }
       case 'a': {
