@@ -211,6 +211,8 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
     hash: () => stateHash(attached().state),
     close() {
       if (journal !== undefined && journal.failure === undefined) {
+        // The closing snapshot, if any, is the one below, not the periodic one.
+        journal.onCommit = undefined;
         journal.flush();
         if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
       }
