@@ -27,7 +27,6 @@
  * ≥ 0.7 × hello world. Ends with one JSON line:
  * {"bench":"gateway","signedOrdersPerSec":…,"verifyBaselinePerSec":…,"bboReadsPerSec":…,"helloWorldPerSec":…,"p99Ms":…}.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import Fastify from 'fastify';
@@ -36,8 +35,9 @@ import { verifyEd25519 } from '../gateway/auth/ed25519.ts';
 import { createVerifier } from '../gateway/auth/verifier.ts';
 import { startServer, type Server } from '../sim/server.ts';
 import { envInt } from './env.ts';
-import type { LoadReply, LoadRequest, LoadResult, LoadTarget } from './gateway-load.ts';
-import { benchWallet, benchWallets, DEPOSIT_USD, GTT_AHEAD_US, PAIRS, samplePayload, signOrders } from './gateway-orders.ts';
+import { count, drive, fundAndRegister, is2xx, perSec, startLoad, stopLoad, ask, type Pass } from './gateway-driver.ts';
+import type { LoadTarget } from './gateway-load.ts';
+import { benchWallet, benchWallets, GTT_AHEAD_US, PAIRS, samplePayload, signOrders } from './gateway-orders.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const SECONDS = envInt('BENCH_SECONDS', QUICK ? 1 : 8);
@@ -47,55 +47,6 @@ const WARMUP_ORDERS = QUICK ? 200 : 4_000;
 const VERIFY_MS = QUICK ? 200 : 2_000;
 const TARGET_SIGNED_VS_VERIFY = 1.0;
 const TARGET_BBO_VS_HELLO = 0.7;
-
-// ---------------------------------------------------------------- the load generator
-
-function startLoad(): ChildProcess {
-  return fork(new URL('./gateway-load.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-}
-
-/** Asks the load generator to exit; kills it if it has not within 5 s (it may be mid-pass). */
-async function stopLoad(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  if (child.connected) child.send({ kind: 'exit' } satisfies LoadRequest);
-  const timer = setTimeout(() => child.kill(), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function ask(child: ChildProcess, request: LoadRequest): Promise<LoadReply> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null): void => reject(new Error(`load generator exited (${code})`));
-    child.once('exit', onExit);
-    child.once('message', (reply: LoadReply) => {
-      child.off('exit', onExit);
-      if (reply.kind === 'failed') reject(new Error(`load generator: ${reply.error}`));
-      else resolve(reply);
-    });
-    child.send(request);
-  });
-}
-
-/** A pass's result plus the CPU time this process (the servers' side) spent during it, µs. */
-type Pass = LoadResult & { serverCpuUs: number };
-
-async function drive(child: ChildProcess, target: LoadTarget): Promise<Pass> {
-  const cpu = process.cpuUsage();
-  const reply = await ask(child, { kind: 'run', target });
-  const used = process.cpuUsage(cpu);
-  if (reply.kind !== 'result') throw new Error(`unexpected reply ${reply.kind}`);
-  return { ...reply, serverCpuUs: used.user + used.system };
-}
-
-function count(r: LoadResult, predicate: (status: number) => boolean): number {
-  let n = 0;
-  for (const [code, c] of Object.entries(r.statuses)) if (predicate(Number(code))) n += c;
-  return n;
-}
-
-const is2xx = (s: number): boolean => s >= 200 && s < 300;
-const perSec = (n: number, r: LoadResult): number => Math.round(n / r.durationS);
 
 // ---------------------------------------------------------------- the verify baseline
 
@@ -134,19 +85,6 @@ function verifyRate(n: number, verifyOne: (i: number) => boolean, ms: number): n
 }
 
 // ---------------------------------------------------------------- setup
-
-/** Funds each account and registers its API key through the control API (/sim, in-process). */
-async function fundAndRegister(server: Server, accounts: ReadonlyArray<{ address: string; apiKey: string }>): Promise<void> {
-  for (const w of accounts) {
-    for (const [url, payload] of [
-      ['/sim/deposit', { address: w.address, amount: DEPOSIT_USD }],
-      ['/sim/apiKeys', { address: w.address, publicKey: w.apiKey }],
-    ] as const) {
-      const res = await server.app.inject({ method: 'POST', url, payload });
-      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
-    }
-  }
-}
 
 /** One BTC-USD bid 1 % below and one ask 1 % above the traded price, so /v1/bbo has both sides. */
 function restTopOfBook(server: Server, address: string, nowUs: number): void {

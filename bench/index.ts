@@ -18,6 +18,7 @@ const BENCHES: Record<string, string> = {
   ws: 'ws.bench.ts',
   gateway: 'gateway.bench.ts',
   backtest: 'backtest.bench.ts',
+  journal: 'journal.bench.ts',
 };
 
 const DOCUMENT = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

@@ -24,3 +24,4 @@ export { DEFAULT_FEE_TIERS, tierFor } from './fees.ts';
 export { accountOrders, findAccount, rollingVolume, type Account } from './account.ts';
 export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
+export { detachEngine, graftEngine } from './restore.ts';

@@ -49,6 +49,19 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // No reply (a read included: it may show the change) leaves before the changes made so far
+  // are durable; a failed commit turns the reply into a 503 (the state is then ahead of the file).
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (state.committed === undefined) return payload;
+    try {
+      await state.committed();
+      return payload;
+    } catch {
+      void reply.code(503).header('content-type', 'application/json; charset=utf-8');
+      return JSON.stringify({ error: 'the change could not be made durable; the exchange stops accepting writes', errorType: 'Unavailable' });
+    }
+  });
+
   // Keep the body as received: Scheme 2 verifies against it as well as its canonical form.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;

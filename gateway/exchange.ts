@@ -3,10 +3,12 @@
  *
  * Contract: every state change goes through `submit`, which stamps the command with the clock's
  * time, applies it, and hands the events it produced to the read models and then to the
- * listeners (the WebSocket fan-out, persistence). Reads never touch the engine's internals
+ * listeners (the WebSocket fan-out, persistence), and hands the stamped command to `onCommand`
+ * (the journal, gateway/persistence/). `applyStamped` is the same path for a command that already
+ * carries its time (journal replay): the engine is deterministic given command and time, so
+ * replaying the journal rebuilds the state exactly. Reads never touch the engine's internals
  * except through engine/index.ts. The read models here are in memory and bounded (recent closed
- * orders, fills and trades per account or market); issue 7 moves history to SQLite behind the
- * same functions.
+ * orders, fills and trades per account or market).
  */
 import { apply, createEngine, type Engine, type EngineConfig } from '../engine/index.ts';
 import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, TradesEvent } from '../engine/index.ts';
@@ -44,8 +46,12 @@ export interface Exchange {
   fills: Map<string, FillEvent[]>;
   trades: Map<number, TradesEvent[]>;
   listeners: Set<EventListener>;
+  /** Called with every command `submit` is about to apply, stamped with its time. */
+  onCommand: ((command: Command) => void) | undefined;
   /** Applies a command at the clock's time; events reach read models, then listeners. */
   submit(command: Submission): CommandResult;
+  /** Applies a command at its own time (journal replay); `onCommand` is not called. */
+  applyStamped(command: Command): CommandResult;
 }
 
 export function accountKeyOf(address: string, accountIndex: number): string {
@@ -64,8 +70,16 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
     fills: new Map(),
     trades: new Map(),
     listeners: new Set(),
+    onCommand: undefined,
     submit(command) {
-      const result = apply(engine, { ...command, time: clock() } as Command);
+      const stamped = { ...command, time: clock() } as Command;
+      // Journaled before it runs: a command that throws midway is replayed (and throws) the same
+      // way, and one submitted by a listener lands after the command that caused it.
+      exchange.onCommand?.(stamped);
+      return exchange.applyStamped(stamped);
+    },
+    applyStamped(command) {
+      const result = apply(engine, command);
       const events = pending;
       pending = [];
       for (const e of events) record(exchange, e);

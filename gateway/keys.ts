@@ -5,7 +5,8 @@
  * subaccount or all of them (accountIndex 255 at registration); it may expire (`validUntil`, ms,
  * 0 = none) and carries permissions (`trade`, and `withdraw` only when granted by the operator:
  * keys from the public createApiKey are trade-only). Re-registering under the same
- * apiWalletName revokes the older key. The registry is in memory here; issue 7 persists it.
+ * apiWalletName revokes the older key. Records are never changed in place: a change stores a
+ * new record under the key, so whoever watches the map (the journal) sees every change.
  */
 import { LIMITS } from '../engine/spec.ts';
 
@@ -36,7 +37,7 @@ export function createKeyRegistry(): KeyRegistry {
 export function registerKey(registry: KeyRegistry, record: Omit<ApiKeyRecord, 'status'>): ApiKeyRecord {
   for (const other of registry.byKey.values()) {
     if (other.address === record.address && other.apiWalletName === record.apiWalletName && other.apiKey !== record.apiKey && other.status === 'ACTIVE') {
-      other.status = 'DELETED';
+      registry.byKey.set(other.apiKey, { ...other, status: 'DELETED' });
     }
   }
   const stored: ApiKeyRecord = { ...record, apiKey: record.apiKey.toLowerCase(), status: 'ACTIVE' };
@@ -46,8 +47,10 @@ export function registerKey(registry: KeyRegistry, record: Omit<ApiKeyRecord, 's
 
 export function revokeKey(registry: KeyRegistry, apiKey: string): ApiKeyRecord | undefined {
   const record = registry.byKey.get(apiKey.toLowerCase());
-  if (record !== undefined) record.status = 'DELETED';
-  return record;
+  if (record === undefined) return undefined;
+  const revoked: ApiKeyRecord = { ...record, status: 'DELETED' };
+  registry.byKey.set(revoked.apiKey, revoked);
+  return revoked;
 }
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; status: 401 | 403; error: string };

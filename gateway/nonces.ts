@@ -14,6 +14,16 @@ import type { GatewayState } from './operation.ts';
 
 const spent = new WeakMap<GatewayState, Set<string>>();
 
+/** The state's spent nonces ("address|nonce"), for persistence to save and to watch. */
+export function spentNonces(state: GatewayState): Set<string> {
+  return setOf(state);
+}
+
+/** Puts `set` (e.g. a journaled Set with the same entries) in place of the state's spent nonces. */
+export function replaceSpentNonces(state: GatewayState, set: Set<string>): void {
+  spent.set(state, set);
+}
+
 function setOf(state: GatewayState): Set<string> {
   let set = spent.get(state);
   if (set === undefined) {

@@ -21,6 +21,9 @@ import type { PreferencesState } from './preferences.ts';
 import type { ReferralState } from './referral.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
 
+/** The service stores a request may change directly. */
+export type ServiceStore = 'referral' | 'notifications' | 'preferences';
+
 export type AuthKind = 'public' | 'key' | 'signed' | 'wallet';
 
 export interface GatewayConfig {
@@ -61,6 +64,16 @@ export interface GatewayState {
   leaderboard?: LeaderboardState;
   /** Per-account equity and PnL samples (portfolio.ts). */
   portfolio?: PortfolioState;
+  /**
+   * Resolves once every change made so far is durable (gateway/persistence/); replies wait for
+   * it. Absent: nothing to wait for.
+   */
+  committed?: () => Promise<void>;
+  /**
+   * Called after a request changed a service store directly (not through an engine event):
+   * persistence journals the wallet's new entry (gateway/persistence/durable-state.ts).
+   */
+  serviceWritten?: (store: ServiceStore, wallet: string) => void;
 }
 
 export interface OperationRequest {

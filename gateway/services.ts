@@ -48,7 +48,8 @@ export function attachServices(state: GatewayState): void {
 }
 
 function notify(state: GatewayState, address: string, item: Parameters<typeof pushNotification>[3]): void {
-  pushNotification(notificationsOf(state), address, state.clocks().simNs, item);
+  // The engine's time, not the clock's: a replay of the journal stamps the same nanoseconds.
+  pushNotification(notificationsOf(state), address, BigInt(state.exchange.engine.time) * 1000n, item);
 }
 
 function fillNotification(state: GatewayState, e: FillEvent): void {

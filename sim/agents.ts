@@ -9,7 +9,7 @@
  *   `takeProbability` per step.
  * Both draw from a seeded PRNG.
  */
-import { onTierTick, type Engine, type MarketState } from '../engine/index.ts';
+import { findAccount, onTierTick, type Engine, type MarketState } from '../engine/index.ts';
 import type { Exchange } from '../gateway/exchange.ts';
 import { createPrng, type Prng } from './prng.ts';
 
@@ -50,6 +50,8 @@ export function createAgents(exchange: Exchange, seed: number, params: AgentPara
   for (const ms of exchange.engine.markets.values()) {
     if (ms.spec.status !== 'ONLINE') continue;
     for (const who of [agents.maker(ms.spec.id), agents.taker(ms.spec.id)]) {
+      // A recovered or restored state already funded them.
+      if (findAccount(exchange.engine.accounts, who.address, who.accountIndex)?.activated === true) continue;
       exchange.submit({ type: 'deposit', ...who, amount: 1_000_000_000n * USD });
     }
   }

@@ -3,12 +3,15 @@
  * the exchange; `perpsim --help` / `perpsim serve --help` explain every option.
  *
  * Precedence: command-line options, then PORT (for --port), then the --config file, then the
- * built-in defaults. Bad options and bad config files exit with code 2 and a message on stderr;
- * failures while starting (e.g. the port is taken) exit with 1.
+ * built-in defaults. Bad options, bad config files and database files perpsim refuses (newer
+ * schema, corrupt, not writable, in use) exit with code 2 and a message on stderr; other
+ * failures while starting (e.g. the port is taken) exit with 1, and so does a journal commit
+ * failure while running (the state in memory would be ahead of the file).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
 import { addBacktestCommands } from './backtest/cli.ts';
+import { PersistenceError } from '../gateway/persistence/index.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
 import { defaultMarkets } from './markets.ts';
@@ -22,8 +25,11 @@ class UsageError extends Error {}
 interface ServeFlags {
   host: string;
   port?: number;
-  db?: string;
+  db: string;
   memory?: boolean;
+  sync: 'normal' | 'full';
+  snapshotEvery?: number;
+  keepJournal?: boolean;
   seed?: number;
   config?: string;
   clock: NonNullable<ServerOptions['clock']>;
@@ -79,7 +85,6 @@ function loadReplays(files: Record<string, string>, markets: NonNullable<ServerO
 }
 
 function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptions {
-  if (flags.db !== undefined) throw new UsageError('persistence is not implemented yet (issue 7); use --memory');
   let port = flags.port;
   if (port === undefined && env.PORT !== undefined) {
     try {
@@ -107,6 +112,10 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
     agents: flags.agents,
     logger: pino({ level: flags.logLevel }),
   };
+  if (flags.memory !== true) {
+    options.db = flags.db;
+    options.persistence = { sync: flags.sync, ...(flags.snapshotEvery !== undefined && { snapshotEveryRecords: flags.snapshotEvery }), ...(flags.keepJournal === true && { keepJournal: true }) };
+  }
   if (config.markets) options.markets = config.markets;
   if (config.prices) options.prices = config.prices;
   if (config.feeTiers) options.risk = { feeTiers: config.feeTiers };
@@ -131,7 +140,20 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
-  const server = await startServer(toServerOptions(flags, process.env));
+  const options = toServerOptions(flags, process.env);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(options);
+  } catch (err) {
+    if (err instanceof PersistenceError) throw new UsageError(err.message);
+    throw err;
+  }
+  setInterval(() => {
+    const failure = server.persistence.failure;
+    if (failure === undefined) return;
+    options.logger?.fatal({ err: failure }, 'journal commit failed; stopping');
+    process.exit(1);
+  }, 250).unref();
   const shutdown = (): void => {
     void server.close().then(() => process.exit(0));
   };
@@ -149,8 +171,11 @@ function buildCli(): Command {
     .description('run the exchange (the default command; `npm start`)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'TCP port (0 picks a free one) [default: env PORT, else 8080]', integer(0, 65_535))
-    .addOption(new Option('--db <file>', 'SQLite file for persistence (not implemented yet; see issue 7)').conflicts('memory'))
-    .option('--memory', 'keep all state in memory (the default; nothing survives a restart)')
+    .addOption(new Option('--db <file>', 'SQLite file holding the state: journal, snapshots, state images (created when absent)').default('perpsim.db').conflicts('memory'))
+    .option('--memory', 'keep all state in memory instead (nothing survives a restart; for tests and backtests)')
+    .addOption(new Option('--sync <mode>', 'normal: a kill -9 loses nothing acknowledged, a power loss may lose the last commits; full: an fsync per commit').choices(['normal', 'full']).default('normal'))
+    .option('--snapshot-every <records>', 'snapshot after this many journal records [default: 100000, or 5 minutes]', integer(1, Number.MAX_SAFE_INTEGER))
+    .option('--keep-journal', 'keep the whole journal (a from-scratch replay stays possible) instead of pruning what two snapshots cover')
     .option('--seed <n>', 'seed of the price feeds and liquidity agents [default: config feeds.seed, else 1]', integer(0, Number.MAX_SAFE_INTEGER))
     .option('--config <file>', 'JSON config file: markets, prices, feeTiers, agents, feeds, limits, geo (built-in defaults otherwise)')
     .addOption(new Option('--clock <mode>', 'realtime follows the wall clock; accelerated runs --speed times faster; virtual moves only via /sim/clock').choices(['realtime', 'accelerated', 'virtual']).default('realtime'))

@@ -6,6 +6,11 @@
  * control API — and listens, logging one line to `options.logger` (silent by default). A timer steps
  * the engine's clock every `tickMs` so that expiries, dead man's switches and funding hours fire
  * without waiting for the next request (in virtual mode only /sim/clock moves time).
+ *
+ * With `db` the state lives in that SQLite file (gateway/persistence/): the file's engine
+ * configuration wins over the options', a file with history is recovered (newest snapshot +
+ * journal) instead of seeded, and the state hash is logged after recovery and at close. The
+ * simulated clock never starts behind the recovered engine time.
  */
 import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -19,11 +24,13 @@ import { createExchange, type Exchange } from '../gateway/exchange.ts';
 import { createKeyRegistry } from '../gateway/keys.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
-import { createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
+import { openPersistence, type Persistence, type PersistenceOptions } from '../gateway/persistence/index.ts';
+import { advance, createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
 import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
 import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createFaults, faultHooks, registerFaults } from './faults.ts';
+import { registerStateControl } from './state-control.ts';
 import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
 import { createReplay, replayMarket, replayPrice, rowTicks, type PriceRow } from './replay-feed.ts';
@@ -68,6 +75,10 @@ export interface ServerOptions {
    * inline. Default: one per core but the event loop's, at least one.
    */
   verifyThreads?: number;
+  /** The SQLite file holding the state; absent: in memory (nothing survives a restart). */
+  db?: string;
+  /** Journal and snapshot settings of `db` (gateway/persistence/). */
+  persistence?: Omit<PersistenceOptions, 'file'>;
 }
 
 export interface Server {
@@ -75,30 +86,26 @@ export interface Server {
   state: GatewayState;
   exchange: Exchange;
   clock: SimClock;
+  persistence: Persistence;
   url: string;
   close(): Promise<void>;
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const persistence = openPersistence({ ...options.persistence, ...(options.db !== undefined && { file: options.db }) });
+  try {
+    return await assemble(options, persistence, logger);
+  } catch (err) {
+    persistence.close();
+    throw err;
+  }
+}
+
+async function assemble(options: ServerOptions, persistence: Persistence, logger: Logger): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
   const clock = createClock(options.clock ?? 'realtime', wallMicros(), options.speed ?? 1);
-  const markets = options.markets ?? defaultMarkets();
-  const exchange = createExchange({ markets, ...(options.risk && { risk: options.risk }), ...(options.limits && { limits: options.limits }) }, () => nowMicros(clock));
-  const prices = options.prices ?? DEFAULT_PRICES;
-  for (const m of markets) {
-    const text = prices[m.displayName];
-    const ms = exchange.engine.markets.get(m.id)!;
-    const ticks = text === undefined ? null : priceToTicks(ms.spec, text);
-    if (ticks !== null && m.status === 'ONLINE') exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: ticks });
-  }
-  // A recorded file is the market's price source from the start: its first row is the opening price.
-  const replays = new Map<number, readonly PriceRow[]>();
-  for (const [name, rows] of Object.entries(options.replay ?? {})) {
-    const market = replayMarket(markets, name);
-    if (typeof market === 'string') throw new Error(market);
-    if (rows.length === 0) throw new Error(`price file for ${market.displayName} has no rows`);
-    replays.set(market.id, rows);
-    exchange.submit({ type: 'setOraclePrice', marketId: market.id, price: rowTicks(exchange.engine.markets.get(market.id)!.spec, rows[0]!.price) });
-  }
+  const config = persistence.engineConfig({ markets: options.markets ?? defaultMarkets(), ...(options.risk && { risk: options.risk }), ...(options.limits && { limits: options.limits }) });
+  const exchange = createExchange(config, () => nowMicros(clock));
   const state: GatewayState = {
     exchange,
     keys: createKeyRegistry(),
@@ -109,6 +116,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     pools: new Map(),
     replay: new Set(),
     verifier: createVerifier({ threads: options.verifyThreads ?? Math.max(1, availableParallelism() - 1) }),
+    committed: () => persistence.committed(),
   };
   const app = buildApp(state);
   const faults = createFaults();
@@ -117,9 +125,49 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
   registerControl(app, { state, clock, token: options.controlToken });
   registerFaults(app, faults, state);
   registerRequestLog(app, requestLog, state);
+  const prices = options.prices ?? DEFAULT_PRICES;
+  // A recorded file is the market's price source from the start: its first row is the opening price.
+  const replays = new Map<number, readonly PriceRow[]>();
+  for (const [name, rows] of Object.entries(options.replay ?? {})) {
+    const market = replayMarket(config.markets, name);
+    if (typeof market === 'string') throw new Error(market);
+    if (rows.length === 0) throw new Error(`price file for ${market.displayName} has no rows`);
+    replays.set(market.id, rows);
+  }
+  const seed = (): void => {
+    for (const ms of exchange.engine.markets.values()) {
+      const text = prices[ms.spec.displayName];
+      const ticks = text === undefined ? null : priceToTicks(ms.spec, text);
+      if (ticks !== null && ms.spec.status === 'ONLINE') exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
+    }
+    for (const [marketId, rows] of replays) {
+      exchange.submit({ type: 'setOraclePrice', marketId, price: rowTicks(exchange.engine.markets.get(marketId)!.spec, rows[0]!.price) });
+    }
+  };
+  const recovery = persistence.attach(state);
+  const behind = exchange.engine.time - nowMicros(clock);
+  if (behind > 0) advance(clock, behind);
+  // The hash walks the whole state: only when someone reads the log.
+  if (recovery.recovered && logger.isLevelEnabled('info')) logger.info({ db: persistence.file, snapshotSeq: recovery.snapshotSeq, replayed: recovery.replayed, stateHash: persistence.hash() }, 'perpsim state recovered');
+  if (!recovery.recovered) seed();
   const feeds: FeedOptions = { seed: options.seed ?? 1, feedMs: options.feedMs ?? 1000, walk: options.walk ?? {}, walkByMarket: options.walkByMarket ?? {}, replays };
-  const market = options.agents === false ? undefined : startMarket(exchange, feeds, { ...DEFAULT_AGENTS, ...options.agentParams });
-  if (options.lockstepStepMs !== undefined) registerLockstep(app, { exchange, clock, stepMs: options.lockstepStepMs, market });
+  const startMarketNow = (): ((now: number) => void) | undefined =>
+    options.agents === false ? undefined : startMarket(exchange, feeds, { ...DEFAULT_AGENTS, ...options.agentParams });
+  let market = startMarketNow();
+  registerStateControl(app, {
+    persistence,
+    // The simulated market restarts from its seed on the state it finds (its walks and agents
+    // hold the markets' prices and the agents' accounts).
+    reset: () => {
+      persistence.reset();
+      seed();
+      market = startMarketNow();
+    },
+    restored: () => {
+      market = startMarketNow();
+    },
+  });
+  if (options.lockstepStepMs !== undefined) registerLockstep(app, { exchange, clock, stepMs: options.lockstepStepMs, market: market === undefined ? undefined : (now) => market?.(now) });
   const timer = setInterval(() => {
     if (clock.mode === 'virtual') return;
     exchange.submit({ type: 'advanceTime' });
@@ -131,6 +179,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
     state,
     exchange,
     clock,
+    persistence,
     stop: () => {
       clearInterval(timer);
       ws.close();
@@ -184,18 +233,28 @@ export function startMarket(exchange: Exchange, feeds: FeedOptions, agentParams:
 
 export async function startServer(options: ServerOptions = {}): Promise<Server> {
   const built = await buildServer(options);
-  const address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
   const logger = options.logger ?? pino({ level: 'silent' });
-  logger.info({ url: address, clock: built.clock.mode, speed: built.clock.speed, markets: built.exchange.engine.markets.size, agents: options.agents !== false }, 'perpsim listening');
+  let address: string;
+  try {
+    address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+  } catch (err) {
+    built.stop();
+    built.persistence.close();
+    throw err;
+  }
+  logger.info({ url: address, clock: built.clock.mode, speed: built.clock.speed, markets: built.exchange.engine.markets.size, agents: options.agents !== false, db: built.persistence.file ?? null }, 'perpsim listening');
   return {
     app: built.app,
     state: built.state,
     exchange: built.exchange,
     clock: built.clock,
+    persistence: built.persistence,
     url: address,
     close: async () => {
       built.stop();
       await built.app.close();
+      built.persistence.close();
+      if (built.persistence.file !== undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
     },
   };
 }

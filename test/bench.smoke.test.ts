@@ -10,6 +10,7 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['risk', 'bench/risk.bench.ts', ['oracleTickMsMedian', 'positions', 'fullEngineOpsPerSec']],
     ['ed25519', 'bench/ed25519.bench.ts', ['nodeCryptoVerifiesPerSec', 'nobleVerifiesPerSec'], { BENCH_OPS: '500' }],
     ['gateway', 'bench/gateway.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'bboReadsPerSec', 'helloWorldPerSec', 'p99Ms']],
+    ['journal', 'bench/journal.bench.ts', ['journaledOrdersPerSec', 'memoryOrdersPerSec', 'restartSecondsFor1MOrders'], { BENCH_RESTART_ORDERS: '5000' }],
     ['ws', 'bench/ws.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'fanoutFramesPerSec', 'eventLoopLagP99Ms']],
     ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec'], { BENCH_EVENTS: '20000' }],
   ] as [string, string, string[], Record<string, string>?][])('%s', (name, file, keys, env = {}) => {

@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import { ConfigError, loadConfig, parseConfig } from '../sim/config.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { startServer, type Server } from '../sim/server.ts';
@@ -125,7 +127,7 @@ describe('the perpsim command line', () => {
   it('--help explains every serve option', async () => {
     const { code, stdout } = await cli(['--help']);
     expect(code).toBe(0);
-    for (const option of ['--host', '--port', '--db', '--memory', '--seed', '--config', '--clock', '--speed', '--no-agents', '--no-auth', '--no-rate-limits', '--control-token', '--log-level']) {
+    for (const option of ['--host', '--port', '--db', '--memory', '--sync', '--snapshot-every', '--keep-journal', '--seed', '--config', '--clock', '--speed', '--no-agents', '--no-auth', '--no-rate-limits', '--control-token', '--log-level']) {
       expect(stdout).toContain(option);
     }
   });
@@ -139,10 +141,17 @@ describe('the perpsim command line', () => {
     expect(clock.stderr).toContain('Allowed choices are realtime, accelerated, virtual');
   });
 
-  it('exits 2 on --db: persistence is not implemented yet', async () => {
-    const { code, stderr } = await cli(['--db', 'x.db']);
-    expect(code).toBe(2);
-    expect(stderr).toContain('persistence is not implemented yet (issue 7); use --memory');
+  it('exits 2 with a clear message on a database from a newer perpsim, and on --db with --memory', async () => {
+    const newer = join(dir, 'newer.db');
+    const raw = new Database(newer);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    const refused = await cli(['--db', newer, '--port', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`newer.db has schema version ${SCHEMA_VERSION + 1}, newer than this perpsim understands`);
+    const both = await cli(['--db', join(dir, 'x.db'), '--memory']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("option '--db <file>' cannot be used with option '--memory'");
   });
 
   it('exits 2 with the bad fields of an invalid config file', async () => {

@@ -51,7 +51,10 @@ export const notifications: Operation = {
   schema: { querystring: NotificationsQuery },
   handle: (state, request) => {
     const { address } = accountOf(request.query);
-    const inbox = enrol(notificationsOf(state), address);
+    const ns = notificationsOf(state);
+    const enrolling = !ns.inboxes.has(address);
+    const inbox = enrol(ns, address);
+    if (enrolling) state.serviceWritten?.('notifications', address);
     const before = request.query.before_ns === undefined ? undefined : BigInt(String(request.query.before_ns));
     const limit = Math.min(PAGE_MAX, request.query.limit === undefined ? PAGE_DEFAULT : Number(request.query.limit));
     const page = inboxPage(inbox, before, limit);

@@ -16,7 +16,7 @@
  */
 import { headersFromHttp, verifySignedGet } from '../auth/index.ts';
 import { fail, ok, type Reply } from '../errors.ts';
-import type { GatewayState, OperationRequest } from '../operation.ts';
+import type { GatewayState, OperationRequest, ServiceStore } from '../operation.ts';
 import type { Refusal } from '../referral.ts';
 import { admitScheme2Write } from './account-writes-common.ts';
 import { isReply, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
@@ -51,8 +51,17 @@ export function admitWalletPost(state: GatewayState, request: OperationRequest, 
     if (refusal !== null) return refusal;
     const requestId = admitScheme2Write(state, ctx, operation);
     if (typeof requestId !== 'string') return requestId;
-    return act({ ...ctx, requestId });
+    const reply = act({ ...ctx, requestId });
+    state.serviceWritten?.(storeOf(operation), ctx.address);
+    return reply;
   });
+}
+
+/** The store a wallet POST changes, by its operation's name. */
+function storeOf(operation: string): ServiceStore {
+  if (operation.startsWith('affiliate')) return 'referral';
+  if (operation.startsWith('notification')) return 'notifications';
+  return 'preferences';
 }
 
 /** A signed wallet GET: context and the `<ts><last path segment>` signature. */

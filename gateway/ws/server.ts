@@ -375,6 +375,14 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         path: `/v1/${op.name}`,
         rawBody: op.method === 'POST' ? JSON.stringify(payload) : undefined,
       });
+      // Like a REST reply, the answer waits until the change is durable.
+      if (state.committed !== undefined) {
+        try {
+          await state.committed();
+        } catch {
+          return reply({ status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } });
+        }
+      }
       const body = result.body as Record<string, unknown>;
       if (result.status >= 400) return reply(errorFrame(result));
       // setLeverage answers at once over the socket; its outcome follows on the account stream.

@@ -1,0 +1,288 @@
+/**
+ * What survives a restart: the engine, the read models fed by its events, the gateway's own
+ * durable state (API keys, spent nonces, replay protection, rate-limit pools) and the service
+ * stores (affiliate program, notifications, preferences, leaderboard, portfolio) — as one image,
+ * as one digest, and as journal records for the gateway changes that are not engine commands.
+ *
+ * Contract:
+ * - `captureImage` is one copy of all of it (a flat table, graph-codec.ts, then v8.serialize),
+ *   taken between commands;
+ *   `restoreImage` puts an image back into the live objects (their identity is kept: listeners,
+ *   the WebSocket channels and the simulator hold references to them).
+ * - `stateHash(state)` digests the same parts (gateway/persistence/state-hash.ts); the journal
+ *   and the wall-clock token buckets of IPs are not part of it.
+ * - `watchGateway` swaps the gateway's Maps and Sets for journaled ones (same entries) so that
+ *   every set/add/delete/clear is appended as a `gateway` record; `applyRecord` replays any
+ *   journal record. Gateway records are applied in journal order with the engine commands.
+ */
+import { deserialize, serialize } from 'node:v8';
+import { detachEngine, graftEngine, type Command, type Engine } from '../../engine/index.ts';
+import { attachCandles } from '../candles.ts';
+import type { Exchange } from '../exchange.ts';
+import { attachFundingRates } from '../funding-rates-store.ts';
+import { historyOf } from '../history.ts';
+import { replaceSpentNonces, spentNonces } from '../nonces.ts';
+import type { LeaderboardState } from '../leaderboard.ts';
+import type { NotificationState } from '../notifications.ts';
+import type { GatewayState, ServiceStore } from '../operation.ts';
+import type { PortfolioState } from '../portfolio.ts';
+import type { PreferencesState } from '../preferences.ts';
+import type { ReferralState } from '../referral.ts';
+import { leaderboardOf, notificationsOf, portfolioOf, preferencesStoreOf, referralOf } from '../services.ts';
+import { decodeGraph, encodeGraph, type EncodedGraph } from './graph-codec.ts';
+import type { Journal } from './journal.ts';
+import { stateHash as digest } from './state-hash.ts';
+
+type GatewayField = 'keys' | 'pools' | 'replay' | 'nonces';
+
+export type JournalRecord =
+  | { kind: 'command'; command: Command }
+  | { kind: 'gateway'; field: GatewayField; op: 'set' | 'add' | 'delete' | 'clear'; key?: unknown; value?: unknown }
+  /**
+   * A service store changed by a request rather than an engine event: the wallet's new entry
+   * (notifications, preferences), or the whole affiliate store (its writes touch several
+   * wallets: codes, bindings, referees). Event-driven changes replay with the commands.
+   */
+  | { kind: 'service'; store: ServiceStore; wallet: string; value: unknown }
+  /** The state went back to the initial image (POST /sim/reset). */
+  | { kind: 'reset' }
+  /** The state became a saved image (POST /sim/restore): its row in `images`. */
+  | { kind: 'restore'; imageId: number };
+
+interface Durable {
+  engine: Engine;
+  orders: Exchange['orders'];
+  closed: Exchange['closed'];
+  fills: Exchange['fills'];
+  trades: Exchange['trades'];
+  history: ReturnType<typeof historyOf>['byAccount'];
+  candles: ReturnType<typeof attachCandles>['series'];
+  fundingRates: ReturnType<typeof attachFundingRates>['byMarket'];
+  keys: Map<string, unknown>;
+  pools: Map<string, unknown>;
+  replay: Set<string>;
+  nonces: Set<string>;
+  referral: ReferralState;
+  notifications: NotificationState;
+  preferences: PreferencesState;
+  leaderboard: LeaderboardState;
+  portfolio: PortfolioState;
+}
+
+function durableParts(state: GatewayState): Durable {
+  const exchange = state.exchange;
+  return {
+    engine: exchange.engine,
+    orders: exchange.orders,
+    closed: exchange.closed,
+    fills: exchange.fills,
+    trades: exchange.trades,
+    history: historyOf(exchange).byAccount,
+    candles: attachCandles(exchange).series,
+    fundingRates: attachFundingRates(exchange).byMarket,
+    keys: state.keys.byKey,
+    pools: state.pools,
+    replay: state.replay,
+    nonces: spentNonces(state),
+    referral: referralOf(state),
+    notifications: notificationsOf(state),
+    preferences: preferencesStoreOf(state),
+    leaderboard: leaderboardOf(state),
+    portfolio: portfolioOf(state),
+  };
+}
+
+/** The record of a service write: a copy, since the journal encodes records at the end of the turn. */
+export function serviceRecord(state: GatewayState, store: ServiceStore, wallet: string): JournalRecord {
+  switch (store) {
+    case 'referral':
+      return { kind: 'service', store, wallet, value: structuredClone(referralOf(state)) };
+    case 'notifications': {
+      const ns = notificationsOf(state);
+      return { kind: 'service', store, wallet, value: structuredClone({ inbox: ns.inboxes.get(wallet), nextId: ns.nextId }) };
+    }
+    case 'preferences':
+      return { kind: 'service', store, wallet, value: structuredClone(preferencesStoreOf(state).byWallet.get(wallet)) };
+  }
+}
+
+function applyService(state: GatewayState, record: Extract<JournalRecord, { kind: 'service' }>): void {
+  switch (record.store) {
+    case 'referral':
+      state.referral = record.value as ReferralState;
+      return;
+    case 'notifications': {
+      const { inbox, nextId } = record.value as { inbox: NotificationState['inboxes'] extends Map<string, infer I> ? I | undefined : never; nextId: number };
+      const ns = notificationsOf(state);
+      if (inbox === undefined) ns.inboxes.delete(record.wallet);
+      else ns.inboxes.set(record.wallet, inbox);
+      ns.nextId = nextId;
+      return;
+    }
+    case 'preferences': {
+      const byWallet = preferencesStoreOf(state).byWallet;
+      const doc = record.value as PreferencesState['byWallet'] extends Map<string, infer D> ? D | undefined : never;
+      if (doc === undefined) byWallet.delete(record.wallet);
+      else byWallet.set(record.wallet, doc);
+      return;
+    }
+  }
+}
+
+/**
+ * The engine and read models are digested as one graph (their shared references are part of
+ * the state); the gateway's collections entry by entry, because their values come back from
+ * the journal one record at a time and whether two entries share an immutable value (the fresh
+ * pools do) means nothing.
+ */
+export function stateHash(state: GatewayState): string {
+  const { keys, pools, replay, nonces, ...graph } = durableParts(state);
+  const entries = (map: Map<string, unknown>): [string, string][] => [...map].map(([k, v]) => [k, digest(v)]);
+  return digest({ graph, keys: entries(keys), pools: entries(pools), replay, nonces });
+}
+
+export function captureImage(state: GatewayState): Buffer {
+  const reattach = detachEngine(state.exchange.engine);
+  try {
+    return serialize(encodeGraph(durableParts(state)));
+  } finally {
+    reattach();
+  }
+}
+
+function refill<K, V>(live: Map<K, V>, image: Map<K, V>): void;
+function refill<T>(live: Set<T>, image: Set<T>): void;
+function refill(live: Map<unknown, unknown> | Set<unknown>, image: Map<unknown, unknown> | Set<unknown>): void {
+  live.clear();
+  if (live instanceof Map) for (const [k, v] of image as Map<unknown, unknown>) live.set(k, v);
+  else for (const v of image as Set<unknown>) live.add(v);
+}
+
+/** Puts an image back into the live state; the journal is muted meanwhile (the caller journals the restore itself). */
+export function restoreImage(state: GatewayState, image: Buffer, journal?: Journal): void {
+  const parts = decodeGraph(deserialize(image) as EncodedGraph) as Durable;
+  const exchange = state.exchange;
+  const muted = journal?.muted ?? false;
+  if (journal !== undefined) journal.muted = true;
+  try {
+    graftEngine(exchange.engine, parts.engine);
+    exchange.orders = parts.orders;
+    exchange.closed = parts.closed;
+    exchange.fills = parts.fills;
+    exchange.trades = parts.trades;
+    historyOf(exchange).byAccount = parts.history;
+    attachCandles(exchange).series = parts.candles;
+    attachFundingRates(exchange).byMarket = parts.fundingRates;
+    refill(state.keys.byKey as Map<string, unknown>, parts.keys);
+    refill(state.pools as Map<string, unknown>, parts.pools);
+    refill(state.replay, parts.replay);
+    refill(spentNonces(state), parts.nonces);
+    state.referral = parts.referral;
+    state.notifications = parts.notifications;
+    state.preferences = parts.preferences;
+    state.leaderboard = parts.leaderboard;
+    state.portfolio = parts.portfolio;
+  } finally {
+    if (journal !== undefined) journal.muted = muted;
+  }
+}
+
+class JournaledMap<K, V> extends Map<K, V> {
+  constructor(private readonly field: GatewayField, private readonly journal: Journal, entries: Iterable<[K, V]>) {
+    super();
+    for (const [k, v] of entries) super.set(k, v);
+  }
+  override set(key: K, value: V): this {
+    this.journal.append({ kind: 'gateway', field: this.field, op: 'set', key, value } satisfies JournalRecord);
+    return super.set(key, value);
+  }
+  override delete(key: K): boolean {
+    this.journal.append({ kind: 'gateway', field: this.field, op: 'delete', key } satisfies JournalRecord);
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.journal.append({ kind: 'gateway', field: this.field, op: 'clear' } satisfies JournalRecord);
+    super.clear();
+  }
+}
+
+class JournaledSet<T> extends Set<T> {
+  constructor(private readonly field: GatewayField, private readonly journal: Journal, items: Iterable<T>) {
+    super();
+    for (const v of items) super.add(v);
+  }
+  override add(value: T): this {
+    if (!this.has(value)) this.journal.append({ kind: 'gateway', field: this.field, op: 'add', value } satisfies JournalRecord);
+    return super.add(value);
+  }
+  override delete(value: T): boolean {
+    this.journal.append({ kind: 'gateway', field: this.field, op: 'delete', value } satisfies JournalRecord);
+    return super.delete(value);
+  }
+  override clear(): void {
+    this.journal.append({ kind: 'gateway', field: this.field, op: 'clear' } satisfies JournalRecord);
+    super.clear();
+  }
+}
+
+/** Journals the gateway's durable collections from now on. */
+export function watchGateway(state: GatewayState, journal: Journal): void {
+  state.keys.byKey = new JournaledMap('keys', journal, state.keys.byKey);
+  state.pools = new JournaledMap('pools', journal, state.pools);
+  state.replay = new JournaledSet('replay', journal, state.replay);
+  replaceSpentNonces(state, new JournaledSet('nonces', journal, spentNonces(state)));
+}
+
+function collection(state: GatewayState, field: GatewayField): Map<unknown, unknown> | Set<unknown> {
+  switch (field) {
+    case 'keys':
+      return state.keys.byKey;
+    case 'pools':
+      return state.pools;
+    case 'replay':
+      return state.replay;
+    case 'nonces':
+      return spentNonces(state);
+  }
+}
+
+export interface ReplayContext {
+  state: GatewayState;
+  /** The image /sim/reset returns to. */
+  initialImage: Buffer;
+  /** A saved image by its row id (restore records). */
+  imageById(id: number): Buffer;
+}
+
+/**
+ * Applies one journal record (the journal must be muted). A command that throws is replayed as
+ * it ran live: the exception is swallowed there too, after the same partial effects.
+ */
+export function applyRecord(ctx: ReplayContext, record: JournalRecord): void {
+  switch (record.kind) {
+    case 'command':
+      try {
+        ctx.state.exchange.applyStamped(record.command);
+      } catch {
+        // Live, this command's request failed with a 500 after the same partial effects.
+      }
+      return;
+    case 'gateway': {
+      const target = collection(ctx.state, record.field);
+      if (record.op === 'clear') target.clear();
+      else if (record.op === 'delete') target.delete(target instanceof Map ? record.key : record.value);
+      else if (target instanceof Map) target.set(record.key, record.value);
+      else target.add(record.value);
+      return;
+    }
+    case 'service':
+      applyService(ctx.state, record);
+      return;
+    case 'reset':
+      restoreImage(ctx.state, ctx.initialImage);
+      return;
+    case 'restore':
+      restoreImage(ctx.state, ctx.imageById(record.imageId));
+      return;
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * Durability at the gateway's edge: a SQLite file holding the journal, periodic snapshots and
+ * named state images — or nothing at all (`--memory`), where only named images and reset exist.
+ *
+ * Life cycle (sim/server.ts):
+ * 1. `openPersistence` opens the file (gateway/persistence/schema.ts refusals happen here);
+ *    `engineConfig(proposed)` answers the configuration the file was created with (the journal
+ *    replays only against the markets it was written for), storing `proposed` on a new file.
+ * 2. `attach(state)`, before any command: keeps the initial image (for /sim/reset), restores the
+ *    newest snapshot and replays the journal after it, then journals every command the exchange
+ *    applies (stamped with its time) and every change of the gateway's durable collections.
+ * 3. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
+ * 4. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
+ *    `snapshotEveryMs` have passed since the last; unless `keepJournal`, the journal before the
+ *    older of the two newest snapshots is deleted. `close()` commits, snapshots and closes.
+ */
+import { deserialize, serialize } from 'node:v8';
+import type { EngineConfig } from '../../engine/index.ts';
+import { attachCandles } from '../candles.ts';
+import { createExchange, type Exchange } from '../exchange.ts';
+import { attachFundingRates } from '../funding-rates-store.ts';
+import { historyOf } from '../history.ts';
+import { createKeyRegistry } from '../keys.ts';
+import type { GatewayState } from '../operation.ts';
+import { rateLimitConfig } from '../rate-limit/index.ts';
+import { attachServices } from '../services.ts';
+import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
+import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
+import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
+
+export { PersistenceError } from './schema.ts';
+export { stateHash } from './durable-state.ts';
+
+export interface PersistenceOptions {
+  /** The SQLite file; absent: everything in memory. */
+  file?: string;
+  sync?: SyncMode;
+  snapshotEveryRecords?: number;
+  snapshotEveryMs?: number;
+  /** Keep the whole journal (a from-scratch replay stays possible) instead of pruning it. */
+  keepJournal?: boolean;
+  /** Snapshot at close (default): the next start loads it instead of replaying the tail. */
+  snapshotOnClose?: boolean;
+}
+
+export interface Recovery {
+  /** False for a new (or in-memory) state: the caller seeds it. */
+  recovered: boolean;
+  /** The journal position of the snapshot used (0: none) and the records replayed after it. */
+  snapshotSeq: number;
+  replayed: number;
+}
+
+export interface Persistence {
+  readonly file: string | undefined;
+  engineConfig(proposed: EngineConfig): EngineConfig;
+  attach(state: GatewayState): Recovery;
+  /** Resolves once every change made so far is durable. */
+  committed(): Promise<void>;
+  /** Saves the current state under `name` (replacing an older image of that name). */
+  saveImage(name: string): void;
+  /** Replaces the state by the image saved as `name`; false when there is none. */
+  restoreImage(name: string): boolean;
+  /** Replaces the state by the initial image (the caller seeds it again). */
+  reset(): void;
+  /** Writes a snapshot now (file only). */
+  snapshot(): void;
+  hash(): string;
+  close(): void;
+  /** The commit failure that stopped journaling, if any. */
+  readonly failure: Error | undefined;
+  /** What `attach` found (undefined before). */
+  readonly recovery: Recovery | undefined;
+}
+
+export const DEFAULT_SNAPSHOT_RECORDS = 100_000;
+export const DEFAULT_SNAPSHOT_MS = 5 * 60_000;
+
+export function openPersistence(options: PersistenceOptions = {}): Persistence {
+  return options.file === undefined ? memoryPersistence() : sqlitePersistence(options.file, options);
+}
+
+function memoryPersistence(): Persistence {
+  let state: GatewayState | undefined;
+  let initial: Buffer | undefined;
+  const images = new Map<string, Buffer>();
+  const attached = (): GatewayState => {
+    if (state === undefined) throw new Error('persistence is not attached');
+    return state;
+  };
+  return {
+    file: undefined,
+    failure: undefined,
+    recovery: undefined,
+    engineConfig: (proposed) => proposed,
+    attach(s) {
+      state = s;
+      initial = captureImage(s);
+      return { recovered: false, snapshotSeq: 0, replayed: 0 };
+    },
+    committed: () => Promise.resolve(),
+    saveImage: (name) => void images.set(name, captureImage(attached())),
+    restoreImage(name) {
+      const image = images.get(name);
+      if (image === undefined) return false;
+      restoreImage(attached(), image);
+      return true;
+    },
+    reset: () => restoreImage(attached(), initial!),
+    snapshot: () => {},
+    hash: () => stateHash(attached()),
+    close: () => {},
+  };
+}
+
+function sqlitePersistence(file: string, options: PersistenceOptions): Persistence {
+  const db = openDatabase(file, options.sync ?? 'normal');
+  const everyRecords = options.snapshotEveryRecords ?? DEFAULT_SNAPSHOT_RECORDS;
+  const everyMs = options.snapshotEveryMs ?? DEFAULT_SNAPSHOT_MS;
+  let journal: Journal | undefined;
+  let state: GatewayState | undefined;
+  let initial: Buffer | undefined;
+  let sinceSnapshot = 0;
+  let lastSnapshotAt = Date.now();
+  let recovered: Recovery | undefined;
+  const insertImage = db.prepare('INSERT INTO images (name, created_at, image) VALUES (?, ?, ?)');
+  const newestImage = db.prepare('SELECT id, image FROM images WHERE name = ? ORDER BY id DESC LIMIT 1');
+  const imageById = db.prepare('SELECT image FROM images WHERE id = ?');
+
+  const attached = (): { state: GatewayState; journal: Journal } => {
+    if (state === undefined || journal === undefined) throw new Error('persistence is not attached');
+    return { state, journal };
+  };
+
+  const snapshot = (): void => {
+    const { state: s, journal: j } = attached();
+    j.flush();
+    const image = captureImage(s);
+    const seq = j.lastSeq;
+    db.transaction(() => {
+      db.prepare('INSERT INTO snapshots (seq, created_at, image) VALUES (?, ?, ?)').run(seq, Date.now(), image);
+      const kept = db.prepare('SELECT id, seq FROM snapshots ORDER BY seq DESC, id DESC LIMIT 2').all() as { id: number; seq: number }[];
+      const oldest = kept[kept.length - 1]!;
+      db.prepare('DELETE FROM snapshots WHERE id NOT IN (' + kept.map((k) => k.id).join(',') + ')').run();
+      if (options.keepJournal !== true) pruneJournal(db, oldest.seq);
+    })();
+    sinceSnapshot = 0;
+    lastSnapshotAt = Date.now();
+  };
+
+  const context = (s: GatewayState): ReplayContext => ({
+    state: s,
+    initialImage: initial!,
+    imageById: (id) => {
+      const row = imageById.get(id) as { image: Buffer } | undefined;
+      if (row === undefined) throw new PersistenceError(`${file}: the journal restores image ${id}, which is missing`);
+      return row.image;
+    },
+  });
+
+  const persistence: Persistence = {
+    file,
+    get failure() {
+      return journal?.failure;
+    },
+    get recovery() {
+      return recovered;
+    },
+    engineConfig(proposed) {
+      const stored = readMeta(db, 'engine_config');
+      if (stored !== undefined) return deserialize(stored) as EngineConfig;
+      writeMeta(db, 'engine_config', serialize(proposed));
+      return proposed;
+    },
+    attach(s) {
+      state = s;
+      initial = captureImage(s);
+      journal = createJournal(db);
+      journal.muted = true;
+      const recovery = recover(db, file, context(s));
+      // Replayed records count towards the next snapshot: a clean stop right after a recovery
+      // must still write one, or every start replays the same tail again.
+      sinceSnapshot = recovery.replayed;
+      recovered = recovery;
+      journal.muted = false;
+      s.exchange.onCommand = (command) => journal!.append({ kind: 'command', command } satisfies JournalRecord);
+      watchGateway(s, journal);
+      s.serviceWritten = (store, wallet) => journal!.append(serviceRecord(s, store, wallet));
+      journal.onCommit = (count) => {
+        sinceSnapshot += count;
+        if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
+      };
+      return recovery;
+    },
+    committed: () => (journal === undefined ? Promise.resolve() : journal.committed()),
+    saveImage(name) {
+      insertImage.run(name, Date.now(), captureImage(attached().state));
+    },
+    restoreImage(name) {
+      const { state: s, journal: j } = attached();
+      const row = newestImage.get(name) as { id: number; image: Buffer } | undefined;
+      if (row === undefined) return false;
+      restoreImage(s, row.image, j);
+      j.append({ kind: 'restore', imageId: row.id } satisfies JournalRecord);
+      return true;
+    },
+    reset() {
+      const { state: s, journal: j } = attached();
+      restoreImage(s, initial!, j);
+      j.append({ kind: 'reset' } satisfies JournalRecord);
+    },
+    snapshot,
+    hash: () => stateHash(attached().state),
+    close() {
+      if (journal !== undefined && journal.failure === undefined) {
+        // The closing snapshot, if any, is the one below, not the periodic one.
+        journal.onCommit = undefined;
+        journal.flush();
+        if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
+      }
+      db.close();
+    },
+  };
+  return persistence;
+}
+
+/**
+ * Newest snapshot that loads, then the journal after it; from the start when there is none. An
+ * older snapshot is the fallback for one that does not load, as long as the journal reaches back
+ * to it; otherwise start-up fails rather than serve a state with a hole in it.
+ */
+function recover(db: SqliteDatabase, file: string, ctx: ReplayContext): Recovery {
+  const snapshots = db.prepare('SELECT seq, image FROM snapshots ORDER BY seq DESC, id DESC').all() as { seq: number; image: Buffer }[];
+  const journalFrom = firstJournalSeq(db) ?? Infinity;
+  let from = 0;
+  let problem: string | undefined;
+  for (const snap of snapshots) {
+    try {
+      restoreImage(ctx.state, snap.image);
+      from = snap.seq;
+      problem = undefined;
+      break;
+    } catch (err) {
+      problem ??= `the snapshot at journal position ${snap.seq} cannot be loaded (${(err as Error).message})`;
+      restoreImage(ctx.state, ctx.initialImage);
+    }
+  }
+  if (problem !== undefined && journalFrom > 1) throw new PersistenceError(`${file}: ${problem} and the journal before it is gone`);
+  if (journalFrom !== Infinity && journalFrom > from + 1) {
+    throw new PersistenceError(`${file}: the journal starts at ${journalFrom} but the newest usable snapshot covers only up to ${from}; records are missing`);
+  }
+  let replayed = 0;
+  for (const { record } of readJournal(db, from)) {
+    applyRecord(ctx, record as JournalRecord);
+    replayed++;
+  }
+  return { recovered: snapshots.length > 0 || replayed > 0, snapshotSeq: from, replayed };
+}
+
+/**
+ * Replays a file's whole journal from the file's engine configuration, without any snapshot, and
+ * returns the resulting state hash: the crash test's from-scratch check. The file must not be
+ * open elsewhere and its journal must be whole (written with `keepJournal`).
+ */
+export function replayFile(file: string): { hash: string; replayed: number; state: GatewayState } {
+  const db = openDatabase(file);
+  try {
+    const stored = readMeta(db, 'engine_config');
+    if (stored === undefined) throw new PersistenceError(`${file} holds no engine configuration`);
+    const first = firstJournalSeq(db);
+    if (first !== null && first > 1) throw new PersistenceError(`${file}: the journal was pruned (it starts at ${first}); a from-scratch replay needs keepJournal`);
+    const state = bareState(createExchange(deserialize(stored) as EngineConfig, () => 0));
+    const images = db.prepare('SELECT image FROM images WHERE id = ?');
+    const ctx: ReplayContext = { state, initialImage: captureImage(state), imageById: (id) => (images.get(id) as { image: Buffer }).image };
+    let replayed = 0;
+    for (const { record } of readJournal(db, 0)) {
+      applyRecord(ctx, record as JournalRecord);
+      replayed++;
+    }
+    return { hash: stateHash(state), replayed, state };
+  } finally {
+    db.close();
+  }
+}
+
+/** A gateway state with only what the durable image covers (no app, no clocks). */
+function bareState(exchange: Exchange): GatewayState {
+  historyOf(exchange);
+  attachCandles(exchange);
+  attachFundingRates(exchange);
+  const state: GatewayState = {
+    exchange,
+    keys: createKeyRegistry(),
+    config: { service: 'replay', version: 'replay', auth: true, rateLimit: rateLimitConfig({ enabled: true }) },
+    clocks: () => ({ wallNs: 0n, simNs: 0n }),
+    nowMs: () => 0,
+    ipBuckets: new Map(),
+    pools: new Map(),
+    replay: new Set(),
+  };
+  // The service stores follow the engine's events in a replay as they did live.
+  attachServices(state);
+  return state;
+}

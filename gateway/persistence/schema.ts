@@ -1,0 +1,94 @@
+/**
+ * The SQLite file: opening it, its schema version and migrations, and the start-up refusals.
+ *
+ * Contract:
+ * - One file, WAL mode, held with an exclusive lock (a second perpsim on the same file is
+ *   refused at start-up instead of interleaving two journals).
+ * - `PRAGMA user_version` is the schema version; `MIGRATIONS[i]` takes a database from version i
+ *   to i + 1, each in its own transaction. A file written by a newer perpsim (a version above
+ *   `SCHEMA_VERSION`) is refused, never downgraded.
+ * - Every refusal is a `PersistenceError` with a message that names the file and what to do:
+ *   newer schema, not a database (corrupt), or not writable. Nothing is silently recreated.
+ * - `synchronous`: NORMAL by default. In WAL mode a commit is in the OS once `COMMIT` returns,
+ *   so a killed process (kill -9) loses nothing it acknowledged; only a power loss or kernel
+ *   crash may lose the last transactions before a checkpoint. FULL syncs the WAL on every
+ *   commit (one fsync per event-loop turn) for those too (docs/decisions.md, "Durability").
+ */
+import Database from 'better-sqlite3';
+
+export type SqliteDatabase = Database.Database;
+export type SyncMode = 'normal' | 'full';
+
+export class PersistenceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PersistenceError';
+  }
+}
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+   CREATE TABLE journal (seq INTEGER PRIMARY KEY, count INTEGER NOT NULL, records BLOB NOT NULL);
+   CREATE TABLE snapshots (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
+   CREATE INDEX snapshots_by_seq ON snapshots (seq);
+   CREATE TABLE images (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
+   CREATE INDEX images_by_name ON images (name, id);`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Opens (creating when absent) and migrates the database at `file`. */
+export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDatabase {
+  let db: SqliteDatabase;
+  try {
+    db = new Database(file, { timeout: 200 });
+  } catch (err) {
+    throw new PersistenceError(`cannot open database ${file}: ${describe(err)} (is the directory there and writable?)`);
+  }
+  try {
+    let version: number;
+    try {
+      version = db.pragma('user_version', { simple: true }) as number;
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new PersistenceError(`${file} is not a perpsim database or is corrupt (${describe(err)}); move it away to start afresh`);
+      throw err;
+    }
+    if (version > SCHEMA_VERSION) {
+      throw new PersistenceError(`${file} has schema version ${version}, newer than this perpsim understands (${SCHEMA_VERSION}); use a newer perpsim or another --db file`);
+    }
+    db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    // The write lock is taken here, so a read-only file or a second perpsim fails at start-up.
+    for (let v = version; v < SCHEMA_VERSION; v++) {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[v]!);
+        db.pragma(`user_version = ${v + 1}`);
+      }).immediate();
+    }
+    db.transaction(() => db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('opened_at', Buffer.from(String(Date.now())))).immediate();
+    return db;
+  } catch (err) {
+    db.close();
+    if (err instanceof PersistenceError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') throw new PersistenceError(`${file} is not writable (${describe(err)})`);
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new PersistenceError(`${file} is in use by another process (${describe(err)})`);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new PersistenceError(`${file} is not a perpsim database or is corrupt (${describe(err)}); move it away to start afresh`);
+    throw new PersistenceError(`cannot use database ${file}: ${describe(err)}`);
+  }
+}
+
+export function readMeta(db: SqliteDatabase, key: string): Buffer | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: Buffer } | undefined;
+  return row?.value;
+}
+
+export function writeMeta(db: SqliteDatabase, key: string, value: Buffer): void {
+  db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+}
