@@ -44,7 +44,8 @@ interface Row {
   figure: string;
   key: string;
   unit: string;
-  baseline?: { label: string; key: string };
+  /** The baseline's own unit when it differs from the figure's. */
+  baseline?: { label: string; key: string; unit?: string };
   target?: Target;
   /** A second target on the absolute value, next to a ratio target. */
   alsoTarget?: Target;
@@ -88,9 +89,9 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
     title: 'gateway (issue 4: REST)',
     command: 'npm run bench:gateway',
     rows: [
-      { figure: 'signed POST /v1/placeOrder', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'sodium-native verify, 1 core', key: 'verifyBaselinePerSec' }, target: { ratioAtLeast: 1 } },
+      { figure: 'signed POST /v1/placeOrder', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'sodium-native verify, 1 core', key: 'verifyBaselinePerSec', unit: 'verifies/s' }, target: { ratioAtLeast: 1 } },
       { figure: 'signed POST /v1/placeOrder, worker-thread vs inline verification', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'verification inline', key: 'inlineVerifySignedOrdersPerSec' } },
-      { figure: 'GET /v1/bbo/BTC-USD', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world POST', key: 'helloWorldPerSec' }, target: { ratioAtLeast: 0.7 } },
+      { figure: 'GET /v1/bbo/BTC-USD', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world POST', key: 'helloWorldPerSec', unit: 'req/s' }, target: { ratioAtLeast: 0.7 } },
       { figure: 'signed placeOrder latency p99', key: 'p99Ms', unit: 'ms' },
     ],
   },
@@ -98,7 +99,7 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
     title: 'ws (issue 5: WebSocket)',
     command: 'npm run bench:ws',
     rows: [
-      { figure: 'signed placeOrder over WS RPC', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'single-core verify', key: 'verifyBaselinePerSec' }, target: { ratioAtLeast: 1 } },
+      { figure: 'signed placeOrder over WS RPC', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'single-core verify', key: 'verifyBaselinePerSec', unit: 'verifies/s' }, target: { ratioAtLeast: 1 } },
       { figure: 'fan-out frames delivered, 1,000 subscribers', key: 'fanoutFramesPerSec', unit: 'frames/s' },
       { figure: 'event-loop delay p99 during fan-out', key: 'eventLoopLagP99Ms', unit: 'ms' },
     ],
@@ -165,7 +166,7 @@ export function renderSection(name: string, figures: Figures, machine: Machine):
     const base = row.baseline === undefined ? undefined : number(figures[row.baseline.key]);
     const ratio = base === undefined || base === 0 ? undefined : value / base;
     const targets = [verdict(row.target, value, ratio, row.unit), verdict(row.alsoTarget, value, ratio, row.unit)].filter((t) => t !== '');
-    const baseText = row.baseline === undefined ? '—' : base === undefined ? `${row.baseline.label}: not measured` : `${row.baseline.label}: ${formatFigure(base, row.unit)}`;
+    const baseText = row.baseline === undefined ? '—' : base === undefined ? `${row.baseline.label}: not measured` : `${row.baseline.label}: ${formatFigure(base, row.baseline.unit ?? row.unit)}`;
     lines.push(`| ${row.figure} | ${formatFigure(value, row.unit)} | ${baseText} | ${ratio === undefined ? '—' : `${ratio.toFixed(ratio < 0.1 ? 3 : 2)} ×`} | ${targets.join('; ') || '—'} |`);
   }
   for (const [key, value] of Object.entries(figures)) {

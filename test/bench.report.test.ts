@@ -11,7 +11,7 @@ const MACHINE: Machine = { cpu: 'Test CPU @ 1 GHz', cores: 2, memoryGiB: 24, nod
 describe('a table per benchmark with the figure, the baseline, the ratio, and machine facts', () => {
   it('gives each figure its same-run baseline, the ratio and the verdict on the target', () => {
     const section = renderSection('gateway', { bench: 'gateway', signedOrdersPerSec: 4000, verifyBaselinePerSec: 16000, bboReadsPerSec: 30000, helloWorldPerSec: 20000, p99Ms: 11.5 }, MACHINE);
-    expect(section).toContain('| signed POST /v1/placeOrder | 4,000 orders/s | sodium-native verify, 1 core: 16,000 orders/s | 0.25 × | ≥ 1 ×: **not met** |');
+    expect(section).toContain('| signed POST /v1/placeOrder | 4,000 orders/s | sodium-native verify, 1 core: 16,000 verifies/s | 0.25 × | ≥ 1 ×: **not met** |');
     expect(section).toContain('| GET /v1/bbo/BTC-USD | 30,000 req/s | fastify hello-world POST: 20,000 req/s | 1.50 × | ≥ 0.7 ×: met |');
     expect(section).toContain('2 cores (Test CPU @ 1 GHz)');
     expect(section).toContain('Node v20.20.2');
