@@ -1,7 +1,7 @@
 /**
  * The REST surface: one typed method per operation of interface.md "Endpoints" that perpsim
- * serves, plus `get` / `signedPost` / `signedGet` for routes without a method of their own
- * (affiliate, notifications, preferences).
+ * serves (the affiliate, notification, preferences, leaderboard and portfolio routes included),
+ * plus `get` / `signedPost` / `signedGet` for any other route (the real venue's newer ones).
  *
  * Contract:
  * - Paths are relative to `baseUrl` (the host, without `/v1`). Account reads send `address`
@@ -49,6 +49,7 @@ import type {
   TransferReply,
   TransferUpdate,
   TpslGrouping,
+  SubmitAck,
 } from './types.ts';
 import { usdToQuantums } from './units.ts';
 
@@ -440,6 +441,121 @@ export class RestClient {
   /** `amount`: signed USD decimal; positive moves cross margin into the isolated position. */
   async adjustIsolatedMargin(options: Scope & { market: string | number; amount: string }): Promise<AdjustMarginReply> {
     return this.signedPost('/v1/adjustIsolatedMargin', await this.signer.accountBody(options, { amount: options.amount }), options);
+  }
+
+  // Affiliate program (interface.md "Referral"): signed writes answer 202 {status: "submitted"} --
+
+  /** The caller's first referral code (1-32 of A-Z 0-9 _ -). */
+  affiliateCreateCode(code: string, options: { kickbackBps?: number } = {}): Promise<SubmitAck> {
+    return this.signedPost('/v1/affiliate/createCode', { address: this.wallet(), code, ...(options.kickbackBps !== undefined && { kickbackBps: options.kickbackBps }) });
+  }
+
+  /** Renames the caller's code (404 without one; 409 same, taken or retired). */
+  affiliateModifyCode(code: string): Promise<SubmitAck> {
+    return this.signedPost('/v1/affiliate/modifyCode', { address: this.wallet(), code });
+  }
+
+  /** Binds the caller to the referrer owning `code` (before its first fill). */
+  affiliateRegister(code: string): Promise<SubmitAck> {
+    return this.signedPost('/v1/affiliate/registerAffiliate', { address: this.wallet(), code });
+  }
+
+  /** Binds the caller to a referrer by an invite code (a bearer secret). */
+  affiliateRedeemInvite(inviteCode: string): Promise<SubmitAck> {
+    return this.signedPost('/v1/affiliate/redeemInvite', { address: this.wallet(), inviteCode });
+  }
+
+  /** The share of the T1 commission handed back to the caller's referees, in basis points. */
+  affiliateKickback(kickbackBps: number): Promise<SubmitAck> {
+    return this.signedPost('/v1/affiliate/kickback', { address: this.wallet(), kickbackBps });
+  }
+
+  /** Claims accrued rewards (all of them when `amountQuantums` is absent) into a subaccount. */
+  affiliateClaim(options: { accountIndex?: number; amountQuantums?: string } = {}): Promise<SubmitAck & { claimId?: number }> {
+    return this.signedPost('/v1/affiliate/claim', { address: this.wallet(), ...options });
+  }
+
+  affiliateInviteCodes(filter: { status?: 'ACTIVE' | 'REDEEMED'; limit?: number; offset?: number } = {}): Promise<{ inviteCodes: Record<string, unknown>[]; total: number }> {
+    return this.signedGet('/v1/affiliate/inviteCodes', filter as Query);
+  }
+
+  affiliateInfo(): Promise<Record<string, unknown>> {
+    return this.signedGet('/v1/affiliate/info');
+  }
+
+  affiliateCode(): Promise<Record<string, unknown>> {
+    return this.signedGet('/v1/affiliate/code');
+  }
+
+  affiliateReferees(filter: { from?: number; to?: number; limit?: number } = {}): Promise<Record<string, unknown>> {
+    return this.signedGet('/v1/affiliate/referees', filter as Query);
+  }
+
+  affiliateCommissions(filter: { from?: number; to?: number; limit?: number } = {}): Promise<Record<string, unknown>> {
+    return this.signedGet('/v1/affiliate/commissions', filter as Query);
+  }
+
+  /** The caller's referrer binding: its code and discount, never the referrer's address. */
+  affiliateMyReferrer(address: string = this.wallet()): Promise<Record<string, unknown>> {
+    return this.get('/v1/affiliate/myReferrer', { address });
+  }
+
+  affiliateClaims(address: string = this.wallet()): Promise<Record<string, unknown>> {
+    return this.get('/v1/affiliate/claims', { address });
+  }
+
+  affiliateClaimStatus(query: Query = {}): Promise<Record<string, unknown>> {
+    return this.get('/v1/affiliate/claimStatus', { address: this.wallet(), ...query });
+  }
+
+  affiliateCodeAvailable(code: string): Promise<{ available: boolean; [field: string]: unknown }> {
+    return this.get('/v1/affiliate/codeAvailable', { code });
+  }
+
+  /** Commission tiers sorted by level, and the flat T2/T3 rates. */
+  commissionRates(): Promise<Record<string, unknown>> {
+    return this.get('/v1/commissionrates');
+  }
+
+  // Notifications and preferences ---------------------------------------------------------------
+
+  /** Registers (upserts) a push device token for the key's wallet; enrols it for notifications. */
+  registerPushToken(token: string, platform?: 'ios' | 'android' | 'web'): Promise<{ token: string; platform: string | null; tokens: number }> {
+    return this.signedPost('/v1/api-meta/notifications/tokens', { token, ...(platform !== undefined && { platform }) });
+  }
+
+  /** The inbox, newest first; page with `beforeNs` (the previous page's nextBeforeNs). */
+  notifications(filter: { beforeNs?: string; limit?: number; address?: string } = {}): Promise<{ notifications: Record<string, unknown>[]; unseen: number; nextBeforeNs: string | null }> {
+    return this.get('/v1/api-meta/notifications', { address: filter.address ?? this.wallet(), ...(filter.beforeNs !== undefined && { before_ns: filter.beforeNs }), ...(filter.limit !== undefined && { limit: filter.limit }) });
+  }
+
+  /** Marks notifications seen: exactly one of `all` (with `limit`) or `ids`; answers how many flipped. */
+  markNotificationsSeen(target: { all: true; limit?: number } | { ids: { createdAtNs: string; notificationId: number }[] }): Promise<{ marked: number }> {
+    const body = 'ids' in target ? { ids: target.ids.map((id) => ({ created_at_ns: id.createdAtNs, notification_id: id.notificationId })) } : { all: true, ...(target.limit !== undefined && { limit: target.limit }) };
+    return this.signedPost('/v1/api-meta/notifications:markSeen', body);
+  }
+
+  userPreferences(address: string = this.wallet()): Promise<{ address: string; preferences: Record<string, unknown> }> {
+    return this.get('/v1/api-meta/userPreferences', { address });
+  }
+
+  /** Merges `patch` into the wallet's preferences document (a key set to null is removed). */
+  setUserPreferences(patch: Record<string, unknown>): Promise<{ address: string; preferences: Record<string, unknown> }> {
+    return this.signedPost('/v1/api-meta/userPreferences', patch);
+  }
+
+  // Leaderboard and portfolio ---------------------------------------------------------------------
+
+  leaderboard(filter: { sortBy?: 'volume' | 'pnl' | 'fees'; window?: 'all' | '30d' | '24h'; limit?: number } = {}): Promise<{ leaderboard?: Record<string, unknown>[]; [field: string]: unknown }> {
+    return this.get('/v1/leaderboard', filter as Query);
+  }
+
+  portfolio(scope?: Scope): Promise<Record<string, unknown>> {
+    return this.get('/v1/portfolio', this.accountQuery(scope));
+  }
+
+  private wallet(): string {
+    return this.signer.scope({}).address;
   }
 
   // Keys, withdraw and transfer (wallet-signed, or the API key for withdraw) -------------------

@@ -445,3 +445,9 @@ export type ChannelName = keyof ChannelContents;
 export const MARKET_CHANNELS = ['l2Orderbook', 'l2OrderbookUpdates', 'trades', 'bbo', 'predictedFunding', 'candles'] as const;
 export const ACCOUNT_CHANNELS = ['account', 'positions', 'userFills', 'orders', 'funding', 'accountAttributeUpdates', 'accountTransferUpdates'] as const;
 export const GLOBAL_CHANNELS = ['markets', 'oraclePrices', 'exchangeAttributeUpdates', 'marketAttributes'] as const;
+
+/** The submit acknowledgement of the affiliate writes (202). */
+export interface SubmitAck {
+  status: 'submitted';
+  [field: string]: unknown;
+}
