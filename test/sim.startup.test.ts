@@ -1,11 +1,12 @@
 /**
  * Issue 6: "`npm start` on a fresh clone shows a book with both sides within 2 s".
  *
- * What is measured: the real `npm start` (npm → tsx sim/main.ts) on a free port (`--port 0`)
+ * What is measured: the real `npm start` (npm → scripts/start.mjs → the esbuild bundle of
+ * sim/main.ts, rebuilt when a source is newer) on a free port (`--port 0`)
  * with state in memory (`--memory`). The 2 s run from the moment its "perpsim listening" log
  * line reaches the test to the moment GET /v1/l2OrderBook answers with bids and asks on every
- * ONLINE market. Process start-up before that line (npm, then tsx compiling TypeScript on first
- * use) depends on the machine and its load, not on perpsim: it is reported, and bounded only by
+ * ONLINE market. Process start-up before that line (npm, node, loading the bundle and its
+ * packages) depends on the machine and its load, not on perpsim: it is reported, and bounded only by
  * the test's overall timeout.
  */
 import { performance } from 'node:perf_hooks';
