@@ -53,7 +53,7 @@ async function cancelOrder(w: Wallet, orderId: string): Promise<{ status: number
 }
 
 describe('a bot\'s integration tests run against perpsim exactly as against the venue\'s testnet', () => {
-  it('funds, trades, gets liquidated and pays funding through REST and WebSocket only', async () => {
+  it('funds, trades, gets liquidated, pays funding and resets to a clean state through REST and WebSocket only', async () => {
     server = await startServer({ port: 0, clock: 'virtual', agents: false });
     const bot = wallet(0x71);
     const whale = wallet(0x72);
@@ -102,5 +102,15 @@ describe('a bot\'s integration tests run against perpsim exactly as against the 
     const body = { address: whale.address, accountIndex: 0 };
     const res = await call('POST', '/v1/cancelAllOrders', body, { 'x-api-key': whale.apiKey, 'x-timestamp': ts, 'x-signature': sign(whale, scheme2Message(ts, 'cancelAllOrders', body)) });
     expect(res).toMatchObject({ status: 202, body: { status: 'CANCEL_ALL_ACKNOWLEDGED' } });
+
+    // Reset: a clean state — the accounts, keys and orders are gone, a fresh subscription sees nothing.
+    expect((await call('POST', '/sim/reset')).status).toBe(200);
+    expect((await call('GET', `/v1/account?address=${bot.address}`)).status).toBe(404);
+    expect(((await call('GET', `/v1/orders?address=${whale.address}`)).body.orders as unknown[]).length).toBe(0);
+    expect((await placeOrder(whale, 'SELL', '3400.00', '0.1')).status).toBe(401);
+    const fresh = await connectClient(server.url, sockets);
+    fresh.send({ type: 'subscribe', channel: 'orders', id: whale.address });
+    const snapshot = await fresh.next((f) => f.type === 'subscribed' && f.channel === 'orders');
+    expect(JSON.stringify(snapshot.contents)).not.toContain('OPEN');
   });
 });
