@@ -51,6 +51,7 @@ import {
   refreshTriggers,
   setLeverage,
   settleFill,
+  createSettled,
   transfer,
   withdraw,
 } from './risk.ts';
@@ -714,6 +715,10 @@ function unrest(engine: Engine, ms: MarketState, order: Order): void {
   removeOrder(ms.book, order);
 }
 
+/** Both sides' settlement of the fill in progress; read before the next fill overwrites them. */
+const MAKER_SETTLED = createSettled();
+const TAKER_SETTLED = createSettled();
+
 function onFill(engine: Engine, maker: Order, price: number, qty: number): void {
   const taker = engine.taker!;
   const ms = engine.takerMarket!;
@@ -727,13 +732,15 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
   maker.filledValue += value;
   // The maker's resting exposure shrinks with its fill (matching already reduced `remaining`).
   addExposure(engine, maker.account, ms, maker.side, -exposureOf(maker, qty), 0);
-  const makerSettled = settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER');
-  const takerSettled = settleFill(engine, taker.account, ms, taker.side, qty, price, engine.liquidating === undefined ? 'TAKER' : 'TAKER');
+  const makerSettled = MAKER_SETTLED;
+  const takerSettled = TAKER_SETTLED;
+  settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER', makerSettled);
+  settleFill(engine, taker.account, ms, taker.side, qty, price, 'TAKER', takerSettled);
   queueRisk(engine, maker.account);
   queueRisk(engine, taker.account);
   const tradeId = engine.nextTradeId++;
-  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.realized - makerSettled.fee, makerSettled.effect);
-  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.realized - takerSettled.fee, takerSettled.effect);
+  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.closedPnl, makerSettled.effect);
+  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.closedPnl, takerSettled.effect);
   const takerAm = taker.account.markets[ms.slot]!;
   const makerAm = maker.account.markets[ms.slot]!;
   emitPosition(engine, maker.account, makerAm);

@@ -15,11 +15,12 @@
  */
 import { accountMarket, addVolume, positionOf, refreshActive, rollingVolume, type Account } from './account.ts';
 import { emitLeverage, emitPosition, emitTransfer } from './emit.ts';
-import { fee as feeOf, tierFor } from './fees.ts';
+import { fee as feeOf, feeExact, tierFor } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
 import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
+import { mulExact } from './money.ts';
 import { applyFill, type AccountMarket, type FillOutcome } from './position.ts';
 import { LIMITS } from './spec.ts';
 import type { RejectionReason } from './spec.ts';
@@ -55,10 +56,11 @@ export function preTrade(engine: Engine, account: Account, ms: MarketState, side
  * do not raise the requirement (an order that can only reduce exposure is always allowed).
  */
 export function marginAllows(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number): boolean {
-  const extra = { slot: ms.slot, buy: side === 0 ? size : 0, sell: side === 1 ? size : 0, price };
-  const fast = crossRiskF(account, engine.bySlot, engine.markEpoch, extra);
+  const buy = side === 0 ? size : 0;
+  const sell = side === 1 ? size : 0;
+  const fast = crossRiskF(account, engine.bySlot, engine.markEpoch, ms.slot, buy, sell, price);
   if (clearlyAbove(fast.equity, fast.initial)) return true;
-  const after = crossRisk(account, engine.bySlot, extra);
+  const after = crossRisk(account, engine.bySlot, { slot: ms.slot, buy, sell, price });
   if (after.initial <= after.equity) return true;
   return after.initial <= crossRisk(account, engine.bySlot).initial;
 }
@@ -93,26 +95,45 @@ export function queueRisk(engine: Engine, account: Account): void {
 
 export interface Settled extends FillOutcome {
   fee: bigint;
+  /** Realized PnL minus the fee: what the fill adds to the balance (the fill's closedPnl). */
+  closedPnl: bigint;
 }
 
-export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL'): Settled {
+export function createSettled(): Settled {
+  return { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, fee: 0n, closedPnl: 0n };
+}
+
+/**
+ * Settles one side of a fill into `out` (callers reuse a record per side: the fill path is hot
+ * enough that a fresh result per call showed up as garbage). Value and fee are computed as exact
+ * doubles when they fit (money.ts), with one bigint conversion each, else in bigint.
+ */
+export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL', out: Settled): void {
   const am = accountMarket(account, ms.slot, ms.spec.id);
   beginChange(account, am, engine.markEpoch);
-  const value = BigInt(price) * BigInt(qty) * ms.spec.valueMul;
+  const valueF = mulExact(mulExact(price, qty), ms.spec.valueMulF);
+  const value = valueF === valueF ? BigInt(valueF) : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
   const before = am.size;
-  const outcome = applyFill(am, side, qty, value);
+  applyFill(am, side, qty, value, valueF, out);
   const tier = tierFor(engine.risk.feeTiers, rollingVolume(account, engine.time));
   // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
-  const fee = role === 'ADL' ? 0n : feeOf(value, role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm);
-  engine.feesCollected += fee;
-  if (fee > 0n) account.lifetimeFeesPaid += fee;
-  if (engine.onFee !== undefined && fee !== 0n) engine.onFee(account, fee, engine.time);
+  const ppm = role === 'ADL' ? 0 : role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm;
+  const feeF = feeExact(valueF, ppm);
+  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value, ppm);
+  const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
+  out.fee = fee;
+  out.closedPnl = closedPnl;
+  if (fee !== 0n) {
+    engine.feesCollected += fee;
+    if (fee > 0n) account.lifetimeFeesPaid += fee;
+    if (engine.onFee !== undefined) engine.onFee(account, fee, engine.time);
+  }
   addVolume(account, value, engine.time);
   if (am.isolated) {
-    am.isolatedMargin += outcome.realized - fee;
+    am.isolatedMargin += closedPnl;
     settleIsolatedPool(engine, account, ms, am.size, before);
   } else {
-    account.quote += outcome.realized - fee;
+    account.quote += closedPnl;
   }
   if (before === 0 && am.size !== 0) ms.holders.add(account);
   else if (before !== 0 && am.size === 0) ms.holders.delete(account);
@@ -120,7 +141,6 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   if (am.size === 0 || (before !== 0 && (before > 0) !== (am.size > 0))) dropTrigger(am);
   refreshActive(account, am);
   endChange(account, am, engine.bySlot, engine.markEpoch);
-  return { effect: outcome.effect, realized: outcome.realized, closedQty: outcome.closedQty, fee };
 }
 
 /**
