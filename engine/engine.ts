@@ -48,7 +48,7 @@ import {
   marginAllows,
   preTrade,
   reduceAllowance,
-  refreshTriggers,
+  refreshAfterFills,
   setLeverage,
   settleFill,
   createSettled,
@@ -388,7 +388,7 @@ function processRiskQueue(engine: Engine): void {
   for (let i = 0; i < queue.length; i++) {
     const account = queue[i]!;
     account.riskQueued = false;
-    if (refreshTriggers(engine, account)) liquidate(engine, account);
+    if (refreshAfterFills(engine, account)) liquidate(engine, account);
     else marginCancel(engine, account);
   }
   queue.length = 0;
