@@ -37,7 +37,7 @@ import {
   takePending,
   targetKey,
 } from './modify-buffer.ts';
-import type { Order } from './order.ts';
+import { isLive, newOrder, spareOrder, type Order } from './order.ts';
 import { createOrderTable, deleteOrder, getOrder, putOrder } from './order-table.ts';
 import { isOutsideRth, updateMark } from './prices.ts';
 import {
@@ -120,6 +120,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     markEpoch: 0,
     onFee: undefined,
     riskQueue: [],
+    ended: [],
   };
   engine.lookup = (id) => getOrder(engine.orders, id);
   engine.hooks = {
@@ -236,7 +237,19 @@ export function apply(engine: Engine, command: Command): CommandResult {
   }
   if (engine.riskQueue.length > 0) processRiskQueue(engine);
   flush(engine);
+  if (engine.ended.length > 0) spareEnded(engine);
   return result;
+}
+
+/** Hands the orders that ended in this command back for reuse, now that nothing reads them. */
+function spareEnded(engine: Engine): void {
+  const ended = engine.ended;
+  for (let i = 0; i < ended.length; i++) {
+    const order = ended[i]!;
+    // A cancel-replace ends the order and then runs it again: only what is still ended goes.
+    if (order.level === null && !isLive(order) && getOrder(engine.orders, order.id) !== order) spareOrder(order);
+  }
+  ended.length = 0;
 }
 
 /** Runs an account command once its (address, accountIndex) is well formed. */
@@ -413,40 +426,10 @@ function marginCancel(engine: Engine, account: Account): void {
 // Orders the engine places itself (liquidation.ts)
 
 export function newInternalOrder(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number, origin: 'LIQUIDATION' | 'ADL'): Order {
-  const time = engine.time;
-  return {
-    id: engine.nextOrderId++,
-    account,
-    marketId: ms.spec.id,
-    slot: ms.slot,
-    side,
-    orderType: 0,
-    tif: TIF_IOC,
-    reduceOnly: true,
-    clientId: undefined,
-    price,
-    size,
-    remaining: size,
-    filled: 0,
-    filledValue: 0,
-    goodTilTime: time,
-    createdAt: time,
-    updatedAt: time,
-    status: 'PENDING',
-    rejectionReason: undefined,
-    cancelReason: undefined,
-    origin,
-    tpslType: undefined,
-    triggerPrice: undefined,
-    isPositionTpsl: false,
-    parentOrderId: undefined,
-    hasChildren: false,
-    level: null,
-    prev: null,
-    next: null,
-    aPrev: null,
-    aNext: null,
-  };
+  const order = newOrder(engine.nextOrderId++, account, ms.spec.id, ms.slot, side, 0, TIF_IOC, true, undefined, price, size, engine.time, engine.time);
+  order.origin = origin;
+  return order;
+
 }
 
 /** Runs a liquidation order through the book; it ends LIQUIDATED whatever it filled. */
@@ -538,40 +521,12 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
   const error = validatePlace(engine, ms, c);
   if (error !== undefined) return error;
   const account = getAccount(engine, c.address, c.accountIndex);
-  const time = engine.time;
-  const order: Order = {
-    id: engine.nextOrderId++,
-    account,
-    marketId: c.marketId,
-    slot: ms.slot,
-    side: c.side,
-    orderType: c.orderType,
-    tif: c.tif,
-    reduceOnly: c.reduceOnly,
-    clientId: c.clientId,
-    price: c.price,
-    size: c.size,
-    remaining: c.size,
-    filled: 0,
-    filledValue: 0,
-    goodTilTime: c.goodTilTime,
-    createdAt: time,
-    updatedAt: time,
-    status: 'PENDING',
-    rejectionReason: undefined,
-    cancelReason: undefined,
-    origin: undefined,
-    tpslType: c.tpslType,
-    triggerPrice: c.stopPrice,
-    isPositionTpsl: c.isPositionTpsl === true,
-    parentOrderId: c.parentOrderId,
-    hasChildren: false,
-    level: null,
-    prev: null,
-    next: null,
-    aPrev: null,
-    aNext: null,
-  };
+  const order = newOrder(engine.nextOrderId++, account, c.marketId, ms.slot, c.side, c.orderType, c.tif, c.reduceOnly, c.clientId, c.price, c.size, c.goodTilTime, engine.time);
+  order.tpslType = c.tpslType;
+  order.triggerPrice = c.stopPrice;
+  order.isPositionTpsl = c.isPositionTpsl === true;
+  order.parentOrderId = c.parentOrderId;
+
   const reason = admit(engine, ms, order);
   if (reason !== undefined) {
     finish(engine, order, 'REJECTED', reason);
@@ -672,6 +627,7 @@ function finish(engine: Engine, order: Order, status: OrderStatus, reason: Rejec
   order.rejectionReason = reason;
   order.updatedAt = engine.time;
   emitOrder(engine, order);
+  engine.ended.push(order);
   // An entry that ended without any fill takes its entryTpsl legs with it.
   if (order.hasChildren && order.filled === 0 && order.cancelReason === undefined && status !== 'PARTIALLY_FILLED' && status !== 'OPEN') {
     order.hasChildren = false;
