@@ -121,6 +121,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     onFee: undefined,
     riskQueue: [],
     ended: [],
+    endedCount: 0,
   };
   engine.lookup = (id) => getOrder(engine.orders, id);
   engine.hooks = {
@@ -237,19 +238,20 @@ export function apply(engine: Engine, command: Command): CommandResult {
   }
   if (engine.riskQueue.length > 0) processRiskQueue(engine);
   flush(engine);
-  if (engine.ended.length > 0) spareEnded(engine);
+  if (engine.endedCount > 0) spareEnded(engine);
   return result;
 }
 
 /** Hands the orders that ended in this command back for reuse, now that nothing reads them. */
 function spareEnded(engine: Engine): void {
   const ended = engine.ended;
-  for (let i = 0; i < ended.length; i++) {
+  for (let i = 0; i < engine.endedCount; i++) {
     const order = ended[i]!;
+    ended[i] = null;
     // A cancel-replace ends the order and then runs it again: only what is still ended goes.
     if (order.level === null && !isLive(order) && getOrder(engine.orders, order.id) !== order) spareOrder(order);
   }
-  ended.length = 0;
+  engine.endedCount = 0;
 }
 
 /** Runs an account command once its (address, accountIndex) is well formed. */
@@ -627,7 +629,7 @@ function finish(engine: Engine, order: Order, status: OrderStatus, reason: Rejec
   order.rejectionReason = reason;
   order.updatedAt = engine.time;
   emitOrder(engine, order);
-  engine.ended.push(order);
+  engine.ended[engine.endedCount++] = order;
   // An entry that ended without any fill takes its entryTpsl legs with it.
   if (order.hasChildren && order.filled === 0 && order.cancelReason === undefined && status !== 'PARTIALLY_FILLED' && status !== 'OPEN') {
     order.hasChildren = false;
