@@ -431,7 +431,6 @@ export function newInternalOrder(engine: Engine, account: Account, ms: MarketSta
   const order = newOrder(engine.nextOrderId++, account, ms.spec.id, ms.slot, side, 0, TIF_IOC, true, undefined, price, size, engine.time, engine.time);
   order.origin = origin;
   return order;
-
 }
 
 /** Runs a liquidation order through the book; it ends LIQUIDATED whatever it filled. */

@@ -5,7 +5,10 @@
  * While it rests it is linked into one book level (`prev`/`next`/`level`) and into its
  * account's list of live orders (`aPrev`/`aNext`); nothing outside `book.ts` and `account.ts`
  * touches those links. Public shapes are built from it by the event translator in
- * `engine.ts`, never by handing the record out.
+ * `engine.ts`, never by handing the record out. A record is valid while its order is live and
+ * until the end of the command that ends it; after that the engine reuses it for another order
+ * (`newOrder` / `spareOrder`), so readers outside the engine (the gateway's open-order lists)
+ * copy what they need within the call and keep no reference.
  *
  * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
  * emitted update against it.
