@@ -46,6 +46,16 @@ export interface Account {
   riskQueued: boolean;
   /** Σ of the active markets' float margin contributions, valid at mark epoch `epoch` (margin.ts). */
   riskSums: { epoch: number; eq: number; im: number; mm: number; changes: number };
+  /**
+   * What the last full trigger refresh used (risk.ts `refreshAfterFills`): the mark epoch it ran
+   * at (-1: none valid), the number of cross positions and their per-position budget, and which
+   * market fills changed since (-1 none, -2 several) and whether that one held a cross position.
+   */
+  triggersAt: number;
+  triggerCount: number;
+  triggerBudget: number;
+  triggerSlot: number;
+  triggerSlotCross: boolean;
   /** Borrow interest accrued on a negative quote balance since the last settlement. */
   accruedInterest: bigint;
   interestSince: number;
@@ -113,6 +123,11 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       lifetimeFeesPaid: 0n,
       riskQueued: false,
       riskSums: { epoch: -1, eq: 0, im: 0, mm: 0, changes: 0 },
+      triggersAt: -1,
+      triggerCount: 0,
+      triggerBudget: -Infinity,
+      triggerSlot: -1,
+      triggerSlotCross: false,
       accruedInterest: 0n,
       interestSince: 0,
     };

@@ -37,7 +37,7 @@ import {
   takePending,
   targetKey,
 } from './modify-buffer.ts';
-import type { Order } from './order.ts';
+import { isLive, newOrder, spareOrder, type Order } from './order.ts';
 import { createOrderTable, deleteOrder, getOrder, putOrder } from './order-table.ts';
 import { isOutsideRth, updateMark } from './prices.ts';
 import {
@@ -49,9 +49,10 @@ import {
   marginAllows,
   preTrade,
   reduceAllowance,
-  refreshTriggers,
+  refreshAfterFills,
   setLeverage,
   settleFill,
+  createSettled,
   transfer,
   withdraw,
 } from './risk.ts';
@@ -120,6 +121,8 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     markEpoch: 0,
     onFee: undefined,
     riskQueue: [],
+    ended: [],
+    endedCount: 0,
   };
   engine.lookup = (id) => getOrder(engine.orders, id);
   engine.hooks = {
@@ -239,7 +242,20 @@ export function apply(engine: Engine, command: Command): CommandResult {
   }
   if (engine.riskQueue.length > 0) processRiskQueue(engine);
   flush(engine);
+  if (engine.endedCount > 0) spareEnded(engine);
   return result;
+}
+
+/** Hands the orders that ended in this command back for reuse, now that nothing reads them. */
+function spareEnded(engine: Engine): void {
+  const ended = engine.ended;
+  for (let i = 0; i < engine.endedCount; i++) {
+    const order = ended[i]!;
+    ended[i] = null;
+    // A cancel-replace ends the order and then runs it again: only what is still ended goes.
+    if (order.level === null && !isLive(order) && getOrder(engine.orders, order.id) !== order) spareOrder(order);
+  }
+  engine.endedCount = 0;
 }
 
 /** Runs an account command once its (address, accountIndex) is well formed. */
@@ -391,7 +407,7 @@ function processRiskQueue(engine: Engine): void {
   for (let i = 0; i < queue.length; i++) {
     const account = queue[i]!;
     account.riskQueued = false;
-    if (refreshTriggers(engine, account)) liquidate(engine, account);
+    if (refreshAfterFills(engine, account)) liquidate(engine, account);
     else marginCancel(engine, account);
   }
   queue.length = 0;
@@ -416,40 +432,9 @@ function marginCancel(engine: Engine, account: Account): void {
 // Orders the engine places itself (liquidation.ts)
 
 export function newInternalOrder(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number, origin: 'LIQUIDATION' | 'ADL'): Order {
-  const time = engine.time;
-  return {
-    id: engine.nextOrderId++,
-    account,
-    marketId: ms.spec.id,
-    slot: ms.slot,
-    side,
-    orderType: 0,
-    tif: TIF_IOC,
-    reduceOnly: true,
-    clientId: undefined,
-    price,
-    size,
-    remaining: size,
-    filled: 0,
-    filledValue: 0,
-    goodTilTime: time,
-    createdAt: time,
-    updatedAt: time,
-    status: 'PENDING',
-    rejectionReason: undefined,
-    cancelReason: undefined,
-    origin,
-    tpslType: undefined,
-    triggerPrice: undefined,
-    isPositionTpsl: false,
-    parentOrderId: undefined,
-    hasChildren: false,
-    level: null,
-    prev: null,
-    next: null,
-    aPrev: null,
-    aNext: null,
-  };
+  const order = newOrder(engine.nextOrderId++, account, ms.spec.id, ms.slot, side, 0, TIF_IOC, true, undefined, price, size, engine.time, engine.time);
+  order.origin = origin;
+  return order;
 }
 
 /** Runs a liquidation order through the book; it ends LIQUIDATED whatever it filled. */
@@ -541,40 +526,12 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
   const error = validatePlace(engine, ms, c);
   if (error !== undefined) return error;
   const account = getAccount(engine, c.address, c.accountIndex);
-  const time = engine.time;
-  const order: Order = {
-    id: engine.nextOrderId++,
-    account,
-    marketId: c.marketId,
-    slot: ms.slot,
-    side: c.side,
-    orderType: c.orderType,
-    tif: c.tif,
-    reduceOnly: c.reduceOnly,
-    clientId: c.clientId,
-    price: c.price,
-    size: c.size,
-    remaining: c.size,
-    filled: 0,
-    filledValue: 0,
-    goodTilTime: c.goodTilTime,
-    createdAt: time,
-    updatedAt: time,
-    status: 'PENDING',
-    rejectionReason: undefined,
-    cancelReason: undefined,
-    origin: undefined,
-    tpslType: c.tpslType,
-    triggerPrice: c.stopPrice,
-    isPositionTpsl: c.isPositionTpsl === true,
-    parentOrderId: c.parentOrderId,
-    hasChildren: false,
-    level: null,
-    prev: null,
-    next: null,
-    aPrev: null,
-    aNext: null,
-  };
+  const order = newOrder(engine.nextOrderId++, account, c.marketId, ms.slot, c.side, c.orderType, c.tif, c.reduceOnly, c.clientId, c.price, c.size, c.goodTilTime, engine.time);
+  order.tpslType = c.tpslType;
+  order.triggerPrice = c.stopPrice;
+  order.isPositionTpsl = c.isPositionTpsl === true;
+  order.parentOrderId = c.parentOrderId;
+
   const reason = admit(engine, ms, order);
   if (reason !== undefined) {
     finish(engine, order, 'REJECTED', reason);
@@ -675,6 +632,7 @@ function finish(engine: Engine, order: Order, status: OrderStatus, reason: Rejec
   order.rejectionReason = reason;
   order.updatedAt = engine.time;
   emitOrder(engine, order);
+  engine.ended[engine.endedCount++] = order;
   // An entry that ended without any fill takes its entryTpsl legs with it.
   if (order.hasChildren && order.filled === 0 && order.cancelReason === undefined && status !== 'PARTIALLY_FILLED' && status !== 'OPEN') {
     order.hasChildren = false;
@@ -718,6 +676,10 @@ function unrest(engine: Engine, ms: MarketState, order: Order): void {
   removeOrder(ms.book, order);
 }
 
+/** Both sides' settlement of the fill in progress; read before the next fill overwrites them. */
+const MAKER_SETTLED = createSettled();
+const TAKER_SETTLED = createSettled();
+
 function onFill(engine: Engine, maker: Order, price: number, qty: number): void {
   const taker = engine.taker!;
   const ms = engine.takerMarket!;
@@ -731,13 +693,15 @@ function onFill(engine: Engine, maker: Order, price: number, qty: number): void 
   maker.filledValue += value;
   // The maker's resting exposure shrinks with its fill (matching already reduced `remaining`).
   addExposure(engine, maker.account, ms, maker.side, -exposureOf(maker, qty), 0);
-  const makerSettled = settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER');
-  const takerSettled = settleFill(engine, taker.account, ms, taker.side, qty, price, engine.liquidating === undefined ? 'TAKER' : 'TAKER');
+  const makerSettled = MAKER_SETTLED;
+  const takerSettled = TAKER_SETTLED;
+  settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER', makerSettled);
+  settleFill(engine, taker.account, ms, taker.side, qty, price, 'TAKER', takerSettled);
   queueRisk(engine, maker.account);
   queueRisk(engine, taker.account);
   const tradeId = engine.nextTradeId++;
-  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.realized - makerSettled.fee, makerSettled.effect);
-  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.realized - takerSettled.fee, takerSettled.effect);
+  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.closedPnl, makerSettled.effect);
+  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.closedPnl, takerSettled.effect);
   const takerAm = taker.account.markets[ms.slot]!;
   const makerAm = maker.account.markets[ms.slot]!;
   emitPosition(engine, maker.account, makerAm);

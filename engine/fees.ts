@@ -6,6 +6,7 @@
  * rate), so the exchange never pays out a fraction of a quote quantum it did not collect.
  * The default schedule (docs/decisions.md) is modelled on public perp venues.
  */
+import { floorDivExact, mulExact } from './money.ts';
 import type { FeeTier } from './types.ts';
 
 const USD = 1_000_000_000n;
@@ -28,6 +29,18 @@ export function fee(value: bigint, ppm: number): bigint {
   if (ppm === 0) return 0n;
   const product = value * BigInt(ppm);
   return ppm > 0 ? (product + 999_999n) / 1_000_000n : product / 1_000_000n;
+}
+
+/**
+ * `fee` for a value given as an exact double (money.ts): the same integer, or NaN when the
+ * product leaves the exact range and the bigint `fee` must decide.
+ */
+export function feeExact(value: number, ppm: number): number {
+  if (ppm === 0) return 0;
+  const product = mulExact(value, ppm > 0 ? ppm : -ppm);
+  const q = floorDivExact(product, 1_000_000);
+  if (ppm < 0) return -q;
+  return q * 1_000_000 === product ? q : q + 1;
 }
 
 /** Validates a schedule: ascending volume requirements starting at 0. */

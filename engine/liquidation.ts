@@ -25,7 +25,7 @@ import { crossedTriggers, compactTriggers } from './liquidation-index.ts';
 import { crossRisk, isolatedRisk, marginPrice, notional, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
-import { dropTrigger, queueRisk, refreshTriggers, settleFill } from './risk.ts';
+import { createSettled, dropTrigger, queueRisk, refreshTriggers, settleFill } from './risk.ts';
 import type { Engine, MarketState } from './state.ts';
 import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './engine.ts';
 
@@ -164,12 +164,13 @@ function deleverage(engine: Engine, account: Account, ms: MarketState, am: Accou
 
 function adlFill(engine: Engine, ms: MarketState, liquidated: Order, counter: Order, price: number, qty: number): void {
   const tradeId = engine.nextTradeId++;
+  const settled = createSettled();
   for (const order of [counter, liquidated]) {
-    const settled = settleFill(engine, order.account, ms, order.side, qty, price, 'ADL');
+    settleFill(engine, order.account, ms, order.side, qty, price, 'ADL', settled);
     order.remaining -= qty;
     order.filled += qty;
     order.filledValue += price * qty;
     order.updatedAt = engine.time;
-    emitFill(engine, ms, order, tradeId, price, qty, order === counter ? 'MAKER' : 'TAKER', settled.fee, settled.realized - settled.fee, settled.effect);
+    emitFill(engine, ms, order, tradeId, price, qty, order === counter ? 'MAKER' : 'TAKER', settled.fee, settled.closedPnl, settled.effect);
   }
 }

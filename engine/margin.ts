@@ -168,9 +168,11 @@ function effectiveImfF(m: PricedMarket, am: AccountMarket): number {
  * (`riskSums`), valid while no mark has moved anywhere since (`epoch`, the engine's global mark
  * epoch): then this is O(1) however many markets the account trades; otherwise it walks the
  * active markets once and refreshes the sums. Callers that change an AccountMarket bracket the
- * change with `beginChange` / `endChange` so the sums stay true.
+ * change with `beginChange` / `endChange` so the sums stay true. `extraSlot` ≥ 0 adds
+ * hypothetical orders in one market, as crossRisk's `extra` does. The result is a shared scratch
+ * object, valid until the next call.
  */
-export function crossRiskF(account: Account, markets: readonly PricedMarket[], epoch: number, extra?: { slot: number; buy: number; sell: number; price: number }): CrossRiskF {
+export function crossRiskF(account: Account, markets: readonly PricedMarket[], epoch: number, extraSlot = -1, extraBuy = 0, extraSell = 0, extraPrice = 0): CrossRiskF {
   const sums = account.riskSums;
   if (sums.epoch !== epoch) {
     let eq = 0;
@@ -191,15 +193,25 @@ export function crossRiskF(account: Account, markets: readonly PricedMarket[], e
     sums.epoch = epoch;
   }
   let initial = sums.im;
-  if (extra !== undefined) {
-    const m = markets[extra.slot]!;
-    const am = account.markets[extra.slot] ?? EMPTY;
-    const withExtra = initialMarginF(m, am, extra.buy, extra.sell, extra.price);
+  if (extraSlot >= 0) {
+    const m = markets[extraSlot]!;
+    const am = account.markets[extraSlot] ?? EMPTY;
+    const withExtra = initialMarginF(m, am, extraBuy, extraSell, extraPrice);
     const ordersOnly = am.isolated ? withExtra - Math.abs(am.size) * marginPrice(m) * m.spec.valueMulF * effectiveImfF(m, am) : withExtra;
     initial += ordersOnly - (am.listed ? am.imF : 0);
   }
-  return { equity: Number(account.quote) + sums.eq, initial, maintenance: sums.mm };
+  const out = SCRATCH_F;
+  out.equity = Number(account.quote) + sums.eq;
+  out.initial = initial;
+  out.maintenance = sums.mm;
+  return out;
 }
+
+/**
+ * crossRiskF's one result object, overwritten by every call: the hot path reads it at once, and
+ * a fresh object per margin check was a measurable share of the engine's garbage.
+ */
+const SCRATCH_F: CrossRiskF = { equity: 0, initial: 0, maintenance: 0 };
 
 /** Before changing `am`: takes its contribution out of the account's float sums. */
 export function beginChange(account: Account, am: AccountMarket, epoch: number): void {

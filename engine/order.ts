@@ -5,14 +5,17 @@
  * While it rests it is linked into one book level (`prev`/`next`/`level`) and into its
  * account's list of live orders (`aPrev`/`aNext`); nothing outside `book.ts` and `account.ts`
  * touches those links. Public shapes are built from it by the event translator in
- * `engine.ts`, never by handing the record out.
+ * `engine.ts`, never by handing the record out. A record is valid while its order is live and
+ * until the end of the command that ends it; after that the engine reuses it for another order
+ * (`newOrder` / `spareOrder`), so readers outside the engine (the gateway's open-order lists)
+ * copy what they need within the call and keep no reference.
  *
  * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
  * emitted update against it.
  */
 import type { CancelReason, OrderStatus, RejectionReason, TpslType } from './spec.ts';
 import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
-import type { Account } from './account.ts';
+import { createAccountIndex, getOrCreateAccount, type Account } from './account.ts';
 import type { Level } from './book.ts';
 
 export interface Order {
@@ -59,7 +62,92 @@ export interface Order {
   // Account links (account.ts).
   aPrev: Order | null;
   aNext: Order | null;
+  /** Ended and handed back for reuse (`spareOrder`); set until `newOrder` takes it again. */
+  spare: boolean;
 }
+
+/**
+ * Ended orders, kept for reuse. A resting order lives long enough to survive two scavenges and
+ * be promoted, so a new object per placement was copied twice and later freed by a full GC;
+ * reusing records keeps the young generation to short-lived garbage (docs/decisions.md,
+ * "Engine throughput"). Module-level rather than engine state: it is a cache of dead records,
+ * shared by every engine in the process, detached from their accounts.
+ */
+const SPARE: Order[] = [];
+const SPARE_MAX = 4096;
+
+/** A fresh order record (reused when one is spare); the fields not passed take their defaults. */
+export function newOrder(
+  id: number,
+  account: Account,
+  marketId: number,
+  slot: number,
+  side: SideCode,
+  orderType: OrderTypeCode,
+  tif: TifCode,
+  reduceOnly: boolean,
+  clientId: string | undefined,
+  price: number,
+  size: number,
+  goodTilTime: number,
+  time: number,
+): Order {
+  const o = SPARE.pop();
+  if (o === undefined) {
+    return {
+      id, account, marketId, slot, side, orderType, tif, reduceOnly, clientId, price, size,
+      remaining: size, filled: 0, filledValue: 0, goodTilTime, createdAt: time, updatedAt: time,
+      status: 'PENDING', rejectionReason: undefined, cancelReason: undefined, origin: undefined,
+      tpslType: undefined, triggerPrice: undefined, isPositionTpsl: false, parentOrderId: undefined,
+      hasChildren: false, level: null, prev: null, next: null, aPrev: null, aNext: null, spare: false,
+    };
+  }
+  o.id = id;
+  o.account = account;
+  o.marketId = marketId;
+  o.slot = slot;
+  o.side = side;
+  o.orderType = orderType;
+  o.tif = tif;
+  o.reduceOnly = reduceOnly;
+  o.clientId = clientId;
+  o.price = price;
+  o.size = size;
+  o.remaining = size;
+  o.filled = 0;
+  o.filledValue = 0;
+  o.goodTilTime = goodTilTime;
+  o.createdAt = time;
+  o.updatedAt = time;
+  o.status = 'PENDING';
+  o.rejectionReason = undefined;
+  o.cancelReason = undefined;
+  o.origin = undefined;
+  o.tpslType = undefined;
+  o.triggerPrice = undefined;
+  o.isPositionTpsl = false;
+  o.parentOrderId = undefined;
+  o.hasChildren = false;
+  o.level = o.prev = o.next = o.aPrev = o.aNext = null;
+  o.spare = false;
+  return o;
+}
+
+/**
+ * Hands an ended order back for reuse. Only for an order nothing refers to any more: off the
+ * book and the order table, its events already built (they copy fields), its command's
+ * result already taken (engine.ts calls this at the end of a command).
+ */
+export function spareOrder(order: Order): void {
+  if (order.spare || SPARE.length >= SPARE_MAX) return;
+  order.spare = true;
+  // Detached, so that a spare record keeps no engine alive.
+  order.account = DETACHED;
+  order.clientId = undefined;
+  SPARE.push(order);
+}
+
+const DETACHED: Account = getOrCreateAccount(createAccountIndex(), '', 0);
 
 /**
  * Every status move the engine makes. `null` stands for "new": the first update an order gets.

@@ -14,6 +14,7 @@
  * The same record carries the account's per-market settings (leverage, cross/isolated, the
  * isolated margin pool), its resting-order exposure for initial margin, and funding totals.
  */
+import { exactNumber, floorDivExact, mulExact } from './money.ts';
 import type { PositionEffect } from './spec.ts';
 import type { SideCode } from './types.ts';
 
@@ -84,11 +85,18 @@ export interface FillOutcome {
   effect: PositionEffect;
   /** Realized PnL of the closing part (0 for opening fills), quote quantums. */
   realized: bigint;
+  /** `realized` as an exact double (money.ts), NaN when it was computed in bigint only. */
+  realizedF: number;
   closedQty: number;
 }
 
-/** Applies one fill of `qty` quantums worth `value` quote quantums to the position. */
-export function applyFill(am: AccountMarket, side: SideCode, qty: number, value: bigint): FillOutcome {
+/**
+ * Applies one fill of `qty` quantums worth `value` quote quantums to the position, writing the
+ * outcome into `out` (the fill path reuses one record). `valueF` is `value` as an exact double
+ * or NaN; with it and an exactly representable cost basis the closing arithmetic runs on
+ * doubles (money.ts), with the same integers as the bigint formulas.
+ */
+export function applyFill(am: AccountMarket, side: SideCode, qty: number, value: bigint, valueF: number, out: FillOutcome): void {
   const before = am.size;
   const buy = side === 0;
   const after = buy ? before + qty : before - qty;
@@ -102,29 +110,54 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
       am.realizedPnl = 0n;
       am.fundingSinceOpen = 0n;
     }
-    return { effect: before === 0 ? (buy ? 'OPEN_LONG' : 'OPEN_SHORT') : buy ? 'ADD_LONG' : 'ADD_SHORT', realized: 0n, closedQty: 0 };
+    out.effect = before === 0 ? (buy ? 'OPEN_LONG' : 'OPEN_SHORT') : buy ? 'ADD_LONG' : 'ADD_SHORT';
+    out.realized = 0n;
+    out.realizedF = 0;
+    out.closedQty = 0;
+    return;
   }
   const open = before > 0 ? before : -before;
   const closedQty = qty < open ? qty : open;
-  const basis = am.cost >= 0n ? am.cost : -am.cost;
-  const released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
-  const closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
-  // A long sells to close: proceeds minus basis. A short buys to close: basis minus cost.
-  const realized = buy ? released - closingValue : closingValue - released;
-  am.cost += am.cost >= 0n ? -released : released;
+  const longBefore = am.cost >= 0n;
+  // The released basis and the closing value, exactly in doubles when they fit (NaN if not).
+  const basisF = exactNumber(longBefore ? am.cost : -am.cost);
+  const releasedF = closedQty === open ? basisF : floorDivExact(mulExact(basisF, closedQty), open);
+  const closingF = closedQty === qty ? valueF : floorDivExact(mulExact(valueF, closedQty), qty);
+  let released: bigint;
+  let closingValue: bigint;
+  let realized: bigint;
+  let realizedF: number;
+  if (releasedF === releasedF && closingF === closingF) {
+    // A long sells to close: proceeds minus basis. A short buys to close: basis minus cost.
+    realizedF = buy ? releasedF - closingF : closingF - releasedF;
+    realized = BigInt(realizedF);
+    released = BigInt(releasedF);
+    closingValue = closedQty === qty ? value : BigInt(closingF);
+  } else {
+    const basis = longBefore ? am.cost : -am.cost;
+    released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
+    closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
+    realized = buy ? released - closingValue : closingValue - released;
+    realizedF = NaN;
+  }
+  am.cost += longBefore ? -released : released;
   am.realizedPnl += realized;
   am.size = after;
+  out.realized = realized;
+  out.realizedF = realizedF;
+  out.closedQty = closedQty;
   if (qty > open) {
     const openingValue = value - closingValue;
     am.cost = buy ? openingValue : -openingValue;
     am.costF = Number(am.cost);
     am.realizedPnl = 0n;
     am.fundingSinceOpen = 0n;
-    return { effect: buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT', realized, closedQty };
+    out.effect = buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT';
+    return;
   }
   if (after === 0) am.cost = 0n;
   am.costF = Number(am.cost);
-  return { effect: before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT', realized, closedQty };
+  out.effect = before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT';
 }
 
 /** Unrealized PnL at `price` ticks: size·price·mul − cost. */

@@ -15,11 +15,12 @@
  */
 import { accountMarket, addVolume, positionOf, refreshActive, rollingVolume, type Account } from './account.ts';
 import { emitLeverage, emitPosition, emitTransfer } from './emit.ts';
-import { fee as feeOf, tierFor } from './fees.ts';
+import { fee as feeOf, feeExact, tierFor } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
 import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
+import { mulExact } from './money.ts';
 import { applyFill, type AccountMarket, type FillOutcome } from './position.ts';
 import { LIMITS } from './spec.ts';
 import type { RejectionReason } from './spec.ts';
@@ -56,10 +57,11 @@ export function preTrade(engine: Engine, account: Account, ms: MarketState, side
  * do not raise the requirement (an order that can only reduce exposure is always allowed).
  */
 export function marginAllows(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number): boolean {
-  const extra = { slot: ms.slot, buy: side === 0 ? size : 0, sell: side === 1 ? size : 0, price };
-  const fast = crossRiskF(account, engine.bySlot, engine.markEpoch, extra);
+  const buy = side === 0 ? size : 0;
+  const sell = side === 1 ? size : 0;
+  const fast = crossRiskF(account, engine.bySlot, engine.markEpoch, ms.slot, buy, sell, price);
   if (clearlyAbove(fast.equity, fast.initial)) return true;
-  const after = crossRisk(account, engine.bySlot, extra);
+  const after = crossRisk(account, engine.bySlot, { slot: ms.slot, buy, sell, price });
   if (after.initial <= after.equity) return true;
   return after.initial <= crossRisk(account, engine.bySlot).initial;
 }
@@ -94,26 +96,46 @@ export function queueRisk(engine: Engine, account: Account): void {
 
 export interface Settled extends FillOutcome {
   fee: bigint;
+  /** Realized PnL minus the fee: what the fill adds to the balance (the fill's closedPnl). */
+  closedPnl: bigint;
 }
 
-export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL'): Settled {
+export function createSettled(): Settled {
+  return { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, fee: 0n, closedPnl: 0n };
+}
+
+/**
+ * Settles one side of a fill into `out` (callers reuse a record per side: the fill path is hot
+ * enough that a fresh result per call showed up as garbage). Value and fee are computed as exact
+ * doubles when they fit (money.ts), with one bigint conversion each, else in bigint.
+ */
+export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL', out: Settled): void {
   const am = accountMarket(account, ms.slot, ms.spec.id);
+  noteTriggerChange(account, am);
   beginChange(account, am, engine.markEpoch);
-  const value = BigInt(price) * BigInt(qty) * ms.spec.valueMul;
+  const valueF = mulExact(mulExact(price, qty), ms.spec.valueMulF);
+  const value = valueF === valueF ? BigInt(valueF) : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
   const before = am.size;
-  const outcome = applyFill(am, side, qty, value);
+  applyFill(am, side, qty, value, valueF, out);
   const tier = tierFor(engine.risk.feeTiers, rollingVolume(account, engine.time));
   // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
-  const fee = role === 'ADL' ? 0n : feeOf(value, role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm);
-  engine.feesCollected += fee;
-  if (fee > 0n) account.lifetimeFeesPaid += fee;
-  if (engine.onFee !== undefined && fee !== 0n) engine.onFee(account, fee, engine.time);
+  const ppm = role === 'ADL' ? 0 : role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm;
+  const feeF = feeExact(valueF, ppm);
+  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value, ppm);
+  const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
+  out.fee = fee;
+  out.closedPnl = closedPnl;
+  if (fee !== 0n) {
+    engine.feesCollected += fee;
+    if (fee > 0n) account.lifetimeFeesPaid += fee;
+    if (engine.onFee !== undefined) engine.onFee(account, fee, engine.time);
+  }
   addVolume(account, value, engine.time);
   if (am.isolated) {
-    am.isolatedMargin += outcome.realized - fee;
+    am.isolatedMargin += closedPnl;
     settleIsolatedPool(engine, account, ms, am.size, before);
   } else {
-    account.quote += outcome.realized - fee;
+    account.quote += closedPnl;
   }
   if (before === 0 && am.size !== 0) ms.holders.add(account);
   else if (before !== 0 && am.size === 0) ms.holders.delete(account);
@@ -121,7 +143,6 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   if (am.size === 0 || (before !== 0 && (before > 0) !== (am.size > 0))) dropTrigger(am);
   refreshActive(account, am);
   endChange(account, am, engine.bySlot, engine.markEpoch);
-  return { effect: outcome.effect, realized: outcome.realized, closedQty: outcome.closedQty, fee };
 }
 
 /**
@@ -156,14 +177,41 @@ function settleIsolatedPool(engine: Engine, account: Account, ms: MarketState, a
 // Liquidation triggers
 
 /**
+ * Share of the slack the triggers hand out. The rest is held back so that fills, whose fees and
+ * added maintenance erode the slack a little each time, can go on without recomputing every
+ * position's trigger (`refreshAfterFills`); a trigger a little nearer only asks for an earlier
+ * re-check.
+ */
+const TRIGGER_SHARE = 0.75;
+
+/**
  * Recomputes an account's liquidation triggers; returns true when its cross side or an isolated
  * position is below maintenance now (the caller liquidates).
+ *
+ * It also records what `refreshAfterFills` needs to skip the untouched positions next time: the
+ * mark epoch, the number of cross positions and the per-position budget their triggers used
+ * (none while there is no cross position: the first fill sets it from the slack then).
  */
 export function refreshTriggers(engine: Engine, account: Account): boolean {
-  if (account.active.length === 0) return false;
+  account.triggerSlot = -1;
+  account.triggersAt = -1;
+  account.triggerCount = 0;
+  account.triggerBudget = -Infinity;
+  if (account.active.length === 0) {
+    account.triggersAt = engine.markEpoch;
+    return false;
+  }
   let below = false;
+  let clear = true;
   let crossPositions = 0;
-  for (const am of account.active) if (!am.isolated && am.size !== 0) crossPositions++;
+  // Cross markets with a position or resting orders: the slack is shared over all of them, so
+  // that an order filling into a new position leaves the others' budgets in force.
+  let crossMarkets = 0;
+  for (const am of account.active) {
+    if (am.isolated) continue;
+    crossMarkets++;
+    if (am.size !== 0) crossPositions++;
+  }
   // "Below maintenance" is decided exactly when the slack is near zero; far from it the float
   // sums are plenty, and triggers are approximate by design (they only ask for a re-check).
   let crossSlack = 0;
@@ -172,34 +220,94 @@ export function refreshTriggers(engine: Engine, account: Account): boolean {
     if (clearlyAbove(fast.equity, fast.maintenance)) {
       crossSlack = (fast.equity - fast.maintenance) * (1 - 1e-9) - 1e9;
     } else {
+      clear = false;
       const exact = exactSlack(engine, account);
       if (exact < 0n) below = true;
       crossSlack = Number(exact) - 1e9;
     }
   }
+  const budget = (crossSlack / crossMarkets) * TRIGGER_SHARE;
   for (const am of account.active) {
-    if (am.size === 0) continue;
-    const ms = engine.bySlot[am.slot]!;
-    const price = marginPrice(ms);
-    if (price <= 0) continue;
-    let budget: number;
-    if (am.isolated) {
-      const iso = isolatedRisk(ms, am);
-      if (iso.equity < iso.maintenance) below = true;
-      budget = Number(iso.equity - iso.maintenance) - 1e9;
-    } else {
-      budget = crossSlack / crossPositions;
-    }
-    const long = am.size > 0;
-    const abs = long ? am.size : -am.size;
-    const perTick = abs * ms.spec.valueMulF * (long ? 1 - ms.spec.mmfF : 1 + ms.spec.mmfF);
-    const trigger = triggerPrice(long, price, budget < 0 ? 0 : budget, perTick);
-    // Keep the trigger in force when the new one would fire later: the old one is safe.
-    if (long ? trigger <= am.trigger : trigger >= am.trigger) continue;
-    am.trigger = trigger;
-    am.triggerVersion++;
-    addTrigger(ms.triggers, long, trigger, account.id, am.triggerVersion);
+    if (am.size !== 0 && setTrigger(engine, account, am, budget)) below = true;
   }
+  if (clear && !below) {
+    account.triggersAt = engine.markEpoch;
+    account.triggerCount = crossPositions;
+    if (crossPositions > 0) account.triggerBudget = budget;
+  }
+  return below;
+}
+
+/**
+ * `refreshTriggers` after fills, touching only what the fills changed. Valid when no mark has
+ * moved since the last full refresh and the fills were in one market: every other position is
+ * as it was, at the same prices, and its trigger uses at most the recorded per-position budget.
+ * While the cross positions times that budget still fit in the slack, the triggers together
+ * stay safe, and the changed position gets a trigger from the same budget. Anything else, or a
+ * cross side near maintenance, takes the full refresh.
+ */
+export function refreshAfterFills(engine: Engine, account: Account): boolean {
+  const slot = account.triggerSlot;
+  if (slot < 0 || account.triggersAt !== engine.markEpoch) return refreshTriggers(engine, account);
+  const am = account.markets[slot]!;
+  const cross = !am.isolated && am.size !== 0;
+  const count = account.triggerCount - (account.triggerSlotCross ? 1 : 0) + (cross ? 1 : 0);
+  let budget = account.triggerBudget;
+  if (count > 0) {
+    const fast = crossRiskF(account, engine.bySlot, engine.markEpoch);
+    if (!clearlyAbove(fast.equity, fast.maintenance)) return refreshTriggers(engine, account);
+    const slack = (fast.equity - fast.maintenance) * (1 - 1e-9) - 1e9;
+    // With no cross trigger in force yet, the first one sets the budget.
+    if (budget === -Infinity) budget = (slack / count) * TRIGGER_SHARE;
+    else if (budget * count > slack) return refreshTriggers(engine, account);
+  }
+  account.triggerSlot = -1;
+  account.triggerCount = count;
+  account.triggerBudget = budget;
+  if (am.size !== 0 && setTrigger(engine, account, am, budget)) {
+    account.triggersAt = -1;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Notes, before a fill changes `am`, which of the account's markets changed since its triggers
+ * were computed (-1 none, a slot, or -2 for several).
+ */
+export function noteTriggerChange(account: Account, am: AccountMarket): void {
+  if (account.triggerSlot === -1) {
+    account.triggerSlot = am.slot;
+    account.triggerSlotCross = !am.isolated && am.size !== 0;
+  } else if (account.triggerSlot !== am.slot) {
+    account.triggerSlot = -2;
+  }
+}
+
+/**
+ * Gives one open position a trigger from `crossBudget` (an isolated one from its own pool);
+ * returns true when an isolated position is below maintenance.
+ */
+function setTrigger(engine: Engine, account: Account, am: AccountMarket, crossBudget: number): boolean {
+  const ms = engine.bySlot[am.slot]!;
+  const price = marginPrice(ms);
+  if (price <= 0) return false;
+  let below = false;
+  let budget = crossBudget;
+  if (am.isolated) {
+    const iso = isolatedRisk(ms, am);
+    if (iso.equity < iso.maintenance) below = true;
+    budget = Number(iso.equity - iso.maintenance) - 1e9;
+  }
+  const long = am.size > 0;
+  const abs = long ? am.size : -am.size;
+  const perTick = abs * ms.spec.valueMulF * (long ? 1 - ms.spec.mmfF : 1 + ms.spec.mmfF);
+  const trigger = triggerPrice(long, price, budget < 0 ? 0 : budget, perTick);
+  // Keep the trigger in force when the new one would fire later: the old one is safe.
+  if (long ? trigger <= am.trigger : trigger >= am.trigger) return below;
+  am.trigger = trigger;
+  am.triggerVersion++;
+  addTrigger(ms.triggers, long, trigger, account.id, am.triggerVersion);
   return below;
 }
 

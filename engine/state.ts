@@ -121,6 +121,12 @@ export interface Engine {
   nextSettlementAt: number;
   /** Accounts to re-check at the end of the command (engine.ts). */
   riskQueue: Account[];
+  /**
+   * Orders that ended in the current command, spared for reuse when it ends (order.ts); the
+   * first `endedCount` are current (a count rather than a length: no array resize per command).
+   */
+  ended: (Order | null)[];
+  endedCount: number;
   /** Called with each fee charged: the referral program's hook (issue 10). */
   onFee: ((account: Account, fee: bigint, time: number) => void) | undefined;
 }

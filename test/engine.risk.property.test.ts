@@ -141,7 +141,7 @@ const streamArb: fc.Arbitrary<Stream> = fc.record({
 // ---------------------------------------------------------------------------------------------
 // A run: the engine, and each rule's bookkeeping.
 
-type Rule = 'money' | 'net' | 'maintenance' | 'adl' | 'funding' | 'pretrade';
+type Rule = 'money' | 'net' | 'maintenance' | 'triggers' | 'adl' | 'funding' | 'pretrade';
 
 interface Settlement {
   marketId: number;
@@ -417,6 +417,42 @@ function maintenanceRule(run: Run): string[] {
 }
 
 /**
+ * The liquidation triggers in force are safe: for each account's cross side, the health the
+ * positions would lose if every mark moved to its position's trigger (|mark − trigger| · size ·
+ * value per tick, net of the maintenance that move releases) fits in its slack, equity −
+ * maintenance. That is what lets an oracle tick skip every account whose triggers it did not
+ * cross, however the triggers were refreshed (risk.ts `refreshAfterFills` skips untouched
+ * positions). Accounts at or below maintenance are the maintenance rule's business.
+ */
+function triggersRule(run: Run): string[] {
+  const engine = run.engine;
+  const out: string[] = [];
+  for (const a of engine.accounts.values()) {
+    let loss = 0;
+    let positions = 0;
+    for (const am of a.markets) {
+      if (am === undefined || am.size === 0 || am.isolated) continue;
+      const ms = engine.bySlot[am.slot]!;
+      const price = ms.markPrice > 0 ? ms.markPrice : ms.oraclePrice;
+      if (price <= 0) continue;
+      positions++;
+      if (Number.isNaN(am.trigger)) {
+        out.push(`${a.key} market ${am.marketId}: position ${am.size} without a trigger`);
+        continue;
+      }
+      const long = am.size > 0;
+      const perTick = Math.abs(am.size) * ms.spec.valueMulF * (long ? 1 - ms.spec.mmfF : 1 + ms.spec.mmfF);
+      loss += Math.max(0, long ? price - am.trigger : am.trigger - price) * perTick;
+    }
+    if (positions === 0) continue;
+    const cross = crossRisk(a, engine.bySlot);
+    const slack = Number(cross.equity - cross.maintenance);
+    if (slack > 0 && loss > slack * (1 + 1e-9) + 1e6) out.push(`${a.key}: triggers would lose ${loss} of a slack of ${slack}`);
+  }
+  return out;
+}
+
+/**
  * The documented pre-trade margin rule, in exact bigint sums (margin.ts `crossRisk`), for a
  * placement that is not reduce-only, judged on the state before it: it is UNDERCOLLATERALIZED
  * when cross equity would not cover cross initial margin with the order and the order raises
@@ -438,7 +474,7 @@ const NO_ACCOUNT = { quote: 0n, active: [], markets: [] } as unknown as Paramete
 /** Checked by the sink as the events happen. */
 const none = (): string[] => [];
 
-const RULES: Record<Rule, (run: Run) => string[]> = { money: moneyRule, net: netRule, maintenance: maintenanceRule, adl: none, funding: none, pretrade: none };
+const RULES: Record<Rule, (run: Run) => string[]> = { money: moneyRule, net: netRule, maintenance: maintenanceRule, triggers: triggersRule, adl: none, funding: none, pretrade: none };
 
 function play(rule: Rule, stream: Stream): Run {
   const run = newRun(rule, stream.fund);
@@ -489,6 +525,14 @@ describe('no account stays below maintenance after a command: liquidation (and A
     const seen = check('maintenance');
     expect(seen.liquidations).toBeGreaterThan(0);
     expect(seen.adl).toBeGreaterThan(0);
+  });
+});
+
+describe('liquidation triggers stay safe after every command: moving every mark to its position\'s trigger loses no more than the cross slack', () => {
+  it('holds after every command of random streams', () => {
+    const seen = check('triggers');
+    expect(seen.fills).toBeGreaterThan(0);
+    expect(seen.liquidations).toBeGreaterThan(0);
   });
 });
 

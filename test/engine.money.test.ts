@@ -1,0 +1,74 @@
+/**
+ * The exact double fast path for fill money (engine/money.ts) against the bigint formulas it
+ * stands in for: equal integers wherever it answers, NaN (bigint fallback) elsewhere.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fee, feeExact } from '../engine/fees.ts';
+import { floorDivExact, mulExact } from '../engine/money.ts';
+import { applyFill, createAccountMarket, type FillOutcome } from '../engine/position.ts';
+
+const int = fc.oneof(fc.integer({ min: 0, max: 2 ** 20 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
+
+describe('mulExact and floorDivExact give the bigint result or NaN', () => {
+  it('mulExact', () => {
+    fc.assert(
+      fc.property(int, int, fc.boolean(), (a, b, neg) => {
+        const x = neg ? -a : a;
+        const p = mulExact(x, b);
+        if (p === p) expect(BigInt(p)).toBe(BigInt(x) * BigInt(b));
+        else expect(BigInt(a) * BigInt(b) >= 2n ** 52n - 1n).toBe(true);
+      }),
+    );
+  });
+  it('floorDivExact', () => {
+    fc.assert(
+      fc.property(int, fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (a, b) => {
+        const q = floorDivExact(a, b);
+        if (q === q) expect(BigInt(q)).toBe(BigInt(a) / BigInt(b));
+        else expect(a >= 2 ** 52 || b >= 2 ** 52).toBe(true);
+      }),
+    );
+  });
+  it('floorDivExact at exact multiples near the bound', () => {
+    const b = 999_983;
+    for (const k of [1, 2 ** 20, Math.floor((2 ** 52 - 1) / b)]) {
+      expect(floorDivExact(k * b, b)).toBe(k);
+      expect(floorDivExact(k * b - 1, b)).toBe(k - 1);
+    }
+  });
+});
+
+describe('feeExact equals fee', () => {
+  it('charges round up and rebates round down, as bigint', () => {
+    fc.assert(
+      fc.property(int, fc.integer({ min: -1_000_000, max: 1_000_000 }), (value, ppm) => {
+        const f = feeExact(value, ppm);
+        if (f === f) expect(BigInt(f)).toBe(fee(BigInt(value), ppm));
+      }),
+    );
+  });
+});
+
+describe('applyFill gives the same position and outcome with or without the double path', () => {
+  it('random fill sequences', () => {
+    const fill = fc.record({ buy: fc.boolean(), qty: fc.integer({ min: 1, max: 10 ** 7 }), price: fc.integer({ min: 1, max: 10 ** 7 }) });
+    fc.assert(
+      fc.property(fc.array(fill, { minLength: 1, maxLength: 30 }), (fills) => {
+        const fast = createAccountMarket(0, 1);
+        const slow = createAccountMarket(0, 1);
+        const a: FillOutcome = { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0 };
+        const b: FillOutcome = { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0 };
+        for (const { buy, qty, price } of fills) {
+          const value = BigInt(price) * BigInt(qty) * 10_000n;
+          const valueF = mulExact(mulExact(price, qty), 10_000);
+          applyFill(fast, buy ? 0 : 1, qty, value, valueF, a);
+          applyFill(slow, buy ? 0 : 1, qty, value, NaN, b);
+          expect([fast.size, fast.cost, fast.costF, fast.realizedPnl]).toEqual([slow.size, slow.cost, slow.costF, slow.realizedPnl]);
+          expect([a.effect, a.realized, a.closedQty]).toEqual([b.effect, b.realized, b.closedQty]);
+          if (a.realizedF === a.realizedF) expect(BigInt(a.realizedF)).toBe(a.realized);
+        }
+      }),
+    );
+  });
+});
