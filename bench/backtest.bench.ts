@@ -6,13 +6,15 @@
  *
  * The recording is generated with a seeded generator (sim/backtest/generate.ts) into the temp
  * directory, once per event count, and is not committed. BENCH_EVENTS sets the count
- * (default 10,000,000). Wall time includes reading and parsing the file. Ends with one JSON line:
- * {"bench":"backtest","eventsPerSec":…,"marketMakerEventsPerSec":…}.
+ * (default 10,000,000). Wall time includes reading and parsing the file. The do-nothing run is
+ * measured twice: on the reader's fast route (the figure) and with every line JSON.parsed (the
+ * same-run baseline, `jsonParseEventsPerSec`). Ends with one JSON line:
+ * {"bench":"backtest","eventsPerSec":…,"marketMakerEventsPerSec":…,"jsonParseEventsPerSec":…}.
  */
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Backtest, type Strategy } from '../index.ts';
+import { Backtest, type ParseMode, type Strategy } from '../index.ts';
 import { marketMaker } from '../examples/market-maker.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
 import { defaultMarkets } from '../sim/markets.ts';
@@ -33,10 +35,10 @@ function recordingFile(): string {
   return path;
 }
 
-async function measure(name: string, file: string, strategy: Strategy): Promise<number> {
+async function measure(name: string, file: string, strategy: Strategy, parse: ParseMode = 'fast'): Promise<number> {
   globalThis.gc?.();
   const t0 = performance.now();
-  const result = await new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy).run();
+  const result = await new Backtest({ data: { file, parse }, markets: ['BTC-USD'] }, strategy).run();
   const seconds = (performance.now() - t0) / 1000;
   const rate = Math.round(result.summary.events / seconds);
   console.log(`${name}: ${result.summary.events} events in ${seconds.toFixed(2)} s = ${rate} events/s (fills ${result.summary.fills.total})`);
@@ -45,5 +47,6 @@ async function measure(name: string, file: string, strategy: Strategy): Promise<
 
 const file = recordingFile();
 const eventsPerSec = await measure('do-nothing', file, {});
+const jsonParseEventsPerSec = await measure('do-nothing, JSON.parse route', file, {}, 'json');
 const marketMakerEventsPerSec = await measure('market maker', file, marketMaker({ requoteMs: 1_000 }));
-console.log(JSON.stringify({ bench: 'backtest', events: EVENTS, eventsPerSec, marketMakerEventsPerSec }));
+console.log(JSON.stringify({ bench: 'backtest', events: EVENTS, eventsPerSec, marketMakerEventsPerSec, jsonParseEventsPerSec }));

@@ -247,10 +247,10 @@ export class Backtest {
     let reader: MarketDataReader | undefined;
     let first: ReplayEvent | undefined;
     if (this.replay) {
-      const file = (this.config.data as { file: string }).file;
+      const { file, parse } = this.config.data as Exclude<BacktestConfig['data'], 'sim'>;
       const specs = new Map<string, MarketSpec>();
       for (const m of this.markets.values()) specs.set(m.spec.displayName, m.spec);
-      reader = new MarketDataReader(file, specs, this.from, this.to ?? Infinity);
+      reader = new MarketDataReader(file, specs, this.from, this.to ?? Infinity, parse ?? 'fast');
       const size = statSync(file).size;
       const r = reader;
       this.fraction = () => (size > 0 ? r.bytesRead / size : undefined);
@@ -307,8 +307,11 @@ export class Backtest {
 
   private advance(time: number): void {
     if (time > this.now) this.now = time;
-    this.recorder.sampleUntil(this.now, (t) => this.sampleAt(t));
+    this.recorder.sampleUntil(this.now, this.sampler);
   }
+
+  /** `sampleAt` bound once: `advance` runs per replayed event and must not allocate. */
+  private readonly sampler = (time: number): void => this.sampleAt(time);
 
   private sampleAt(time: number): void {
     // Expiries, switches and funding hours fire on the engine's next command: give it one.
