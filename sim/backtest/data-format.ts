@@ -23,6 +23,7 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';
+import { BinaryReader, BinaryWriter, isBinaryFile } from './binary-format.ts';
 import { decimalUnits } from './decimal-units.ts';
 import { LineScanner, type BookEvent, type OracleEvent, type TradeEvent } from './line-scanner.ts';
 
@@ -231,6 +232,51 @@ export class MarketDataReader {
     this.done = true;
     closeSync(this.fd);
   }
+}
+
+/** What the backtest pulls events from: a JSONL or a binary reader. */
+export interface MarketDataSource {
+  next(): ReplayEvent | undefined;
+  close(): void;
+  readonly bytesRead: number;
+}
+
+/** Opens a recording: the binary format (binary-format.ts) when the file starts with its magic, JSONL otherwise. */
+export function openMarketData(path: string, specs: ReadonlyMap<string, MarketSpec>, from = -Infinity, to = Infinity, mode: ParseMode = 'fast'): MarketDataSource {
+  return isBinaryFile(path) ? new BinaryReader(path, specs, from, to) : new MarketDataReader(path, specs, from, to, mode);
+}
+
+/** The markets of a JSONL file's header line, or undefined when it has none. */
+export function headerMarkets(path: string): string[] | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const nl = head.indexOf(NEWLINE);
+    const first = head.toString('utf8', 0, nl >= 0 && nl < n ? nl : n);
+    const record = JSON.parse(first) as Partial<HeaderRecord>;
+    return record.type === 'header' && Array.isArray(record.markets) ? record.markets : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `perpsim convert`: a JSONL recording to the binary format, for the given markets (their
+ * events in engine units; other markets' lines are dropped). Answers the events written.
+ */
+export function convertToBinary(from: string, to: string, specs: readonly MarketSpec[]): number {
+  const reader = new MarketDataReader(from, new Map(specs.map((s) => [s.displayName, s])));
+  const writer = new BinaryWriter(to, specs);
+  try {
+    for (let e = reader.next(); e !== undefined; e = reader.next()) writer.write(e);
+  } finally {
+    reader.close();
+    writer.close();
+  }
+  return writer.count;
 }
 
 /** Buffered JSONL writer (the recorder and the bench's generator). */
