@@ -67,6 +67,7 @@ export class BinaryWriter {
   count = 0;
 
   constructor(path: string, specs: readonly MarketSpec[]) {
+    if (specs.length > 255) throw new BinaryFormatError('at most 255 markets per binary file (the record word keeps the market in 8 bits)');
     this.fd = openSync(path, 'w');
     specs.forEach((spec, i) => this.index.set(spec.id, i));
     const header: BinaryHeader = { format: BINARY_FORMAT_NAME, version: 1, markets: specs.map((s) => ({ name: s.displayName, tick: s.tick.text, step: s.step.text })) };

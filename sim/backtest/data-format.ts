@@ -137,7 +137,8 @@ export type ParseMode = 'fast' | 'json';
  * the end. Events outside [from, to) (exchange time) are skipped. The file is read in 4 MB
  * blocks into one Buffer and split on newline bytes; in `fast` mode each line goes through
  * the byte scanner (line-scanner.ts) and only lines it does not recognize are decoded and
- * JSON.parsed, so both modes answer the same events.
+ * JSON.parsed, so both modes answer the same events. Scanned events are objects the reader
+ * reuses: an event is valid until the next `next()`.
  */
 export class MarketDataReader {
   private readonly fd: number;
