@@ -20,9 +20,11 @@ import type { QueueModelName } from './queue-model.ts';
 export type { FillRecord, OrderRecord, LatencySpec, ParseMode, QueueModelName };
 
 /**
- * Where market data comes from: the seeded simulator, or a recorded JSONL file (data-format.ts).
- * `parse` picks the reader's route: 'fast' (default) scans perpsim's own line shapes without
- * JSON.parse; 'json' JSON.parses every line (the reference route; same events, slower).
+ * Where market data comes from: the seeded simulator, or a recorded file — JSONL
+ * (data-format.ts) or its binary conversion (`perpsim convert`, binary-format.ts), told apart
+ * by the binary format's magic. For JSONL, `parse` picks the reader's route: 'fast' (default)
+ * scans perpsim's own line shapes without JSON.parse; 'json' JSON.parses every line (the
+ * reference route; same events, slower).
  */
 export type DataSource = 'sim' | { file: string; parse?: ParseMode };
 
