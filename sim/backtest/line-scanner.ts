@@ -114,17 +114,19 @@ export class LineScanner {
     let bids = false;
     let asks = false;
     for (;;) {
-      if (bytes[this.p++] !== QUOTE) return undefined;
-      const keyStart = this.p;
+      let p = this.p;
+      if (bytes[p++] !== QUOTE) return undefined;
+      const keyStart = p;
       let code = 0;
       for (;;) {
-        const c = bytes[this.p++]!;
+        const c = bytes[p++]!;
         if (c === QUOTE) break;
-        if (c === BACKSLASH || c < 0x20 || this.p >= end) return undefined;
+        if (c === BACKSLASH || c < 0x20 || p >= end) return undefined;
         code = code * 256 + c;
       }
-      const keyLength = this.p - 1 - keyStart;
-      if (bytes[this.p++] !== COLON) return undefined;
+      const keyLength = p - 1 - keyStart;
+      if (bytes[p++] !== COLON) return undefined;
+      this.p = p;
       if (keyLength > 6) {
         if (keyLength !== 8 || !this.equals(keyStart, SNAPSHOT)) return undefined;
         if (this.word(TRUE)) snapshot = true;
@@ -233,11 +235,15 @@ export class LineScanner {
   /** A string of at most 6 ASCII bytes as its key code; -1 otherwise. */
   private shortString(): number {
     const bytes = this.bytes;
-    if (bytes[this.p++] !== QUOTE) return -1;
+    let p = this.p;
+    if (bytes[p++] !== QUOTE) return -1;
     let code = 0;
     for (let i = 0; i <= 6; i++) {
-      const c = bytes[this.p++];
-      if (c === QUOTE) return code;
+      const c = bytes[p++];
+      if (c === QUOTE) {
+        this.p = p;
+        return code;
+      }
       if (c === undefined || c === BACKSLASH || c < 0x20 || c >= 0x80) return -1;
       code = code * 256 + c;
     }
@@ -248,16 +254,18 @@ export class LineScanner {
   private integer(): number {
     const bytes = this.bytes;
     const first = this.p;
+    let p = first;
     let n = 0;
     for (;;) {
-      const c = bytes[this.p]!;
+      const c = bytes[p]!;
       if (!(c >= ZERO && c <= NINE)) break;
       n = n * 10 + (c - ZERO);
-      this.p++;
+      p++;
     }
-    const digits = this.p - first;
+    this.p = p;
+    const digits = p - first;
     if (digits === 0 || digits > 16 || (digits > 1 && bytes[first] === ZERO) || !Number.isSafeInteger(n)) return -1;
-    const c = bytes[this.p];
+    const c = bytes[p];
     // A fraction or an exponent: not a plain integer.
     if (c === DOT || c === 0x65 || c === 0x45) return -1;
     return n;
@@ -266,14 +274,16 @@ export class LineScanner {
   /** A market name string: the configured market's index, -1 for another market, -2 when not a plain string. */
   private market(): number {
     const bytes = this.bytes;
-    if (bytes[this.p++] !== QUOTE) return -2;
-    const start = this.p;
+    let p = this.p;
+    if (bytes[p++] !== QUOTE) return -2;
+    const start = p;
     for (;;) {
-      const c = bytes[this.p++];
+      const c = bytes[p++];
       if (c === QUOTE) break;
       if (c === undefined || c === BACKSLASH || c < 0x20) return -2;
     }
-    const length = this.p - 1 - start;
+    this.p = p;
+    const length = p - 1 - start;
     const names = this.names;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
@@ -285,12 +295,13 @@ export class LineScanner {
   /** A decimal string `digits[.digits]` of at most 15 digits into n, d; false otherwise. */
   private decimal(): boolean {
     const bytes = this.bytes;
-    if (bytes[this.p++] !== QUOTE) return false;
+    let p = this.p;
+    if (bytes[p++] !== QUOTE) return false;
     let n = 0;
     let digits = 0;
     let d = -1;
     for (;;) {
-      const c = bytes[this.p++]!;
+      const c = bytes[p++]!;
       if (c >= ZERO && c <= NINE) {
         n = n * 10 + (c - ZERO);
         digits++;
@@ -303,6 +314,7 @@ export class LineScanner {
         return false;
       }
     }
+    this.p = p;
     if (digits === 0 || digits > MAX_DIGITS || d === 0) return false;
     this.n = n;
     this.d = d < 0 ? 0 : d;
