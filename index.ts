@@ -29,6 +29,7 @@ export type {
   LatencySpec,
   OracleUpdate,
   OrderRecord,
+  ParseMode,
   Progress,
   QueueModelName,
   Strategy,

@@ -1,19 +1,25 @@
 /**
  * Backtest replay speed: events/s of a recorded file through a do-nothing strategy (no hooks:
- * the replay's fast path — parse, book update, nothing for the engine) and through the example
+ * the replay's fast path — read, book update, nothing for the engine) and through the example
  * market maker (hooks on every book update, orders through the gateway operations and the
  * engine, queue model on every trade).
  *
  * The recording is generated with a seeded generator (sim/backtest/generate.ts) into the temp
- * directory, once per event count, and is not committed. BENCH_EVENTS sets the count
- * (default 10,000,000). Wall time includes reading and parsing the file. Ends with one JSON line:
- * {"bench":"backtest","eventsPerSec":…,"marketMakerEventsPerSec":…}.
+ * directory, once per event count, and converted once to the binary format (`perpsim convert`,
+ * binary-format.ts) next to it; neither is committed. BENCH_EVENTS sets the count (default
+ * 10,000,000). Wall time includes reading the file. Figures: the do-nothing strategy on the
+ * binary file (`eventsPerSec`), on the JSONL through the byte scanner (`jsonlEventsPerSec`) and
+ * with every line JSON.parsed (`jsonParseEventsPerSec`, the same-run baseline), and the market
+ * maker on the binary file. Ends with one JSON line:
+ * {"bench":"backtest","eventsPerSec":…,"marketMakerEventsPerSec":…,"jsonlEventsPerSec":…,"jsonParseEventsPerSec":…}.
  */
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Backtest, type Strategy } from '../index.ts';
+import { Backtest, type ParseMode, type Strategy } from '../index.ts';
 import { marketMaker } from '../examples/market-maker.ts';
+import { compileMarket } from '../engine/index.ts';
+import { convertToBinary } from '../sim/backtest/data-format.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { envInt } from './env.ts';
@@ -33,10 +39,23 @@ function recordingFile(): string {
   return path;
 }
 
-async function measure(name: string, file: string, strategy: Strategy): Promise<number> {
+/** The recording converted by `perpsim convert` (binary-format.ts), next to it. */
+function binaryFile(jsonl: string): string {
+  const path = jsonl.replace(/\.jsonl$/, '.bin');
+  if (!existsSync(path)) {
+    const t0 = performance.now();
+    const partial = `${path}.partial`;
+    convertToBinary(jsonl, partial, [compileMarket(defaultMarkets()[0]!)]);
+    renameSync(partial, path);
+    console.log(`converted to ${path} (${(statSync(path).size / 1e6).toFixed(0)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return path;
+}
+
+async function measure(name: string, file: string, strategy: Strategy, parse: ParseMode = 'fast'): Promise<number> {
   globalThis.gc?.();
   const t0 = performance.now();
-  const result = await new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy).run();
+  const result = await new Backtest({ data: { file, parse }, markets: ['BTC-USD'] }, strategy).run();
   const seconds = (performance.now() - t0) / 1000;
   const rate = Math.round(result.summary.events / seconds);
   console.log(`${name}: ${result.summary.events} events in ${seconds.toFixed(2)} s = ${rate} events/s (fills ${result.summary.fills.total})`);
@@ -44,6 +63,9 @@ async function measure(name: string, file: string, strategy: Strategy): Promise<
 }
 
 const file = recordingFile();
-const eventsPerSec = await measure('do-nothing', file, {});
-const marketMakerEventsPerSec = await measure('market maker', file, marketMaker({ requoteMs: 1_000 }));
-console.log(JSON.stringify({ bench: 'backtest', events: EVENTS, eventsPerSec, marketMakerEventsPerSec }));
+const binary = binaryFile(file);
+const eventsPerSec = await measure('do-nothing, binary file', binary, {});
+const jsonlEventsPerSec = await measure('do-nothing, JSONL fast route', file, {});
+const jsonParseEventsPerSec = await measure('do-nothing, JSONL with every line JSON.parsed', file, {}, 'json');
+const marketMakerEventsPerSec = await measure('market maker, binary file', binary, marketMaker({ requoteMs: 1_000 }));
+console.log(JSON.stringify({ bench: 'backtest', events: EVENTS, eventsPerSec, marketMakerEventsPerSec, jsonlEventsPerSec, jsonParseEventsPerSec }));

@@ -116,8 +116,9 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
     title: 'backtest (issue 8)',
     command: 'npm run bench:backtest',
     rows: [
-      { figure: 'replayed events, do-nothing strategy', key: 'eventsPerSec', unit: 'events/s', target: { atLeast: 1_000_000 } },
-      { figure: 'replayed events, example market maker', key: 'marketMakerEventsPerSec', unit: 'events/s', baseline: { label: 'do-nothing strategy', key: 'eventsPerSec' } },
+      { figure: 'replayed events, do-nothing strategy, binary file', key: 'eventsPerSec', unit: 'events/s', baseline: { label: 'JSONL, every line JSON.parsed', key: 'jsonParseEventsPerSec' }, target: { atLeast: 1_000_000 } },
+      { figure: 'replayed events, do-nothing strategy, JSONL fast route', key: 'jsonlEventsPerSec', unit: 'events/s', baseline: { label: 'JSONL, every line JSON.parsed', key: 'jsonParseEventsPerSec' } },
+      { figure: 'replayed events, example market maker, binary file', key: 'marketMakerEventsPerSec', unit: 'events/s', baseline: { label: 'do-nothing strategy', key: 'eventsPerSec' } },
     ],
   },
 };

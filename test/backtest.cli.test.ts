@@ -49,3 +49,22 @@ describe('perpsim backtest <strategy> --data <file|sim> writes summary.json and 
     expect(run.stderr).toContain('--from');
   });
 });
+
+describe('perpsim convert <jsonl> <bin> writes the binary format, and backtest --data takes it for the same result', () => {
+  it('converts a recording (markets from its header) and replays it to the JSONL run’s summary', async () => {
+    const data = join(dir, 'convert.jsonl');
+    const bin = join(dir, 'convert.bin');
+    generateRecording(data, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 5_000, seed: 8, start: T0 });
+    const converted = await cli(['convert', data, bin]);
+    expect(converted.code, converted.stderr).toBe(0);
+    expect(converted.stdout).toMatch(/^5000 events of BTC-USD written to .*convert\.bin/);
+    const summaries: Record<string, unknown>[] = [];
+    for (const [file, out] of [[data, join(dir, 'cj')], [bin, join(dir, 'cb')]] as const) {
+      const run = await cli(['backtest', 'examples/market-maker.ts', '--data', file, '--markets', 'BTC-USD', '--out', out]);
+      expect(run.code, run.stderr).toBe(0);
+      summaries.push(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Record<string, unknown>);
+    }
+    expect(summaries[1]).toEqual({ ...summaries[0], data: 'convert.bin' });
+    expect(summaries[1]!.events).toBe(5_000);
+  });
+});

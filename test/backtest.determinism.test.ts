@@ -20,20 +20,34 @@ function bytes(r: BacktestResult): string[] {
   return [JSON.stringify(r.fills), r.summaryJson(), r.reportHtml()];
 }
 
+const replayConfig: BacktestConfig = {
+  data: { file },
+  markets: ['BTC-USD'],
+  seed: 5,
+  queueModel: 'probabilistic',
+  latency: { order: { kind: 'lognormal', medianMs: 3, sigma: 0.5 }, cancel: { kind: 'uniform', minMs: 1, maxMs: 4 }, feed: { kind: 'recorded' } },
+};
+
 describe('deterministic: same config + data + seed gives byte-identical fills and report', () => {
   it('replayed data, the market maker, probabilistic queue and sampled latencies', async () => {
-    const config: BacktestConfig = {
-      data: { file },
-      markets: ['BTC-USD'],
-      seed: 5,
-      queueModel: 'probabilistic',
-      latency: { order: { kind: 'lognormal', medianMs: 3, sigma: 0.5 }, cancel: { kind: 'uniform', minMs: 1, maxMs: 4 }, feed: { kind: 'recorded' } },
-    };
+    const config = replayConfig;
     const [a, b] = await twice(config, () => marketMaker({ requoteMs: 500 }));
     expect(a.summary.fills.total).toBeGreaterThan(0);
     expect(bytes(a)).toEqual(bytes(b));
     const [c] = await twice({ ...config, seed: 6 }, () => marketMaker({ requoteMs: 500 }));
     expect(JSON.stringify(c.fills)).not.toBe(JSON.stringify(a.fills));
+  });
+
+  it('the fast reader and the JSON.parse reader give byte-identical fills, summary and report on the same data', async () => {
+    const config = replayConfig;
+    const fast = await new Backtest({ ...config, data: { file, parse: 'fast' } }, marketMaker({ requoteMs: 500 })).run();
+    const json = await new Backtest({ ...config, data: { file, parse: 'json' } }, marketMaker({ requoteMs: 500 })).run();
+    expect(fast.summary.fills.total).toBeGreaterThan(0);
+    expect(bytes(fast)).toEqual(bytes(json));
+    const idleFast = await new Backtest({ ...config, data: { file, parse: 'fast' } }, {}).run();
+    const idleJson = await new Backtest({ ...config, data: { file, parse: 'json' } }, {}).run();
+    expect(idleFast.summary.events).toBe(30_000);
+    expect(bytes(idleFast)).toEqual(bytes(idleJson));
   });
 
   it('the seeded simulator and the trend follower', async () => {

@@ -44,7 +44,7 @@ import { DEFAULT_AGENTS } from '../agents.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../markets.ts';
 import { startMarket } from '../server.ts';
 import { BacktestClient, DEFAULT_GTT_US, InProcessGateway, WRITE_KINDS, type Reply } from './client.ts';
-import { MarketDataReader, type ReplayEvent } from './data-format.ts';
+import { openMarketData, type MarketDataSource, type ReplayEvent } from './data-format.ts';
 import { isZeroLatency, latencyModel, type LatencyModel } from './latency.ts';
 import { createQueueModel, tradeAgainst, type OwnOrder, type QueueModel } from './queue-model.ts';
 import { ReplayBook } from './replay-book.ts';
@@ -244,13 +244,13 @@ export class Backtest {
 
   /** Runs the backtest to the end of its data or window. */
   async run(): Promise<BacktestResult> {
-    let reader: MarketDataReader | undefined;
+    let reader: MarketDataSource | undefined;
     let first: ReplayEvent | undefined;
     if (this.replay) {
-      const file = (this.config.data as { file: string }).file;
+      const { file, parse } = this.config.data as Exclude<BacktestConfig['data'], 'sim'>;
       const specs = new Map<string, MarketSpec>();
       for (const m of this.markets.values()) specs.set(m.spec.displayName, m.spec);
-      reader = new MarketDataReader(file, specs, this.from, this.to ?? Infinity);
+      reader = openMarketData(file, specs, this.from, this.to ?? Infinity, parse ?? 'fast');
       const size = statSync(file).size;
       const r = reader;
       this.fraction = () => (size > 0 ? r.bytesRead / size : undefined);
@@ -307,8 +307,11 @@ export class Backtest {
 
   private advance(time: number): void {
     if (time > this.now) this.now = time;
-    this.recorder.sampleUntil(this.now, (t) => this.sampleAt(t));
+    this.recorder.sampleUntil(this.now, this.sampler);
   }
+
+  /** `sampleAt` bound once: `advance` runs per replayed event and must not allocate. */
+  private readonly sampler = (time: number): void => this.sampleAt(time);
 
   private sampleAt(time: number): void {
     // Expiries, switches and funding hours fire on the engine's next command: give it one.
@@ -372,7 +375,7 @@ export class Backtest {
   // -------------------------------------------------------------------------------------------
   // Replayed data.
 
-  private async runReplay(reader: MarketDataReader, first: ReplayEvent | undefined): Promise<BacktestResult> {
+  private async runReplay(reader: MarketDataSource, first: ReplayEvent | undefined): Promise<BacktestResult> {
     const every = this.config.progressEvery ?? 100_000;
     await this.begin();
     let last = this.now;

@@ -1,5 +1,6 @@
 /**
- * `perpsim backtest` and `perpsim record`: the command-line faces of Backtest and the recorder.
+ * `perpsim backtest`, `perpsim record` and `perpsim convert`: the command-line faces of
+ * Backtest, the recorder and the binary converter.
  *
  * backtest: loads the strategy module (an ESM file, TypeScript through tsx, default-exporting a
  * strategy or a factory), runs it, writes summary.json and report.html to --out, and shows
@@ -11,7 +12,10 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import cliProgress from 'cli-progress';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { compileMarket } from '../../engine/index.ts';
+import { defaultMarkets } from '../markets.ts';
 import { Backtest } from './backtest.ts';
+import { convertToBinary, headerMarkets } from './data-format.ts';
 import type { LatencySpec } from './latency.ts';
 import { recordMarketData } from './record.ts';
 import { writeOutputs } from './summary.ts';
@@ -126,7 +130,7 @@ export function addBacktestCommands(program: Command): void {
   program
     .command('backtest <strategy>')
     .description('run a strategy (ESM module default-exporting a strategy or factory) against simulated or recorded data; writes summary.json and report.html')
-    .requiredOption('--data <file|sim>', 'a recorded JSONL file (perpsim record), or "sim" for the seeded simulator')
+    .requiredOption('--data <file|sim>', 'a recorded JSONL file (perpsim record) or its binary conversion (perpsim convert), or "sim" for the seeded simulator')
     .option('--from <time>', 'start: unix µs or ISO date (sim default 2025-01-01T00:00:00Z; files: their first event)', parseTime)
     .option('--to <time>', 'end, exclusive: unix µs or ISO date (sim default: one hour after --from; files: their last event)', parseTime)
     .option('--seed <n>', 'seed of the simulator, latency draws and probabilistic queue model', seedOf, 1)
@@ -140,6 +144,23 @@ export function addBacktestCommands(program: Command): void {
     .option('--sample-ms <ms>', 'equity sampling period in simulated ms (default 60000)', (t) => durationMs(`${t}ms`))
     .option('--progress', 'force the progress bar even when stderr is not a TTY')
     .action(async (strategy: string, flags: BacktestFlags) => runBacktestCommand(strategy, flags));
+
+  program
+    .command('convert <jsonl> <bin>')
+    .description('convert a recorded JSONL file to the binary format (engine units, read without parsing); backtest --data accepts either')
+    .option('--markets <names>', "comma-separated market names (default: the file header's markets, else every default market)")
+    .action((input: string, output: string, flags: { markets?: string }) => {
+      const universe = defaultMarkets();
+      const names = flags.markets?.split(',') ?? headerMarkets(input) ?? universe.map((d) => d.displayName);
+      const specs = names.map((name) => {
+        const def = universe.find((d) => d.displayName === name);
+        if (def === undefined) throw new InvalidArgumentError(`unknown market ${name}`);
+        return compileMarket(def);
+      });
+      const t0 = performance.now();
+      const n = convertToBinary(input, output, specs);
+      process.stdout.write(`${n} events of ${names.join(', ')} written to ${output} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    });
 
   program
     .command('record')

@@ -13,13 +13,19 @@
  * | book | snapshot (true: replaces the book), bids, asks: [[price, size], …] absolute sizes, "0" removes |
  * | funding | rate (per hour, decimal) |
  *
- * The reader converts to the engine's integers (ticks, quantums) with one float multiply per
- * field and rounds to the nearest unit: the recorded text is what the venue printed in those
- * units, so rounding only absorbs the float's last-bit error. It reads the file in 4 MB blocks
- * and parses line by line, so a 10-million-event file streams in constant memory.
+ * The reader converts to the engine's integers (ticks, quantums) with exact integer arithmetic
+ * on the decimal text (decimal-units.ts; off-grid text rounds to the nearest unit). It reads the
+ * file in 4 MB blocks and splits lines on bytes, so a 10-million-event file streams in constant
+ * memory. Lines of the shapes perpsim writes (oracle, trade, book) are read by a byte scanner
+ * (line-scanner.ts) without JSON.parse; every other line (header, funding, another writer's
+ * layout) is JSON.parsed, and both routes give the same events (docs/decisions.md
+ * "Backtesting: speed").
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';
+import { BinaryReader, BinaryWriter, isBinaryFile } from './binary-format.ts';
+import { decimalUnits } from './decimal-units.ts';
+import { LineScanner, type BookEvent, type OracleEvent, type TradeEvent } from './line-scanner.ts';
 
 export const FORMAT_NAME = 'perpsim-market-data';
 export const FORMAT_VERSION = 1;
@@ -67,16 +73,15 @@ export interface HeaderRecord {
 
 export type MarketDataRecord = OracleRecord | TradeRecord | BookRecord | FundingRecord;
 
-/** A record in engine units: what the backtest replays. `levels` are flat [price, size, …]. */
-export type ReplayEvent =
-  | { type: 'oracle'; ts: number; lts: number; marketId: number; price: number }
-  | { type: 'trade'; ts: number; lts: number; marketId: number; side: 0 | 1; price: number; size: number }
-  | { type: 'book'; ts: number; lts: number; marketId: number; snapshot: boolean; bids: number[]; asks: number[] }
-  | { type: 'funding'; ts: number; lts: number; marketId: number; rateE12: bigint };
+/**
+ * A record in engine units: what the backtest replays. `levels` are flat [price, size, …].
+ * Events from the reader's fast path are objects it reuses: valid until its next `next()`.
+ */
+export type ReplayEvent = OracleEvent | TradeEvent | BookEvent | { type: 'funding'; ts: number; lts: number; marketId: number; rateE12: bigint };
 
-/** Decimal text to a count of `unit`s, rounded to the nearest (see the module contract). */
+/** Decimal text to a count of `unit`s (decimal-units.ts): exact for plain decimals, nearest unit otherwise. */
 export function fastUnits(text: string, scale: number, mantissa: number): number {
-  return Math.round((Number(text) * 10 ** scale) / mantissa);
+  return decimalUnits(text, scale, mantissa);
 }
 
 function levels(pairs: readonly PriceSize[], spec: MarketSpec): number[] {
@@ -122,76 +127,105 @@ export function toReplayEvent(record: MarketDataRecord | HeaderRecord, specs: Re
 }
 
 const BLOCK = 4 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/** How the reader parses lines: `fast` scans perpsim's own shapes and JSON.parses the rest; `json` JSON.parses every line. */
+export type ParseMode = 'fast' | 'json';
 
 /**
  * Pull reader over a JSONL file: `next()` answers the next replayable event, or undefined at
- * the end. Events outside [from, to) (exchange time) are skipped.
+ * the end. Events outside [from, to) (exchange time) are skipped. The file is read in 4 MB
+ * blocks into one Buffer and split on newline bytes; in `fast` mode each line goes through
+ * the byte scanner (line-scanner.ts) and only lines it does not recognize are decoded and
+ * JSON.parsed, so both modes answer the same events. Scanned events are objects the reader
+ * reuses: an event is valid until the next `next()`.
  */
 export class MarketDataReader {
   private readonly fd: number;
-  private readonly buffer = Buffer.allocUnsafe(BLOCK);
-  private lines: string[] = [];
-  private index = 0;
-  private rest = '';
+  private buffer = Buffer.allocUnsafe(BLOCK);
+  /** Unread bytes are buffer[pos, end). */
+  private pos = 0;
+  private end = 0;
+  private eof = false;
   private done = false;
   private lineNo = 0;
+  private readonly scanner: LineScanner | undefined;
   /** Bytes read so far, for progress. */
   bytesRead = 0;
+  /** Lines the fast path handed to JSON.parse (header, funding, unrecognized shapes). */
+  fallbackLines = 0;
 
   constructor(
     path: string,
     private readonly specs: ReadonlyMap<string, MarketSpec>,
     private readonly from = -Infinity,
     private readonly to = Infinity,
+    mode: ParseMode = 'fast',
   ) {
     this.fd = openSync(path, 'r');
+    this.scanner = mode === 'fast' ? new LineScanner(specs) : undefined;
   }
 
   next(): ReplayEvent | undefined {
+    const scanner = this.scanner;
     for (;;) {
-      if (this.index >= this.lines.length && !this.fill()) return undefined;
-      const text = this.lines[this.index++]!;
-      this.lineNo++;
-      if (text.length === 0) continue;
-      let record: MarketDataRecord | HeaderRecord;
-      try {
-        record = JSON.parse(text) as MarketDataRecord | HeaderRecord;
-      } catch {
-        throw new DataFormatError(`line ${this.lineNo}: not JSON`);
+      let nl = this.buffer.indexOf(NEWLINE, this.pos);
+      if (nl < 0 || nl >= this.end) {
+        if (this.fill()) continue;
+        // The last line, without a newline.
+        if (this.pos >= this.end) return undefined;
+        nl = this.end;
       }
-      const event = toReplayEvent(record, this.specs, this.lineNo);
-      if (event === undefined || event.ts < this.from) continue;
+      const start = this.pos;
+      this.pos = nl + 1;
+      this.lineNo++;
+      if (nl === start) continue;
+      let event: ReplayEvent | null | undefined = scanner === undefined ? undefined : scanner.scan(this.buffer, start, nl);
+      if (event === null) continue;
+      if (event === undefined) {
+        if (scanner !== undefined) this.fallbackLines++;
+        let record: MarketDataRecord | HeaderRecord;
+        try {
+          record = JSON.parse(this.buffer.toString('utf8', start, nl)) as MarketDataRecord | HeaderRecord;
+        } catch {
+          throw new DataFormatError(`line ${this.lineNo}: not JSON`);
+        }
+        event = toReplayEvent(record, this.specs, this.lineNo);
+        if (event === undefined) continue;
+      }
+      if (event.ts < this.from) continue;
       if (event.ts >= this.to) {
         this.close();
+        this.pos = this.end;
         return undefined;
       }
       return event;
     }
   }
 
+  /** Reads more bytes behind the unread ones; false at the end of the file. */
   private fill(): boolean {
-    while (!this.done) {
-      const n = readSync(this.fd, this.buffer, 0, BLOCK, null);
-      this.bytesRead += n;
-      if (n === 0) {
-        this.close();
-        this.lines = this.rest.length > 0 ? [this.rest] : [];
-        this.rest = '';
-        this.index = 0;
-        return this.lines.length > 0;
-      }
-      const text = this.rest + this.buffer.toString('utf8', 0, n);
-      const cut = text.lastIndexOf('\n');
-      if (cut < 0) {
-        this.rest = text;
-        continue;
-      }
-      this.lines = text.slice(0, cut).split('\n');
-      this.rest = text.slice(cut + 1);
-      this.index = 0;
-      return true;
+    if (this.eof || this.done) return false;
+    const left = this.end - this.pos;
+    if (left > 0 && this.pos === 0 && this.end === this.buffer.length) {
+      // One line longer than the buffer: grow it.
+      const bigger = Buffer.allocUnsafe(this.buffer.length * 2);
+      this.buffer.copy(bigger, 0, 0, this.end);
+      this.buffer = bigger;
+    } else if (this.pos > 0) {
+      this.buffer.copy(this.buffer, 0, this.pos, this.end);
     }
-    return false;
+    this.pos = 0;
+    this.end = left;
+    const n = readSync(this.fd, this.buffer, left, this.buffer.length - left, null);
+    this.bytesRead += n;
+    if (n === 0) {
+      this.eof = true;
+      this.close();
+      return false;
+    }
+    this.end += n;
+    return true;
   }
 
   close(): void {
@@ -199,6 +233,51 @@ export class MarketDataReader {
     this.done = true;
     closeSync(this.fd);
   }
+}
+
+/** What the backtest pulls events from: a JSONL or a binary reader. */
+export interface MarketDataSource {
+  next(): ReplayEvent | undefined;
+  close(): void;
+  readonly bytesRead: number;
+}
+
+/** Opens a recording: the binary format (binary-format.ts) when the file starts with its magic, JSONL otherwise. */
+export function openMarketData(path: string, specs: ReadonlyMap<string, MarketSpec>, from = -Infinity, to = Infinity, mode: ParseMode = 'fast'): MarketDataSource {
+  return isBinaryFile(path) ? new BinaryReader(path, specs, from, to) : new MarketDataReader(path, specs, from, to, mode);
+}
+
+/** The markets of a JSONL file's header line, or undefined when it has none. */
+export function headerMarkets(path: string): string[] | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const nl = head.indexOf(NEWLINE);
+    const first = head.toString('utf8', 0, nl >= 0 && nl < n ? nl : n);
+    const record = JSON.parse(first) as Partial<HeaderRecord>;
+    return record.type === 'header' && Array.isArray(record.markets) ? record.markets : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `perpsim convert`: a JSONL recording to the binary format, for the given markets (their
+ * events in engine units; other markets' lines are dropped). Answers the events written.
+ */
+export function convertToBinary(from: string, to: string, specs: readonly MarketSpec[]): number {
+  const reader = new MarketDataReader(from, new Map(specs.map((s) => [s.displayName, s])));
+  const writer = new BinaryWriter(to, specs);
+  try {
+    for (let e = reader.next(); e !== undefined; e = reader.next()) writer.write(e);
+  } finally {
+    reader.close();
+    writer.close();
+  }
+  return writer.count;
 }
 
 /** Buffered JSONL writer (the recorder and the bench's generator). */

@@ -13,13 +13,20 @@ import type { FillRecord, OrderRecord } from '../../gateway/format.ts';
 import type { AgentParams } from '../agents.ts';
 import type { WalkParams } from '../feeds.ts';
 import type { BacktestClient } from './client.ts';
+import type { ParseMode } from './data-format.ts';
 import type { LatencySpec } from './latency.ts';
 import type { QueueModelName } from './queue-model.ts';
 
-export type { FillRecord, OrderRecord, LatencySpec, QueueModelName };
+export type { FillRecord, OrderRecord, LatencySpec, ParseMode, QueueModelName };
 
-/** Where market data comes from: the seeded simulator, or a recorded JSONL file (data-format.ts). */
-export type DataSource = 'sim' | { file: string };
+/**
+ * Where market data comes from: the seeded simulator, or a recorded file — JSONL
+ * (data-format.ts) or its binary conversion (`perpsim convert`, binary-format.ts), told apart
+ * by the binary format's magic. For JSONL, `parse` picks the reader's route: 'fast' (default)
+ * scans perpsim's own line shapes without JSON.parse; 'json' JSON.parses every line (the
+ * reference route; same events, slower).
+ */
+export type DataSource = 'sim' | { file: string; parse?: ParseMode };
 
 export interface BacktestConfig {
   /** Markets to trade: definitions, or display names from perpsim's default universe. Default: BTC-USD and ETH-USD. */

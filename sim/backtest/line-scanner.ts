@@ -1,0 +1,366 @@
+/**
+ * A byte scanner for the JSONL lines perpsim itself writes (`oracle`, `trade`, `book`), the
+ * replay's fast path: no string per line, no JSON.parse, no object per event.
+ *
+ * Contract: `scan(bytes, start, end)` reads one line and answers
+ * - the replay event, written into one of three objects the scanner owns (valid until the
+ *   next scan);
+ * - `null` for a well-formed line of a market that is not configured (skipped, as the
+ *   JSON.parse path skips it);
+ * - `undefined` for anything it does not recognize — another type (funding, header), an
+ *   unknown key, whitespace, an escape, a number that is not a plain integer, a decimal string
+ *   that is not `digits[.digits]` of at most 15 digits, a missing field. The caller then parses
+ *   the line with JSON.parse (data-format.ts), so any valid JSONL still replays, and every
+ *   error or oddity behaves exactly as on that path.
+ * Accepted lines: one JSON object without whitespace; keys in any order, each at most once
+ * meaningful (a repeated key: the last wins, as in JSON.parse); `type` "oracle" | "trade" |
+ * "book"; `ts` and optional `lts` non-negative integers below 2^53 without leading zeros;
+ * `market` a string without escapes; `price`, `size`, `mark` decimal strings; `side` "BUY" |
+ * "SELL"; `snapshot` true | false; `bids` / `asks` arrays of [price, size] string pairs.
+ * Decimals convert with decimal-units.ts `unitsOf`, the function the JSON.parse path uses.
+ */
+import type { MarketSpec } from '../../engine/index.ts';
+import { MAX_DIGITS, unitsOf } from './decimal-units.ts';
+
+export interface OracleEvent { type: 'oracle'; ts: number; lts: number; marketId: number; price: number }
+export interface TradeEvent { type: 'trade'; ts: number; lts: number; marketId: number; side: 0 | 1; price: number; size: number }
+export interface BookEvent { type: 'book'; ts: number; lts: number; marketId: number; snapshot: boolean; bids: number[]; asks: number[] }
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const BACKSLASH = 0x5c;
+
+const ORACLE = 1;
+const TRADE = 2;
+const BOOK = 3;
+
+/** A "key": its bytes as a number, for keys of up to 6 ASCII bytes (all the format's short keys). */
+function keyCode(text: string): number {
+  let code = 0;
+  for (let i = 0; i < text.length; i++) code = code * 256 + text.charCodeAt(i);
+  return code;
+}
+
+const K_TYPE = keyCode('type');
+const K_TS = keyCode('ts');
+const K_LTS = keyCode('lts');
+const K_MARKET = keyCode('market');
+const K_PRICE = keyCode('price');
+const K_MARK = keyCode('mark');
+const K_SIDE = keyCode('side');
+const K_SIZE = keyCode('size');
+const K_BIDS = keyCode('bids');
+const K_ASKS = keyCode('asks');
+const V_ORACLE = keyCode('oracle');
+const V_TRADE = keyCode('trade');
+const V_BOOK = keyCode('book');
+const V_BUY = keyCode('BUY');
+const V_SELL = keyCode('SELL');
+const SNAPSHOT = Buffer.from('snapshot');
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+
+/** Raw decimal levels of one side: n and d per price and per size. */
+class RawLevels {
+  n: number[] = [];
+  d: number[] = [];
+  count = 0;
+}
+
+export class LineScanner {
+  readonly oracle: OracleEvent = { type: 'oracle', ts: 0, lts: 0, marketId: 0, price: 0 };
+  readonly trade: TradeEvent = { type: 'trade', ts: 0, lts: 0, marketId: 0, side: 0, price: 0, size: 0 };
+  readonly book: BookEvent = { type: 'book', ts: 0, lts: 0, marketId: 0, snapshot: false, bids: [], asks: [] };
+  private readonly names: Buffer[] = [];
+  private readonly specs: MarketSpec[] = [];
+  private bytes: Uint8Array = new Uint8Array(0);
+  private p = 0;
+  /** The last decimal read: n·10^-d. */
+  private n = 0;
+  private d = 0;
+  private readonly rawBids = new RawLevels();
+  private readonly rawAsks = new RawLevels();
+
+  constructor(specs: ReadonlyMap<string, MarketSpec>) {
+    for (const [name, spec] of specs) {
+      this.names.push(Buffer.from(name, 'utf8'));
+      this.specs.push(spec);
+    }
+  }
+
+  /** One line, `bytes[start, end)` without its newline (see the module contract). */
+  scan(bytes: Uint8Array, start: number, end: number): OracleEvent | TradeEvent | BookEvent | null | undefined {
+    this.bytes = bytes;
+    this.p = start;
+    if (bytes[this.p++] !== OPEN_BRACE) return undefined;
+    let type = 0;
+    let ts = -1;
+    let lts = -1;
+    let market = -2;
+    let side = -1;
+    let snapshot = false;
+    let priceN = -1;
+    let priceD = 0;
+    let sizeN = -1;
+    let sizeD = 0;
+    let bids = false;
+    let asks = false;
+    for (;;) {
+      let p = this.p;
+      if (bytes[p++] !== QUOTE) return undefined;
+      const keyStart = p;
+      let code = 0;
+      for (;;) {
+        const c = bytes[p++]!;
+        if (c === QUOTE) break;
+        if (c === BACKSLASH || c < 0x20 || p >= end) return undefined;
+        code = code * 256 + c;
+      }
+      const keyLength = p - 1 - keyStart;
+      if (bytes[p++] !== COLON) return undefined;
+      this.p = p;
+      if (keyLength > 6) {
+        if (keyLength !== 8 || !this.equals(keyStart, SNAPSHOT)) return undefined;
+        if (this.word(TRUE)) snapshot = true;
+        else if (this.word(FALSE)) snapshot = false;
+        else return undefined;
+      } else if (code === K_TYPE) {
+        const v = this.shortString();
+        if (v === V_ORACLE) type = ORACLE;
+        else if (v === V_TRADE) type = TRADE;
+        else if (v === V_BOOK) type = BOOK;
+        else return undefined;
+      } else if (code === K_TS) {
+        ts = this.integer();
+        if (ts < 0) return undefined;
+      } else if (code === K_LTS) {
+        lts = this.integer();
+        if (lts < 0) return undefined;
+      } else if (code === K_MARKET) {
+        market = this.market();
+        if (market === -2) return undefined;
+      } else if (code === K_PRICE) {
+        if (!this.decimal()) return undefined;
+        priceN = this.n;
+        priceD = this.d;
+      } else if (code === K_SIZE) {
+        if (!this.decimal()) return undefined;
+        sizeN = this.n;
+        sizeD = this.d;
+      } else if (code === K_MARK) {
+        if (!this.decimal()) return undefined;
+      } else if (code === K_SIDE) {
+        const v = this.shortString();
+        if (v === V_BUY) side = 0;
+        else if (v === V_SELL) side = 1;
+        else return undefined;
+      } else if (code === K_BIDS) {
+        if (!this.levels(this.rawBids)) return undefined;
+        bids = true;
+      } else if (code === K_ASKS) {
+        if (!this.levels(this.rawAsks)) return undefined;
+        asks = true;
+      } else {
+        return undefined;
+      }
+      const c = bytes[this.p++];
+      if (c === COMMA) continue;
+      if (c === CLOSE_BRACE && this.p === end) break;
+      return undefined;
+    }
+    if (ts < 0 || market === -2) return undefined;
+    if (lts < 0) lts = ts;
+    switch (type) {
+      case ORACLE: {
+        if (priceN < 0) return undefined;
+        if (market < 0) return null;
+        const spec = this.specs[market]!;
+        const e = this.oracle;
+        e.ts = ts;
+        e.lts = lts;
+        e.marketId = spec.id;
+        e.price = unitsOf(priceN, priceD, spec.tick.scale, spec.tick.mantissa);
+        return e;
+      }
+      case TRADE: {
+        if (priceN < 0 || sizeN < 0 || side < 0) return undefined;
+        if (market < 0) return null;
+        const spec = this.specs[market]!;
+        const e = this.trade;
+        e.ts = ts;
+        e.lts = lts;
+        e.marketId = spec.id;
+        e.side = side as 0 | 1;
+        e.price = unitsOf(priceN, priceD, spec.tick.scale, spec.tick.mantissa);
+        e.size = unitsOf(sizeN, sizeD, spec.step.scale, spec.step.mantissa);
+        return e;
+      }
+      case BOOK: {
+        if (!bids || !asks) return undefined;
+        if (market < 0) return null;
+        const spec = this.specs[market]!;
+        const e = this.book;
+        e.ts = ts;
+        e.lts = lts;
+        e.marketId = spec.id;
+        e.snapshot = snapshot;
+        e.bids = convert(this.rawBids, spec);
+        e.asks = convert(this.rawAsks, spec);
+        return e;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private equals(at: number, word: Uint8Array): boolean {
+    for (let i = 0; i < word.length; i++) if (this.bytes[at + i] !== word[i]) return false;
+    return true;
+  }
+
+  private word(word: Uint8Array): boolean {
+    if (!this.equals(this.p, word)) return false;
+    this.p += word.length;
+    return true;
+  }
+
+  /** A string of at most 6 ASCII bytes as its key code; -1 otherwise. */
+  private shortString(): number {
+    const bytes = this.bytes;
+    let p = this.p;
+    if (bytes[p++] !== QUOTE) return -1;
+    let code = 0;
+    for (let i = 0; i <= 6; i++) {
+      const c = bytes[p++];
+      if (c === QUOTE) {
+        this.p = p;
+        return code;
+      }
+      if (c === undefined || c === BACKSLASH || c < 0x20 || c >= 0x80) return -1;
+      code = code * 256 + c;
+    }
+    return -1;
+  }
+
+  /** A non-negative JSON integer below 2^53; -1 otherwise. */
+  private integer(): number {
+    const bytes = this.bytes;
+    const first = this.p;
+    let p = first;
+    let n = 0;
+    for (;;) {
+      const c = bytes[p]!;
+      if (!(c >= ZERO && c <= NINE)) break;
+      n = n * 10 + (c - ZERO);
+      p++;
+    }
+    this.p = p;
+    const digits = p - first;
+    if (digits === 0 || digits > 16 || (digits > 1 && bytes[first] === ZERO) || !Number.isSafeInteger(n)) return -1;
+    const c = bytes[p];
+    // A fraction or an exponent: not a plain integer.
+    if (c === DOT || c === 0x65 || c === 0x45) return -1;
+    return n;
+  }
+
+  /** A market name string: the configured market's index, -1 for another market, -2 when not a plain string. */
+  private market(): number {
+    const bytes = this.bytes;
+    let p = this.p;
+    if (bytes[p++] !== QUOTE) return -2;
+    const start = p;
+    for (;;) {
+      const c = bytes[p++];
+      if (c === QUOTE) break;
+      if (c === undefined || c === BACKSLASH || c < 0x20) return -2;
+    }
+    this.p = p;
+    const length = p - 1 - start;
+    const names = this.names;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name.length === length && this.equals(start, name)) return i;
+    }
+    return -1;
+  }
+
+  /** A decimal string `digits[.digits]` of at most 15 digits into n, d; false otherwise. */
+  private decimal(): boolean {
+    const bytes = this.bytes;
+    let p = this.p;
+    if (bytes[p++] !== QUOTE) return false;
+    let n = 0;
+    let digits = 0;
+    let d = -1;
+    for (;;) {
+      const c = bytes[p++]!;
+      if (c >= ZERO && c <= NINE) {
+        n = n * 10 + (c - ZERO);
+        digits++;
+        if (d >= 0) d++;
+      } else if (c === DOT && d < 0 && digits > 0) {
+        d = 0;
+      } else if (c === QUOTE) {
+        break;
+      } else {
+        return false;
+      }
+    }
+    this.p = p;
+    if (digits === 0 || digits > MAX_DIGITS || d === 0) return false;
+    this.n = n;
+    this.d = d < 0 ? 0 : d;
+    return true;
+  }
+
+  /** `[]` or `[[price, size], …]` of decimal strings. */
+  private levels(out: RawLevels): boolean {
+    const bytes = this.bytes;
+    if (bytes[this.p++] !== OPEN_BRACKET) return false;
+    out.count = 0;
+    if (bytes[this.p] === CLOSE_BRACKET) {
+      this.p++;
+      return true;
+    }
+    for (;;) {
+      if (bytes[this.p++] !== OPEN_BRACKET) return false;
+      if (!this.decimal()) return false;
+      const k = out.count * 2;
+      out.n[k] = this.n;
+      out.d[k] = this.d;
+      if (bytes[this.p++] !== COMMA || !this.decimal()) return false;
+      out.n[k + 1] = this.n;
+      out.d[k + 1] = this.d;
+      out.count++;
+      if (bytes[this.p++] !== CLOSE_BRACKET) return false;
+      const c = bytes[this.p++];
+      if (c === COMMA) continue;
+      if (c === CLOSE_BRACKET) return true;
+      return false;
+    }
+  }
+}
+
+/** Converted levels in a fresh array (resizing one array in place costs more than a young allocation); empty sides share one. */
+function convert(raw: RawLevels, spec: MarketSpec): number[] {
+  const count = raw.count;
+  if (count === 0) return NO_LEVELS;
+  const { scale: ps, mantissa: pm } = spec.tick;
+  const { scale: ss, mantissa: sm } = spec.step;
+  const out: number[] = [];
+  for (let k = 0; k < 2 * count; k += 2) {
+    out.push(unitsOf(raw.n[k]!, raw.d[k]!, ps, pm), unitsOf(raw.n[k + 1]!, raw.d[k + 1]!, ss, sm));
+  }
+  return out;
+}
+
+/** The empty side of a one-sided delta (never written to). */
+const NO_LEVELS: number[] = [];

@@ -1,0 +1,173 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Big from 'big.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileMarket, toUnits } from '../engine/index.ts';
+import { MarketDataReader, MarketDataWriter, type ParseMode } from '../index.ts';
+import { DataFormatError, type ReplayEvent } from '../sim/backtest/data-format.ts';
+import { decimalUnits } from '../sim/backtest/decimal-units.ts';
+import { generateRecording } from '../sim/backtest/generate.ts';
+import { defaultMarkets } from '../sim/markets.ts';
+import { T0 } from './support/backtest-data.ts';
+
+const btc = compileMarket(defaultMarkets()[0]!);
+const eth = compileMarket(defaultMarkets()[1]!);
+const specs = new Map([[btc.displayName, btc]]);
+
+function file(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'data.jsonl');
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Every event of a file as plain text (the fast reader reuses its event objects). */
+function events(path: string, mode: ParseMode, from = -Infinity, to = Infinity): { events: string[]; fallbackLines: number } {
+  const reader = new MarketDataReader(path, specs, from, to, mode);
+  const out: string[] = [];
+  for (let e: ReplayEvent | undefined = reader.next(); e !== undefined; e = reader.next()) {
+    out.push(JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+  }
+  return { events: out, fallbackLines: reader.fallbackLines };
+}
+
+function errorOf(path: string, mode: ParseMode): string {
+  try {
+    events(path, mode);
+    return 'no error';
+  } catch (err) {
+    return `${(err as Error).constructor.name}: ${(err as Error).message}`;
+  }
+}
+
+describe('the fast reader answers exactly the events the JSON.parse reader answers, for any JSONL', () => {
+  it('a generated recording: same events, and only the header and funding lines are JSON.parsed', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 20_000, seed: 3, start: T0 + 3_595_000_000 });
+    const fast = events(path, 'fast');
+    const json = events(path, 'json');
+    expect(fast.events.length).toBe(20_000);
+    expect(fast.events).toEqual(json.events);
+    const funding = json.events.filter((e) => e.includes('"funding"')).length;
+    expect(funding).toBeGreaterThan(0);
+    expect(fast.fallbackLines).toBe(1 + funding);
+  });
+
+  it("the recorder's shapes (mark on oracle lines, snapshot only when true) take the fast path", () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'rec.jsonl');
+    const writer = new MarketDataWriter(path, { markets: ['BTC-USD', 'ETH-USD'], source: 'test' });
+    writer.write({ type: 'book', ts: T0, lts: T0 + 9, market: 'BTC-USD', snapshot: true, bids: [['96990.0', '0.5']], asks: [['97000.0', '0.25']] });
+    writer.write({ type: 'book', ts: T0 + 1, lts: T0 + 9, market: 'BTC-USD', bids: [], asks: [['97000.0', '0']] });
+    writer.write({ type: 'trade', ts: T0 + 2, lts: T0 + 9, market: 'BTC-USD', side: 'SELL', price: '96990.0', size: '0.1' });
+    writer.write({ type: 'oracle', ts: T0 + 3, lts: T0 + 9, market: 'BTC-USD', price: '96995.5', mark: '96995.1' });
+    writer.write({ type: 'oracle', ts: T0 + 4, lts: T0 + 9, market: 'ETH-USD', price: '3500.25', mark: '3500.2' });
+    writer.close();
+    const fast = events(path, 'fast');
+    expect(fast.events).toEqual(events(path, 'json').events);
+    expect(fast.events.length).toBe(4);
+    expect(fast.fallbackLines).toBe(1);
+  });
+
+  it('unusual but valid lines (whitespace, key order, escapes, exponents, other fields, CRLF, no lts, off-grid text) give the same events', () => {
+    const lines = [
+      '{ "type": "oracle", "ts": 1735689600000000, "market": "BTC-USD", "price": "97000.0" }',
+      '{"market":"BTC-USD","price":"97000.1","lts":1735689600000009,"ts":1735689600000001,"type":"oracle"}',
+      '{"type":"oracle","ts":1735689600000002,"lts":1735689600000002,"market":"BTC\\u002dUSD","price":"97000.2"}',
+      '{"type":"oracle","ts":1735689600000003,"lts":1735689600000003,"market":"BTC-USD","price":"9.70003e4"}',
+      '{"type":"oracle","ts":1735689600000004,"lts":1735689600000004,"market":"BTC-USD","price":"97000.4","note":"x"}',
+      '{"type":"oracle","ts":1735689600000005,"lts":1735689600000005,"market":"BTC-USD","price":"97000.5"}\r',
+      '{"type":"trade","ts":1735689600000006,"market":"BTC-USD","side":"BUY","price":"97000.04","size":"0.000000015"}',
+      '{"type":"trade","ts":1735689600000007,"lts":1.735689600000007e15,"market":"BTC-USD","side":"sell","price":"97000.0","size":"1"}',
+      '{"type":"book","ts":1735689600000008,"market":"BTC-USD","snapshot":false,"bids":[["97000.0","1.0"], ["96999.9","2"]],"asks":[]}',
+      '{"type":"book","ts":1735689600000009,"market":"BTC-USD","snapshot":1,"bids":[],"asks":[["97000.1","0.123456789012345678"]]}',
+      '{"type":"book","ts":1735689600000010,"market":"BTC-USD","bids":[],"asks":[["97000.2","3"]],"bids":[["96999.0","4"]]}',
+      '{"type":"trade","ts":1735689600000011,"market":"BTC-USD","side":"BUY","price":"097000.0","size":".5"}',
+      '{"type":"oracle","ts":1735689600000012,"market":"ETH-USD","price":"3500.0"}',
+      '{"type":"oracle","ts":1735689600000013,"market":"BTC-USD","price":"1234567890123456.7"}',
+      '{"type":"funding","ts":1735689600000014,"market":"BTC-USD","rate":"-0.0000125"}',
+      '',
+      `{"type":"book","ts":1735689600000015,"market":"BTC-USD","bids":[${Array.from({ length: 300_000 }, (_, i) => `["${90000 + i}.5","1"]`).join(',')}],"asks":[]}`,
+      '{"type":"oracle","ts":1735689600000016,"market":"BTC-USD","price":"97000.6"}',
+    ];
+    const path = file(lines.join('\n'));
+    const fast = events(path, 'fast');
+    const json = events(path, 'json');
+    expect(fast.events.length).toBe(16);
+    expect(fast.events).toEqual(json.events);
+    expect(fast.fallbackLines).toBeGreaterThan(8);
+  });
+
+  it('random records in random layouts: the same events from both readers', () => {
+    const decimal = fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 9 })).map(([n, d]) => new Big(n).div(new Big(10).pow(d)).toFixed(d)),
+      fc.constantFrom('0', '1e3', '-1.5', '', '00.10', '5.'),
+    );
+    const record = fc.record({
+      type: fc.constantFrom('oracle', 'trade', 'book', 'funding'),
+      ts: fc.integer({ min: 0, max: 1e6 }).map((n) => T0 + n),
+      lts: fc.option(fc.integer({ min: 0, max: 1e6 }).map((n) => T0 + n), { nil: undefined }),
+      market: fc.constantFrom('BTC-USD', 'ETH-USD'),
+      price: decimal,
+      size: decimal,
+      rate: fc.constantFrom('0.0000125', '-0.0000125', '0', '1e-5'),
+      side: fc.constantFrom('BUY', 'SELL'),
+      snapshot: fc.option(fc.boolean(), { nil: undefined }),
+      bids: fc.array(fc.tuple(decimal, decimal), { maxLength: 4 }),
+      asks: fc.array(fc.tuple(decimal, decimal), { maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(record, fc.boolean(), fc.integer({ min: 0, max: 1000 })), { minLength: 1, maxLength: 30 }), (rows) => {
+        const text = rows
+          .map(([r, spaced, order]) => {
+            const entries = Object.entries(r).filter(([, v]) => v !== undefined);
+            // A rotation of the keys, sometimes with whitespace.
+            const k = order % entries.length;
+            const rotated = [...entries.slice(k), ...entries.slice(0, k)];
+            return JSON.stringify(Object.fromEntries(rotated), null, spaced ? 1 : undefined).replaceAll('\n', '');
+          })
+          .join('\n');
+        const path = file(text);
+        expect(events(path, 'fast').events).toEqual(events(path, 'json').events);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a line that is not JSON fails with the same error and line number on both routes', () => {
+    const path = file('{"type":"oracle","ts":1735689600000000,"market":"BTC-USD","price":"1.0"}\n\n{"type":"oracle","ts":17356896\n');
+    expect(errorOf(path, 'fast')).toBe(errorOf(path, 'json'));
+    expect(errorOf(path, 'fast')).toBe(`${DataFormatError.name}: line 3: not JSON`);
+  });
+
+  it('the window [from, to) applies the same way on both routes', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 3_000, seed: 5, start: T0 });
+    const window = [T0 + 500_000, T0 + 1_500_000] as const;
+    const fast = events(path, 'fast', ...window);
+    expect(fast.events.length).toBeGreaterThan(100);
+    expect(fast.events).toEqual(events(path, 'json', ...window).events);
+  });
+});
+
+describe('recorded decimals convert to ticks and quantums exactly, without big.js on the hot path', () => {
+  it('on-grid prices and sizes give the same count as the engine’s big.js conversion', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(btc, eth), fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 0, max: 3 }), (spec, count, pad) => {
+        for (const unit of [spec.tick, spec.step]) {
+          const text = new Big(count).times(unit.big).toFixed(unit.scale + pad);
+          expect(decimalUnits(text, unit.scale, unit.mantissa)).toBe(toUnits(text, unit));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('off-grid text rounds to the nearest unit; unusual text takes the float route', () => {
+    expect(decimalUnits('97000.04', btc.tick.scale, btc.tick.mantissa)).toBe(970_000);
+    expect(decimalUnits('97000.06', btc.tick.scale, btc.tick.mantissa)).toBe(970_001);
+    expect(decimalUnits('0.000000015', btc.step.scale, btc.step.mantissa)).toBe(2);
+    expect(decimalUnits('9.7e4', btc.tick.scale, btc.tick.mantissa)).toBe(970_000);
+    expect(decimalUnits('-1.5', btc.tick.scale, btc.tick.mantissa)).toBe(-15);
+  });
+});
