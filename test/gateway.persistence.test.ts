@@ -203,7 +203,7 @@ describe('schema versioned with migrations; a database from a newer version is r
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     expect(() => openDatabase(file)).toThrow(PersistenceError);
-    expect(() => openDatabase(file)).toThrow(/schema version 2, newer than this perpsim understands \(1\)/);
+    expect(() => openDatabase(file)).toThrow(`schema version ${SCHEMA_VERSION + 1}, newer than this perpsim understands (${SCHEMA_VERSION})`);
     await expect(startServer({ port: 0, db: file })).rejects.toThrow(/newer than this perpsim/);
   });
 

@@ -16,6 +16,9 @@
  * - A transaction either commits whole or not at all (SQLite), so after a crash the journal is
  *   a prefix of what was appended.
  * - `muted` turns `append` into a no-op while the journal itself is being replayed.
+ * - `openTurn()` starts the turn's transaction early, for the history rows the turn writes as it
+ *   goes (gateway/persistence/history-tables.ts): the group commit then inserts the journal row
+ *   into that same transaction and commits both, so history and journal commit or fail together.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SqliteDatabase } from './schema.ts';
@@ -34,6 +37,8 @@ export interface Journal {
   onCommit: ((count: number) => void) | undefined;
   /** The commit failure that stopped the journal, if any. */
   readonly failure: Error | undefined;
+  /** Opens the turn's transaction (if none is open); the group commit commits it. */
+  openTurn(): void;
 }
 
 export function createJournal(db: SqliteDatabase): Journal {
@@ -76,9 +81,20 @@ export function createJournal(db: SqliteDatabase): Journal {
       if (buffer.length === 0) return Promise.resolve();
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
+    openTurn() {
+      if (failure !== undefined) throw failure;
+      if (!db.inTransaction) db.exec('BEGIN');
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(commitTurn);
+      }
+    },
     flush() {
       if (failure !== undefined) throw failure;
-      if (buffer.length === 0) return;
+      if (buffer.length === 0) {
+        if (db.inTransaction) commitOpen();
+        return;
+      }
       const rows = buffer;
       const from = firstSeq;
       const done = waiters;
@@ -86,8 +102,11 @@ export function createJournal(db: SqliteDatabase): Journal {
       waiters = [];
       firstSeq = lastSeq + 1;
       try {
+        // Inside an open turn transaction, writeAll is a savepoint of it.
         writeAll(rows, from);
+        if (db.inTransaction) db.exec('COMMIT');
       } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
         failure = err instanceof Error ? err : new Error(String(err));
         for (const w of done) w.reject(failure);
         throw failure;
@@ -96,6 +115,16 @@ export function createJournal(db: SqliteDatabase): Journal {
       journal.onCommit?.(rows.length);
     },
   };
+
+  function commitOpen(): void {
+    try {
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      failure = err instanceof Error ? err : new Error(String(err));
+      throw failure;
+    }
+  }
 
   function commitTurn(): void {
     scheduled = false;
