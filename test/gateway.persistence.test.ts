@@ -2,7 +2,7 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJournal, readJournal } from '../gateway/persistence/journal.ts';
 import { openDatabase, PersistenceError, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import { replayFile } from '../gateway/persistence/index.ts';
@@ -13,25 +13,9 @@ import type { Command } from '../engine/index.ts';
 import { deserialize, serialize } from 'node:v8';
 import { startServer, type Server, type ServerOptions } from '../sim/server.ts';
 import { wallet } from './support/gateway-fixture.ts';
-import { get, onboard, placeOrder, post, tempDb } from './support/persistence-fixture.ts';
+import { get, onboard, placeOrder, post, serverPool, tempDb } from './support/persistence-fixture.ts';
 
-let servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers) await s.close();
-  servers = [];
-});
-
-async function start(options: ServerOptions): Promise<Server> {
-  const server = await startServer({ port: 0, ...options });
-  servers.push(server);
-  return server;
-}
-
-async function stop(server: Server): Promise<string> {
-  servers = servers.filter((s) => s !== server);
-  await server.close();
-  return server.persistence.hash();
-}
+const { start, stop } = serverPool();
 
 const alice = wallet(0xa1);
 const bob = wallet(0xb2);

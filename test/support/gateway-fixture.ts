@@ -16,7 +16,7 @@ import { buildApp } from '../../gateway/app.ts';
 import { scheme1Payload, scheme2Message, type JsonValue } from '../../gateway/auth/index.ts';
 import { createExchange, type Exchange } from '../../gateway/exchange.ts';
 import { createKeyRegistry, registerKey } from '../../gateway/keys.ts';
-import { openPersistence } from '../../gateway/persistence/index.ts';
+import { openPersistence, type Persistence } from '../../gateway/persistence/index.ts';
 import type { GatewayState } from '../../gateway/operation.ts';
 import { rateLimitConfig, type RateLimitOptions } from '../../gateway/rate-limit/index.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../../sim/markets.ts';
@@ -58,10 +58,11 @@ export interface GatewayHarness {
 /** True in the `history-sqlite` project: history reads come from SQLite tables. */
 export const SQLITE_HISTORY = process.env.PERPSIM_TEST_HISTORY === 'sqlite';
 
-export async function gateway(options: { rateLimit?: RateLimitOptions } = {}): Promise<GatewayHarness> {
+/** `persistence`: attached to the state (history then in its SQLite tables when it has a file). */
+export async function gateway(options: { rateLimit?: RateLimitOptions; persistence?: Persistence } = {}): Promise<GatewayHarness> {
   const now = { us: T0_US };
   const exchange = createExchange({ markets: defaultMarkets() }, () => now.us);
-  const persistence = SQLITE_HISTORY ? openPersistence({ file: ':memory:' }) : undefined;
+  const persistence = options.persistence ?? (SQLITE_HISTORY ? openPersistence({ file: ':memory:' }) : undefined);
   for (const m of defaultMarkets()) {
     const ms = exchange.engine.markets.get(m.id)!;
     exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: priceToTicks(ms.spec, DEFAULT_PRICES[m.displayName]!)! });
