@@ -70,6 +70,23 @@ describe('restart = newest snapshot + replay of the journal after it, and yields
   });
 });
 
+describe('after a crash (kill -9 at any moment) every write that got a 2xx reply is present after restart', () => {
+  it('continues the journal sequence after a clean stop pruned the whole journal, so a crash in the next run loses nothing', async () => {
+    const db = tempDb();
+    const first = await start({ db, clock: 'virtual', agents: false });
+    await onboard(first, alice);
+    await stop(first); // its snapshot is the only one: the whole journal is pruned
+    const second = await start({ db, clock: 'virtual', agents: false, persistence: { snapshotOnClose: false } });
+    expect((await post(second, '/sim/deposit', { address: alice.address, amount: '5' })).status).toBe(200);
+    const balance = (await get(second, `/v1/account?address=${alice.address}`)).body;
+    const before = await stop(second); // a crash after the last commit: no snapshot
+    const third = await start({ db, clock: 'virtual', agents: false });
+    expect(third.persistence.recovery!.replayed).toBeGreaterThan(0);
+    expect(third.persistence.hash()).toBe(before);
+    expect((await get(third, `/v1/account?address=${alice.address}`)).body).toEqual(balance);
+  });
+});
+
 describe('every command the gateway accepts is appended to a journal before its reply is sent', () => {
   it('holds the reply of a write until the journal has committed it', async () => {
     const server = await start({ db: tempDb(), clock: 'virtual', agents: false });

@@ -2,7 +2,8 @@
  * The journal: every state change, in order, committed in groups.
  *
  * Contract:
- * - `append` gives a record the next sequence number. Records wait in memory until the end of
+ * - `append` gives a record the next sequence number, after the last one the journal or a
+ *   snapshot holds. Records wait in memory until the end of
  *   the event-loop turn (`setImmediate`), when the turn's records are encoded together (one
  *   v8 serialization: bigints, Maps and nested objects as they are) into one row, in one
  *   transaction: one commit and one row per turn, not per request. Encoding per turn rather
@@ -44,7 +45,10 @@ export interface Journal {
 export function createJournal(db: SqliteDatabase): Journal {
   const insert = db.prepare('INSERT INTO journal (seq, count, records) VALUES (?, ?, ?)');
   const last = db.prepare('SELECT MAX(seq + count - 1) AS seq FROM journal').get() as { seq: number | null };
-  let lastSeq = last.seq ?? 0;
+  // A snapshot may cover a journal pruned to nothing: numbering goes on after it, never below
+  // (recovery replays only what is above the newest snapshot's position).
+  const covered = db.prepare('SELECT MAX(seq) AS seq FROM snapshots').get() as { seq: number | null };
+  let lastSeq = Math.max(last.seq ?? 0, covered.seq ?? 0);
   let buffer: unknown[] = [];
   let firstSeq = lastSeq + 1;
   let scheduled = false;
