@@ -149,6 +149,8 @@ export function decodeGraph(encoded: EncodedGraph | LegacyEncodedGraph): unknown
   const starts = new Uint32Array(kinds.length);
   for (let i = 1; i < kinds.length; i++) starts[i] = starts[i - 1]! + lengths[i - 1]!;
   const shells = shellsOf(kinds, (i) => lengths[i]!, (i) => values[starts[i]!]);
+  const compiled = shapes.map(compileShape);
+  for (let i = 0; i < kinds.length; i++) if (kinds[i] === 'o') shells[i] = compiled[shapeOf[i]!]!.make();
   let at = 0;
   const next = (): unknown => {
     const v = values[at];
@@ -160,12 +162,9 @@ export function decodeGraph(encoded: EncodedGraph | LegacyEncodedGraph): unknown
     const shell = shells[i];
     const n = lengths[i]!;
     switch (kinds[i] as Kind) {
-      case 'o': {
-        const keys = shapes[shapeOf[i]!]!;
-        const target = shell as Record<string, unknown>;
-        for (let k = 0; k < n; k++) target[keys[k]!] = next();
+      case 'o':
+        compiled[shapeOf[i]!]!.fill(shell as Record<string, unknown>, next);
         break;
-      }
       case 'a': {
         const target = shell as unknown[];
         for (let k = 0; k < n; k++) target[k] = next();
@@ -190,6 +189,34 @@ export function decodeGraph(encoded: EncodedGraph | LegacyEncodedGraph): unknown
     }
   }
   return encoded.rootIsRef ? shells[encoded.root as number] : encoded.root;
+}
+
+interface CompiledShape {
+  make(): Record<string, unknown>;
+  fill(target: Record<string, unknown>, next: () => unknown): void;
+}
+
+/**
+ * Per shape, an object literal with every key (one hidden class, allocated whole, as the live
+ * objects were) and a filler that stores each key in order (monomorphic stores). Keys are
+ * written as JSON string literals, so no key is ever code; `__proto__` (which a literal would
+ * read as the prototype) takes the generic path.
+ */
+function compileShape(keys: string[]): CompiledShape {
+  if (keys.includes('__proto__')) {
+    return {
+      make: () => ({}),
+      fill(target, next) {
+        for (const key of keys) Object.defineProperty(target, key, { value: next(), writable: true, enumerable: true, configurable: true });
+      },
+    };
+  }
+  const literal = keys.map((k) => JSON.stringify(k) + ': undefined').join(', ');
+  const stores = keys.map((k) => `t[${JSON.stringify(k)}] = n();`).join(' ');
+  return {
+    make: new Function(`return { ${literal} };`) as () => Record<string, unknown>,
+    fill: new Function('t', 'n', stores) as CompiledShape['fill'],
+  };
 }
 
 /** Images written before the flat table (snapshots and named images of older files). */
