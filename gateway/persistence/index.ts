@@ -260,13 +260,15 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
  * to it; otherwise start-up fails rather than serve a state with a hole in it.
  */
 function recover(db: SqliteDatabase, file: string, ctx: ReplayContext): Recovery {
-  const snapshots = db.prepare('SELECT seq, image FROM snapshots ORDER BY seq DESC, id DESC').all() as { seq: number; image: Buffer }[];
+  // Images are read one at a time: the newest usually loads, and each is tens of MB.
+  const snapshots = db.prepare('SELECT id, seq FROM snapshots ORDER BY seq DESC, id DESC').all() as { id: number; seq: number }[];
+  const imageOf = db.prepare('SELECT image FROM snapshots WHERE id = ?');
   const journalFrom = firstJournalSeq(db) ?? Infinity;
   let from = 0;
   let problem: string | undefined;
   for (const snap of snapshots) {
     try {
-      restoreImage(ctx.state, snap.image);
+      restoreImage(ctx.state, (imageOf.get(snap.id) as { image: Buffer }).image);
       from = snap.seq;
       problem = undefined;
       break;
