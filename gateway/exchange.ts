@@ -75,6 +75,7 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
     closed: new Map(),
     fills: new Map(),
     trades: new Map(),
+    // Set right below: the memory store reads the exchange it belongs to.
     history: undefined as unknown as HistoryStore,
     listeners: new Set(),
     onCommand: undefined,
