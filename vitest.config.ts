@@ -1,11 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/** The read suites that run a second time with history in SQLite tables (gateway/history-store.ts). */
+const HISTORY_READ_SUITES = [
+  'test/gateway.account-reads.test.ts',
+  'test/gateway.market-reads.test.ts',
+  'test/gateway.order-writes.test.ts',
+  'test/gateway.ws-channels.test.ts',
+  'test/gateway.reads-audit.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Property tests run many cases; keep the default timeout generous but bounded.
     testTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'history-sqlite', include: HISTORY_READ_SUITES, env: { PERPSIM_TEST_HISTORY: 'sqlite' } } },
+    ],
   },
 });

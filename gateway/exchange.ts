@@ -7,12 +7,16 @@
  * (the journal, gateway/persistence/). `applyStamped` is the same path for a command that already
  * carries its time (journal replay): the engine is deterministic given command and time, so
  * replaying the journal rebuilds the state exactly. Reads never touch the engine's internals
- * except through engine/index.ts. The read models here are in memory and bounded (recent closed
- * orders, fills and trades per account or market).
+ * except through engine/index.ts. `orders` holds the latest update of every live order; the
+ * history (closed orders, fills, trades, account ledgers) goes to `history` (history-store.ts):
+ * by default the bounded in-memory lists below (closed orders then stay in `orders`, named by
+ * `closed`), or SQLite tables once persistence installs them (`closed`, `fills` and `trades`
+ * then stay empty and a closed order leaves `orders`).
  */
 import { apply, createEngine, type Engine, type EngineConfig } from '../engine/index.ts';
 import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, TradesEvent } from '../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../engine/spec.ts';
+import { memoryHistoryStore, type HistoryStore } from './history-store.ts';
 
 /** Unix microseconds. */
 export type Clock = () => number;
@@ -45,6 +49,8 @@ export interface Exchange {
   closed: Map<string, number[]>;
   fills: Map<string, FillEvent[]>;
   trades: Map<number, TradesEvent[]>;
+  /** Where history goes and is read from (memory by default). */
+  history: HistoryStore;
   listeners: Set<EventListener>;
   /** Called with every command `submit` is about to apply, stamped with its time. */
   onCommand: ((command: Command) => void) | undefined;
@@ -69,6 +75,8 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
     closed: new Map(),
     fills: new Map(),
     trades: new Map(),
+    // Set right below: the memory store reads the exchange it belongs to.
+    history: undefined as unknown as HistoryStore,
     listeners: new Set(),
     onCommand: undefined,
     submit(command) {
@@ -83,10 +91,12 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
       const events = pending;
       pending = [];
       for (const e of events) record(exchange, e);
+      exchange.history.record(events);
       if (events.length > 0) for (const listener of exchange.listeners) listener(events);
       return result;
     },
   };
+  exchange.history = memoryHistoryStore(exchange);
   return exchange;
 }
 
@@ -103,6 +113,11 @@ function push<T>(map: Map<string | number, T[]>, key: string | number, value: T,
 function record(exchange: Exchange, e: EngineEvent): void {
   switch (e.type) {
     case 'order': {
+      if (exchange.history.kind !== 'memory') {
+        if (TERMINAL_ORDER_STATUSES.has(e.status)) exchange.orders.delete(e.orderId);
+        else exchange.orders.set(e.orderId, e);
+        break;
+      }
       exchange.orders.set(e.orderId, e);
       if (TERMINAL_ORDER_STATUSES.has(e.status) && e.cancelReason !== 'MODIFY_CANCELED') {
         const dropped = push(exchange.closed as Map<string | number, number[]>, accountKeyOf(e.address, e.accountIndex), e.orderId, exchange.limits.closedOrdersPerAccount);
@@ -111,9 +126,11 @@ function record(exchange: Exchange, e: EngineEvent): void {
       break;
     }
     case 'fill':
+      if (exchange.history.kind !== 'memory') break;
       push(exchange.fills as Map<string | number, FillEvent[]>, accountKeyOf(e.address, e.accountIndex), e, exchange.limits.fillsPerAccount);
       break;
     case 'trades':
+      if (exchange.history.kind !== 'memory') break;
       push(exchange.trades as Map<string | number, TradesEvent[]>, e.marketId, e, exchange.limits.tradesPerMarket);
       break;
     default:

@@ -37,6 +37,8 @@ export function historyOf(exchange: Exchange): History {
   if (history === undefined) {
     const created: History = { limit: DEFAULT_HISTORY_LIMIT, byAccount: new Map() };
     exchange.listeners.add((events) => {
+      // With SQLite history tables (history-store.ts) these lists stay empty.
+      if (exchange.history.kind !== 'memory') return;
       for (const e of events) recordHistory(created, e);
     });
     STORES.set(exchange, created);

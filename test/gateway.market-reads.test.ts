@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums, type EngineEvent, type FundingRateEvent } from '../engine/index.ts';
 import { barOpenTime } from '../gateway/candles.ts';
 import { attachFundingRates } from '../gateway/funding-rates-store.ts';
+import { accountKeyOf } from '../gateway/exchange.ts';
 import { usd } from '../gateway/format.ts';
 import { ipBucketLevel } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
@@ -258,7 +259,7 @@ describe('GET /v1/trades: {trades:[trade]} newest first, one row per maker/taker
   it('uses the same tradeId as the fills of both sides', async () => {
     const { h } = await traded();
     const [newest] = (await get(h, '/v1/trades?market=1')).body.trades;
-    const fills = [...h.exchange.fills.values()].flat().filter((f) => f.tradeId.toString(16) === newest.tradeId);
+    const fills = [alice, bob].flatMap((w) => h.exchange.history.fills(accountKeyOf(w.address, 0))).filter((f) => f.tradeId.toString(16) === newest.tradeId);
     expect(fills.map((f) => f.role).sort()).toEqual(['MAKER', 'TAKER']);
   });
 
@@ -484,7 +485,7 @@ describe('GET /v1/feetiers: fee tiers with makerFeePpm / takerFeePpm; fee-tier r
     place(h, bob, 'SELL', '97000.0', '0.01');
     place(h, alice, 'BUY', '97000.0', '0.01', { tif: 2 });
     const { body } = await get(h, `/v1/feetiers?address=${alice.address}`);
-    const takerFee = [...h.exchange.fills.values()].flat().find((f) => f.address === alice.address)!.fee;
+    const takerFee = h.exchange.history.fills(accountKeyOf(alice.address, 0))[0]!.fee;
     expect(body.account).toEqual({
       address: alice.address,
       accountIndex: 0,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent, OrderEvent } from '../engine/index.ts';
+import { orderOf } from '../gateway/history-store.ts';
 import type { RateLimitOptions } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, placeOrderRequest, wallet, type GatewayHarness, type OrderInput } from './support/gateway-fixture.ts';
 import {
@@ -40,7 +41,7 @@ async function rest(h: GatewayHarness, input: Partial<OrderInput> = {}): Promise
 }
 
 function orderEvent(h: GatewayHarness, orderId: string): OrderEvent {
-  return h.exchange.orders.get(Number.parseInt(orderId, 16))!;
+  return orderOf(h.exchange, Number.parseInt(orderId, 16))!;
 }
 
 function recordEvents(h: GatewayHarness): EngineEvent[] {

@@ -11,7 +11,7 @@ import { accountView, findAccount, priceToTicks, sizeToQuantums, type CommandRes
 import { usd } from '../gateway/format.ts';
 import { MARKET_ATTRIBUTE_FIELDS } from '../gateway/ws/market-attributes.ts';
 import { startServer, type Server } from '../sim/server.ts';
-import { DAY_US, wallet } from './support/gateway-fixture.ts';
+import { DAY_US, SQLITE_HISTORY, wallet } from './support/gateway-fixture.ts';
 import { connectClient, type Client, type Frame } from './support/ws-client.ts';
 
 
@@ -27,7 +27,7 @@ afterEach(async () => {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function start(): Promise<Server> {
-  server = await startServer({ port: 0, clock: 'virtual', agents: false });
+  server = await startServer({ port: 0, clock: 'virtual', agents: false, ...(SQLITE_HISTORY && { db: ':memory:' }) });
   return server;
 }
 

@@ -22,9 +22,8 @@
  */
 import { findAccount, type TransferEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
+import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { usd } from '../format.ts';
-import { accountHistory, historyOf } from '../history.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newestFirst, windowOf } from './read-filters.ts';
@@ -105,7 +104,7 @@ export const accountTransferUpdates: Operation = {
     const window = windowOf(request.query, exchange.clock());
     if (isFilterReply(window)) return window;
     const page = newestFirst(
-      accountHistory(historyOf(exchange), ref.address, ref.accountIndex).transfers,
+      exchange.history.transfers(accountKeyOf(ref.address, ref.accountIndex)),
       (e) => inWindow(e.time, window),
       limitOf(request.query),
     );

@@ -15,7 +15,7 @@
  * - lastTradePrice is the last trade the exchange remembers, omitted before the first one;
  * - oraclePrice / markPrice as on /v1/prices (markPrice "0" = none).
  */
-import type { MarketState } from '../../engine/index.ts';
+import type { MarketState, TradesEvent } from '../../engine/index.ts';
 import { attachCandles, barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../candles.ts';
 import { ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
@@ -69,8 +69,11 @@ export function overviewEntry(exchange: Exchange, store: CandleStore, ms: Market
   };
   if (spec.def.fullAssetName !== undefined) entry.fullAssetName = spec.def.fullAssetName;
   if (spec.category !== null && CLASSIFIED.has(spec.category)) entry.category = spec.category;
-  const events = exchange.trades.get(spec.id);
-  const lastEvent = events?.[events.length - 1];
+  let lastEvent: TradesEvent | undefined;
+  for (const e of exchange.history.newestTrades(spec.id)) {
+    lastEvent = e;
+    break;
+  }
   const lastEntry = lastEvent?.entries[lastEvent.entries.length - 1];
   if (lastEntry !== undefined) entry.lastTradePrice = price(spec, lastEntry.price);
   const from = barOpenTime('1m', now) - (MINUTES_PER_DAY - 1) * TIMEFRAME_US['1m'];

@@ -29,6 +29,7 @@ import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, checkValidUntil, orderWriteContext, orNull, present, scheme1Refusal } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
+import { orderOf } from '../history-store.ts';
 
 
 export const CancelOrderBody = Type.Object(
@@ -108,7 +109,7 @@ export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: C
   if (result.kind !== 'order' && result.kind !== 'rejected') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
   const { command } = parsed;
   const orderNumber = result.orderId ?? command.orderId;
-  const remembered = orderNumber === undefined ? undefined : state.exchange.orders.get(orderNumber);
+  const remembered = orderNumber === undefined ? undefined : orderOf(state.exchange, orderNumber);
   // Only the caller's own order in this market says anything about the target.
   const event = remembered !== undefined && remembered.address === command.address && remembered.accountIndex === command.accountIndex && remembered.marketId === command.marketId ? remembered : undefined;
   const rejected = result.kind === 'rejected';

@@ -8,7 +8,7 @@
  * `{"error":"fill not found"}` when none of them owns a remembered fill of that trade.
  */
 import { Type } from 'typebox';
-import { LIMITS, type FillEvent } from '../../engine/index.ts';
+import { LIMITS } from '../../engine/index.ts';
 import { notFound, ok } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import type { Operation } from '../operation.ts';
@@ -21,11 +21,6 @@ function parseTradeId(text: string): number | null {
   if (!/^(0x)?[0-9a-f]{1,13}$/i.test(text)) return null;
   const n = Number.parseInt(text.replace(/^0x/i, ''), 16);
   return Number.isSafeInteger(n) && n > 0 ? n : null;
-}
-
-function fillOfTrade(list: readonly FillEvent[], tradeId: number): FillEvent | undefined {
-  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.tradeId === tradeId) return list[i];
-  return undefined;
 }
 
 export const fill: Operation = {
@@ -41,7 +36,7 @@ export const fill: Operation = {
     if (tradeId === null) return notFound('fill not found');
     const indexes = request.query.accountIndex !== undefined ? [ref.accountIndex] : Array.from({ length: LIMITS.subaccountMax + 1 }, (_, i) => i);
     for (const index of indexes) {
-      const found = fillOfTrade(state.exchange.fills.get(accountKeyOf(ref.address, index)) ?? [], tradeId);
+      const found = state.exchange.history.fillOfTrade(accountKeyOf(ref.address, index), tradeId);
       if (found !== undefined) return ok(fillRecord(state.exchange, found));
     }
     return notFound('fill not found');

@@ -15,6 +15,7 @@ import { formatFill, sideName, type FillRecord } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, enumFilter, inWindow, isFilterReply, limitOf, LIST_PARAMS, marketFilter, newestFirst, windowOf } from './read-filters.ts';
+import { orderOf } from '../history-store.ts';
 
 export const FillsQuery = accountQueryWith({ ...LIST_PARAMS, role: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
 
@@ -29,7 +30,7 @@ export interface FillsReply {
  * account is the liquidated user is the engine's.
  */
 export function fillOrigin(exchange: Exchange, e: FillEvent): 'LIQUIDATION' | 'ADL' | undefined {
-  const order = exchange.orders.get(e.orderId);
+  const order = orderOf(exchange, e.orderId);
   if (order !== undefined) return order.origin;
   if (e.liquidation === undefined || e.liquidation.liquidatedUser !== e.address) return undefined;
   return e.liquidation.method === 'ADL' ? 'ADL' : 'LIQUIDATION';
@@ -59,7 +60,7 @@ export const fills: Operation = {
     const window = windowOf(query, exchange.clock());
     if (isFilterReply(window)) return window;
     const page = newestFirst(
-      exchange.fills.get(accountKeyOf(ref.address, ref.accountIndex)) ?? [],
+      exchange.history.fills(accountKeyOf(ref.address, ref.accountIndex)),
       (e) =>
         (market === null || e.marketId === market.spec.id) &&
         (role === null || e.role === role) &&

@@ -14,9 +14,8 @@
  */
 import { formatBig, LIMITS, trimDecimal, type FundingPaymentEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
+import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { size, usd } from '../format.ts';
-import { accountHistory, historyOf } from '../history.ts';
 import type { Operation, OperationRequest, GatewayState } from '../operation.ts';
 import type { Reply } from '../errors.ts';
 import { accountOf } from './common.ts';
@@ -64,7 +63,7 @@ function handle(state: GatewayState, request: OperationRequest): Reply {
   const window = windowOf(query, exchange.clock(), LIMITS.fundingDefaultWindowUs);
   if (isFilterReply(window)) return window;
   const page = newestFirst(
-    accountHistory(historyOf(exchange), ref.address, ref.accountIndex).funding,
+    exchange.history.funding(accountKeyOf(ref.address, ref.accountIndex)),
     (e) => (market === null || e.marketId === market.spec.id) && inWindow(e.time, window),
     limitOf(query),
   );

@@ -13,7 +13,7 @@
 import { LIMITS } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
-import { accountHistory, historyOf } from '../history.ts';
+import { accountKeyOf } from '../exchange.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newestFirst, windowOf } from './read-filters.ts';
@@ -42,7 +42,7 @@ export const interest: Operation = {
     const window = windowOf(request.query, exchange.clock(), LIMITS.fundingDefaultWindowUs);
     if (isFilterReply(window)) return window;
     const page = newestFirst(
-      accountHistory(historyOf(exchange), ref.address, ref.accountIndex).interest,
+      exchange.history.interest(accountKeyOf(ref.address, ref.accountIndex)),
       (e) => inWindow(e.time, window),
       limitOf(request.query),
     );

@@ -46,6 +46,7 @@ import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
+import { orderOf } from '../history-store.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -86,13 +87,13 @@ export interface ParsedModify {
 /** The caller's order named by orderId or clientId, live or recently ended, as last seen. */
 export function findOwnOrder(state: GatewayState, address: string, accountIndex: number, orderId: number | undefined, clientId: string | undefined): OrderEvent | undefined {
   const own = (e: OrderEvent | undefined): OrderEvent | undefined => (e !== undefined && e.address === address && e.accountIndex === accountIndex ? e : undefined);
-  if (orderId !== undefined) return own(state.exchange.orders.get(orderId));
+  if (orderId !== undefined) return own(orderOf(state.exchange, orderId));
   if (clientId === undefined) return undefined;
   const live = findAccount(state.exchange.engine.accounts, address, accountIndex)?.clientIds.get(clientId);
   if (live !== undefined) return own(state.exchange.orders.get(live.id));
-  const closed = state.exchange.closed.get(accountKeyOf(address, accountIndex)) ?? [];
+  const closed = state.exchange.history.closedOrders(accountKeyOf(address, accountIndex));
   for (let i = closed.length - 1; i >= 0; i--) {
-    const e = own(state.exchange.orders.get(closed[i]!));
+    const e = own(closed[i]);
     if (e !== undefined && e.clientId === clientId) return e;
   }
   return undefined;

@@ -89,12 +89,7 @@ export function openOrderEvents(exchange: Exchange, ref: AccountRef): OrderEvent
 
 /** The latest update of each of the account's remembered closed orders. */
 export function closedOrderEvents(exchange: Exchange, ref: AccountRef): OrderEvent[] {
-  const out: OrderEvent[] = [];
-  for (const id of exchange.closed.get(accountKeyOf(ref.address, ref.accountIndex)) ?? []) {
-    const e = exchange.orders.get(id);
-    if (e !== undefined) out.push(e);
-  }
-  return out;
+  return [...exchange.history.closedOrders(accountKeyOf(ref.address, ref.accountIndex))];
 }
 
 export interface OrderPage {

@@ -11,6 +11,7 @@ import { notFound, ok } from '../errors.ts';
 import { formatOrder, parseOrderId } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { orderOf } from '../history-store.ts';
 
 export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -24,7 +25,7 @@ export const order: Operation = {
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const id = parseOrderId(request.params.orderId);
-    const e = id === null ? undefined : state.exchange.orders.get(id);
+    const e = id === null ? undefined : orderOf(state.exchange, id);
     if (e === undefined || e.address !== ref.address) return notFound('order not found');
     if (request.query.accountIndex !== undefined && e.accountIndex !== ref.accountIndex) return notFound('order not found');
     return ok(formatOrder(e, state.exchange.engine.markets.get(e.marketId)!.spec));

@@ -21,6 +21,7 @@ import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, orderWriteContext, scheme1Refusal, tifCode } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
+import { orderOf } from '../history-store.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -170,7 +171,7 @@ export function orderReply(
   if (result.kind !== 'order') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
   const ms = state.exchange.engine.markets.get(command.marketId)!;
   const now = state.exchange.clock();
-  const event = state.exchange.orders.get(result.orderId);
+  const event = orderOf(state.exchange, result.orderId);
   const rejected = result.status === 'REJECTED';
   const reply: Record<string, unknown> = {
     address: command.address,

@@ -24,7 +24,7 @@ export function parseTradeId(text: unknown): number | null {
 
 export function findTrade(exchange: Exchange, marketIds: readonly number[], tradeId: number): TradeRecord | undefined {
   for (const id of marketIds) {
-    for (const e of exchange.trades.get(id) ?? []) {
+    for (const e of exchange.history.trades(id)) {
       for (const entry of e.entries) if (entry.tradeId === tradeId) return tradeRecord(exchange, e, entry);
     }
   }

@@ -12,7 +12,7 @@
  * remembers it); timestamp is the execution time (µs); sequenceNumber is the market sequence the
  * execution's book delta carries, shared by every row of one taker execution. Newest first
  * means descending tradeId (tradeIds are issued in execution order across markets).
- * Rows come from the exchange's trades read model, bounded per market (exchange.ts).
+ * Rows come from the exchange's trades history (gateway/history-store.ts), bounded per market.
  */
 import { Type } from 'typebox';
 import { LIMITS, type TradeEntry, type TradesEvent } from '../../engine/index.ts';
@@ -21,6 +21,7 @@ import type { Exchange } from '../exchange.ts';
 import { orderIdString, price, sideName, size } from '../format.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { orderOf } from '../history-store.ts';
 
 export interface TradeRecord {
   marketId: number;
@@ -39,7 +40,7 @@ export interface TradeRecord {
 
 /** An orderId as fill records print it: `liq:` for the engine's own orders it still knows. */
 function publicOrderId(exchange: Exchange, orderId: number): string {
-  return orderIdString(orderId, exchange.orders.get(orderId)?.origin);
+  return orderIdString(orderId, orderOf(exchange, orderId)?.origin);
 }
 
 /** The trade record of one maker/taker pair of a trades event. */
@@ -73,11 +74,10 @@ export function recentTrades(exchange: Exchange, marketIds: readonly number[], w
   const to = window.to ?? Infinity;
   const picked: { e: TradesEvent; entry: TradeEntry }[] = [];
   for (const id of marketIds) {
-    const events = exchange.trades.get(id) ?? [];
     // Each market's newest `limit` rows in the window are enough for the merge.
     let taken = 0;
-    for (let i = events.length - 1; i >= 0 && taken < window.limit; i--) {
-      const e = events[i]!;
+    for (const e of exchange.history.newestTrades(id)) {
+      if (taken >= window.limit) break;
       if (e.time > to) continue;
       if (e.time < from) break;
       for (let j = e.entries.length - 1; j >= 0 && taken < window.limit; j--, taken++) picked.push({ e, entry: e.entries[j]! });

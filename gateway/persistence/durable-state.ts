@@ -1,5 +1,5 @@
 /**
- * What survives a restart: the engine, the read models fed by its events, the gateway's own
+ * What survives a restart: the engine, the live read models fed by its events, the gateway's own
  * durable state (API keys, spent nonces, replay protection, rate-limit pools) and the service
  * stores (affiliate program, notifications, preferences, leaderboard, portfolio) — as one image,
  * as one digest, and as journal records for the gateway changes that are not engine commands.
@@ -9,8 +9,14 @@
  *   taken between commands;
  *   `restoreImage` puts an image back into the live objects (their identity is kept: listeners,
  *   the WebSocket channels and the simulator hold references to them).
- * - `stateHash(state)` digests the same parts (gateway/persistence/state-hash.ts); the journal
- *   and the wall-clock token buckets of IPs are not part of it.
+ * - History (gateway/history-store.ts) is in an image as the memory store's lists, or — with
+ *   SQLite history tables — as the journal position the image was taken at (`HistoryPart`);
+ *   restoring the latter truncates the tables after that position (history-tables.ts).
+ * - `stateHash(state)` digests the live parts (gateway/persistence/state-hash.ts): the engine,
+ *   the live orders, candles, funding rates, the gateway's collections and the service stores
+ *   — not history (its rows are in the tables or the memory lists, depending on the mode, and a
+ *   from-scratch replay rebuilds the same live state either way), not the journal and not the
+ *   wall-clock token buckets of IPs.
  * - `watchGateway` swaps the gateway's Maps and Sets for journaled ones (same entries) so that
  *   every set/add/delete/clear is appended as a `gateway` record; `applyRecord` replays any
  *   journal record. Gateway records are applied in journal order with the engine commands.
@@ -19,6 +25,7 @@ import { deserialize, serialize } from 'node:v8';
 import { detachEngine, graftEngine, type Command, type Engine } from '../../engine/index.ts';
 import { attachCandles } from '../candles.ts';
 import type { Exchange } from '../exchange.ts';
+import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { attachFundingRates } from '../funding-rates-store.ts';
 import { historyOf } from '../history.ts';
 import { replaceSpentNonces, spentNonces } from '../nonces.ts';
@@ -30,6 +37,7 @@ import type { PreferencesState } from '../preferences.ts';
 import type { ReferralState } from '../referral.ts';
 import { leaderboardOf, notificationsOf, portfolioOf, preferencesStoreOf, referralOf } from '../services.ts';
 import { decodeGraph, encodeGraph, type EncodedGraph } from './graph-codec.ts';
+import type { SqliteHistoryStore } from './history-tables.ts';
 import type { Journal } from './journal.ts';
 import { stateHash as digest } from './state-hash.ts';
 
@@ -49,13 +57,16 @@ export type JournalRecord =
   /** The state became a saved image (POST /sim/restore): its row in `images`. */
   | { kind: 'restore'; imageId: number };
 
+/** History in an image: the memory store's lists, or the journal position of SQLite tables. */
+export type HistoryPart =
+  | { kind: 'memory'; closed: Exchange['closed']; fills: Exchange['fills']; trades: Exchange['trades']; ledgers: ReturnType<typeof historyOf>['byAccount'] }
+  | { kind: 'sqlite'; seq: number };
+
 interface Durable {
   engine: Engine;
+  /** Live orders; with the memory history store also the remembered closed ones. */
   orders: Exchange['orders'];
-  closed: Exchange['closed'];
-  fills: Exchange['fills'];
-  trades: Exchange['trades'];
-  history: ReturnType<typeof historyOf>['byAccount'];
+  history: HistoryPart;
   candles: ReturnType<typeof attachCandles>['series'];
   fundingRates: ReturnType<typeof attachFundingRates>['byMarket'];
   keys: Map<string, unknown>;
@@ -74,10 +85,10 @@ function durableParts(state: GatewayState): Durable {
   return {
     engine: exchange.engine,
     orders: exchange.orders,
-    closed: exchange.closed,
-    fills: exchange.fills,
-    trades: exchange.trades,
-    history: historyOf(exchange).byAccount,
+    history:
+      exchange.history.kind === 'memory'
+        ? { kind: 'memory', closed: exchange.closed, fills: exchange.fills, trades: exchange.trades, ledgers: historyOf(exchange).byAccount }
+        : { kind: 'sqlite', seq: (exchange.history as SqliteHistoryStore).position() },
     candles: attachCandles(exchange).series,
     fundingRates: attachFundingRates(exchange).byMarket,
     keys: state.keys.byKey,
@@ -136,7 +147,10 @@ function applyService(state: GatewayState, record: Extract<JournalRecord, { kind
  * pools do) means nothing.
  */
 export function stateHash(state: GatewayState): string {
-  const { keys, pools, replay, nonces, ...graph } = durableParts(state);
+  const { keys, pools, replay, nonces, history: _history, orders, ...rest } = durableParts(state);
+  const live = new Map<number, unknown>();
+  for (const [id, e] of orders) if (!TERMINAL_ORDER_STATUSES.has(e.status)) live.set(id, e);
+  const graph = { ...rest, orders: live };
   const entries = (map: Map<string, unknown>): [string, string][] => [...map].map(([k, v]) => [k, digest(v)]);
   return digest({ graph, keys: entries(keys), pools: entries(pools), replay, nonces });
 }
@@ -167,10 +181,7 @@ export function restoreImage(state: GatewayState, image: Buffer, journal?: Journ
   try {
     graftEngine(exchange.engine, parts.engine);
     exchange.orders = parts.orders;
-    exchange.closed = parts.closed;
-    exchange.fills = parts.fills;
-    exchange.trades = parts.trades;
-    historyOf(exchange).byAccount = parts.history;
+    restoreHistory(exchange, parts.history);
     attachCandles(exchange).series = parts.candles;
     attachFundingRates(exchange).byMarket = parts.fundingRates;
     refill(state.keys.byKey as Map<string, unknown>, parts.keys);
@@ -185,6 +196,26 @@ export function restoreImage(state: GatewayState, image: Buffer, journal?: Journ
   } finally {
     if (journal !== undefined) journal.muted = muted;
   }
+}
+
+/**
+ * Memory store: the image's lists (empty when the image came from SQLite tables). SQLite store:
+ * the tables back to the image's position (nothing while recovering, see history-tables.ts); an
+ * image with memory lists (the backtester's, an older perpsim's) leaves the tables as they are.
+ */
+function restoreHistory(exchange: Exchange, part: HistoryPart | undefined): void {
+  if (exchange.history.kind === 'memory') {
+    const memory = part?.kind === 'memory' ? part : undefined;
+    exchange.closed = memory?.closed ?? new Map();
+    exchange.fills = memory?.fills ?? new Map();
+    exchange.trades = memory?.trades ?? new Map();
+    historyOf(exchange).byAccount = memory?.ledgers ?? new Map();
+    if (memory === undefined) for (const [id, e] of exchange.orders) if (TERMINAL_ORDER_STATUSES.has(e.status)) exchange.orders.delete(id);
+    return;
+  }
+  const tables = exchange.history as SqliteHistoryStore;
+  if (part?.kind === 'sqlite') tables.truncateAfter(part.seq);
+  for (const [id, e] of exchange.orders) if (TERMINAL_ORDER_STATUSES.has(e.status)) exchange.orders.delete(id);
 }
 
 class JournaledMap<K, V> extends Map<K, V> {

@@ -10,6 +10,10 @@
  *    newest snapshot and replays the journal after it, then journals every command the exchange
  *    applies (stamped with its time) and every change of the gateway's durable collections.
  * 3. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
+ * 2a. With a file, `attach` also installs the SQLite history store (history-tables.ts) in place of
+ *    the exchange's memory one: history rows go to indexed tables in the turn's transaction,
+ *    images hold live state only, and expired rows are pruned in batches after group commits
+ *    (at most once a second; `historyRetentionDays`).
  * 4. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
  *    `snapshotEveryMs` have passed since the last; unless `keepJournal`, the journal before the
  *    older of the two newest snapshots is deleted. `close()` commits, snapshots and closes.
@@ -25,6 +29,7 @@ import type { GatewayState } from '../operation.ts';
 import { rateLimitConfig } from '../rate-limit/index.ts';
 import { attachServices } from '../services.ts';
 import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
+import { DEFAULT_RETENTION_DAYS, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
 import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
 import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
 
@@ -41,6 +46,8 @@ export interface PersistenceOptions {
   keepJournal?: boolean;
   /** Snapshot at close (default): the next start loads it instead of replaying the tail. */
   snapshotOnClose?: boolean;
+  /** Days of orders, fills and trades kept (engine time); funding, interest, transfers: at least 90. */
+  historyRetentionDays?: number;
 }
 
 export interface Recovery {
@@ -69,6 +76,8 @@ export interface Persistence {
   close(): void;
   /** The commit failure that stopped journaling, if any. */
   readonly failure: Error | undefined;
+  /** The SQLite history store (file only, after `attach`). */
+  readonly history: SqliteHistoryStore | undefined;
   /** What `attach` found (undefined before). */
   readonly recovery: Recovery | undefined;
 }
@@ -91,6 +100,7 @@ function memoryPersistence(): Persistence {
   return {
     file: undefined,
     failure: undefined,
+    history: undefined,
     recovery: undefined,
     engineConfig: (proposed) => proposed,
     attach(s) {
@@ -123,6 +133,8 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
   let sinceSnapshot = 0;
   let lastSnapshotAt = Date.now();
   let recovered: Recovery | undefined;
+  let history: SqliteHistoryStore | undefined;
+  let lastPruneAt = 0;
   const insertImage = db.prepare('INSERT INTO images (name, created_at, image) VALUES (?, ?, ?)');
   const newestImage = db.prepare('SELECT id, image FROM images WHERE name = ? ORDER BY id DESC LIMIT 1');
   const imageById = db.prepare('SELECT image FROM images WHERE id = ?');
@@ -166,6 +178,9 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
     get recovery() {
       return recovered;
     },
+    get history() {
+      return history;
+    },
     engineConfig(proposed) {
       const stored = readMeta(db, 'engine_config');
       if (stored !== undefined) return deserialize(stored) as EngineConfig;
@@ -174,10 +189,21 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
     },
     attach(s) {
       state = s;
+      history = sqliteHistoryStore(db, {
+        limits: s.exchange.limits,
+        // Before the journal exists (the initial image): position 0, i.e. no history.
+        seq: () => journal?.lastSeq ?? 0,
+        ensureTransaction: () => journal!.openTurn(),
+        retentionDays: options.historyRetentionDays ?? DEFAULT_RETENTION_DAYS,
+      });
+      s.exchange.history = history;
       initial = captureImage(s);
       journal = createJournal(db);
       journal.muted = true;
+      // The tables already hold the history of every committed record (history-tables.ts).
+      history.muted = true;
       const recovery = recover(db, file, context(s));
+      history.muted = false;
       // Replayed records count towards the next snapshot: a clean stop right after a recovery
       // must still write one, or every start replays the same tail again.
       sinceSnapshot = recovery.replayed;
@@ -188,6 +214,10 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
       s.serviceWritten = (store, wallet) => journal!.append(serviceRecord(s, store, wallet));
       journal.onCommit = (count) => {
         sinceSnapshot += count;
+        if (Date.now() - lastPruneAt >= 1000) {
+          lastPruneAt = Date.now();
+          history!.prune(s.exchange.engine.time);
+        }
         if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
       };
       return recovery;
@@ -230,13 +260,15 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
  * to it; otherwise start-up fails rather than serve a state with a hole in it.
  */
 function recover(db: SqliteDatabase, file: string, ctx: ReplayContext): Recovery {
-  const snapshots = db.prepare('SELECT seq, image FROM snapshots ORDER BY seq DESC, id DESC').all() as { seq: number; image: Buffer }[];
+  // Images are read one at a time: the newest usually loads, and each is tens of MB.
+  const snapshots = db.prepare('SELECT id, seq FROM snapshots ORDER BY seq DESC, id DESC').all() as { id: number; seq: number }[];
+  const imageOf = db.prepare('SELECT image FROM snapshots WHERE id = ?');
   const journalFrom = firstJournalSeq(db) ?? Infinity;
   let from = 0;
   let problem: string | undefined;
   for (const snap of snapshots) {
     try {
-      restoreImage(ctx.state, snap.image);
+      restoreImage(ctx.state, (imageOf.get(snap.id) as { image: Buffer }).image);
       from = snap.seq;
       problem = undefined;
       break;

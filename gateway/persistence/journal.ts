@@ -2,7 +2,8 @@
  * The journal: every state change, in order, committed in groups.
  *
  * Contract:
- * - `append` gives a record the next sequence number. Records wait in memory until the end of
+ * - `append` gives a record the next sequence number, after the last one the journal or a
+ *   snapshot holds. Records wait in memory until the end of
  *   the event-loop turn (`setImmediate`), when the turn's records are encoded together (one
  *   v8 serialization: bigints, Maps and nested objects as they are) into one row, in one
  *   transaction: one commit and one row per turn, not per request. Encoding per turn rather
@@ -16,6 +17,9 @@
  * - A transaction either commits whole or not at all (SQLite), so after a crash the journal is
  *   a prefix of what was appended.
  * - `muted` turns `append` into a no-op while the journal itself is being replayed.
+ * - `openTurn()` starts the turn's transaction early, for the history rows the turn writes as it
+ *   goes (gateway/persistence/history-tables.ts): the group commit then inserts the journal row
+ *   into that same transaction and commits both, so history and journal commit or fail together.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SqliteDatabase } from './schema.ts';
@@ -34,12 +38,17 @@ export interface Journal {
   onCommit: ((count: number) => void) | undefined;
   /** The commit failure that stopped the journal, if any. */
   readonly failure: Error | undefined;
+  /** Opens the turn's transaction (if none is open); the group commit commits it. */
+  openTurn(): void;
 }
 
 export function createJournal(db: SqliteDatabase): Journal {
   const insert = db.prepare('INSERT INTO journal (seq, count, records) VALUES (?, ?, ?)');
   const last = db.prepare('SELECT MAX(seq + count - 1) AS seq FROM journal').get() as { seq: number | null };
-  let lastSeq = last.seq ?? 0;
+  // A snapshot may cover a journal pruned to nothing: numbering goes on after it, never below
+  // (recovery replays only what is above the newest snapshot's position).
+  const covered = db.prepare('SELECT MAX(seq) AS seq FROM snapshots').get() as { seq: number | null };
+  let lastSeq = Math.max(last.seq ?? 0, covered.seq ?? 0);
   let buffer: unknown[] = [];
   let firstSeq = lastSeq + 1;
   let scheduled = false;
@@ -76,9 +85,20 @@ export function createJournal(db: SqliteDatabase): Journal {
       if (buffer.length === 0) return Promise.resolve();
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
+    openTurn() {
+      if (failure !== undefined) throw failure;
+      if (!db.inTransaction) db.exec('BEGIN');
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(commitTurn);
+      }
+    },
     flush() {
       if (failure !== undefined) throw failure;
-      if (buffer.length === 0) return;
+      if (buffer.length === 0) {
+        if (db.inTransaction) commitOpen();
+        return;
+      }
       const rows = buffer;
       const from = firstSeq;
       const done = waiters;
@@ -86,8 +106,11 @@ export function createJournal(db: SqliteDatabase): Journal {
       waiters = [];
       firstSeq = lastSeq + 1;
       try {
+        // Inside an open turn transaction, writeAll is a savepoint of it.
         writeAll(rows, from);
+        if (db.inTransaction) db.exec('COMMIT');
       } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
         failure = err instanceof Error ? err : new Error(String(err));
         for (const w of done) w.reject(failure);
         throw failure;
@@ -96,6 +119,16 @@ export function createJournal(db: SqliteDatabase): Journal {
       journal.onCommit?.(rows.length);
     },
   };
+
+  function commitOpen(): void {
+    try {
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      failure = err instanceof Error ? err : new Error(String(err));
+      throw failure;
+    }
+  }
 
   function commitTurn(): void {
     scheduled = false;

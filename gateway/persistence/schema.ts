@@ -33,6 +33,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX snapshots_by_seq ON snapshots (seq);
    CREATE TABLE images (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
    CREATE INDEX images_by_name ON images (name, id);`,
+  // History tables (history-tables.ts): rows in event order (id), with the journal position of
+  // their command (seq) and the engine time (time); indexes for the reads' keys.
+  `CREATE TABLE history_orders (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL, account TEXT NOT NULL, listed INTEGER NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL, event BLOB NOT NULL);
+   CREATE UNIQUE INDEX history_orders_by_order ON history_orders (order_id);
+   CREATE INDEX history_orders_by_account ON history_orders (account, listed, id);
+   CREATE TABLE history_fills (id INTEGER PRIMARY KEY, account TEXT NOT NULL, market INTEGER NOT NULL, trade_id INTEGER NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL, event BLOB NOT NULL);
+   CREATE INDEX history_fills_by_account ON history_fills (account, id);
+   CREATE INDEX history_fills_by_trade ON history_fills (account, trade_id);
+   CREATE TABLE history_trades (id INTEGER PRIMARY KEY, market INTEGER NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL, event BLOB NOT NULL);
+   CREATE INDEX history_trades_by_market ON history_trades (market, id);
+   CREATE TABLE history_ledger (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, account TEXT NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL, event BLOB NOT NULL);
+   CREATE INDEX history_ledger_by_account ON history_ledger (account, kind, id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -566,7 +566,7 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     scope: 'account',
     params: { market: true, nFills: true },
     snapshot: (state, sub) => {
-      const fills = (state.exchange.fills.get(accountKeyOf(sub.address!, sub.accountIndex!)) ?? []).filter((f) => mine(sub, f));
+      const fills = state.exchange.history.fills(accountKeyOf(sub.address!, sub.accountIndex!)).filter((f) => mine(sub, f));
       return { isSnapshot: true, fills: fills.slice(-sub.nFills).reverse().map((f) => fillRecord(state.exchange, f)) };
     },
     updates: (state, sub, events) =>
@@ -584,14 +584,12 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     snapshot: (state, sub) => {
       const exchange = state.exchange;
       const acct = accountOf(exchange, sub);
-      const record = (id: number): OrderRecord[] => {
-        const e = exchange.orders.get(id);
-        return e === undefined || !mine(sub, e) ? [] : [formatOrder(e, exchange.engine.markets.get(e.marketId)!.spec, true)];
-      };
-      const open = acct === undefined ? [] : accountOrders(acct).flatMap((o) => record(o.id));
-      const closedIds = exchange.closed.get(accountKeyOf(sub.address!, sub.accountIndex!)) ?? [];
+      const record = (e: OrderEvent | undefined): OrderRecord[] =>
+        e === undefined || !mine(sub, e) ? [] : [formatOrder(e, exchange.engine.markets.get(e.marketId)!.spec, true)];
+      const open = acct === undefined ? [] : accountOrders(acct).flatMap((o) => record(exchange.orders.get(o.id)));
+      const closedEvents = exchange.history.closedOrders(accountKeyOf(sub.address!, sub.accountIndex!));
       const closed: OrderRecord[] = [];
-      for (let i = closedIds.length - 1; i >= 0 && closed.length < LIMITS.ordersSnapshotClosedMax; i--) closed.push(...record(closedIds[i]!));
+      for (let i = closedEvents.length - 1; i >= 0 && closed.length < LIMITS.ordersSnapshotClosedMax; i--) closed.push(...record(closedEvents[i]));
       return { isSnapshot: true, orders: open, recentClosedOrders: closed, lastSequenceId: acct?.seq ?? 0 };
     },
     updates: (state, sub, events) => events.flatMap((e) => (e.type === 'order' && mine(sub, e) ? [frame(e, formatOrder(e, state.exchange.engine.markets.get(e.marketId)!.spec, true))] : [])),

@@ -3,6 +3,10 @@
  * registered API key, and signing helpers that build requests exactly as a venue client does
  * (header triple, Scheme 1 / Scheme 2 with @noble/ed25519). Requests go through fastify's
  * `inject()`: no socket.
+ *
+ * History mode: the memory read models by default; with PERPSIM_TEST_HISTORY=sqlite (the
+ * `history-sqlite` vitest project) the state is attached to a persistence on an in-memory
+ * SQLite database, so history reads go through the SQLite tables (gateway/history-store.ts).
  */
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
@@ -12,6 +16,7 @@ import { buildApp } from '../../gateway/app.ts';
 import { scheme1Payload, scheme2Message, type JsonValue } from '../../gateway/auth/index.ts';
 import { createExchange, type Exchange } from '../../gateway/exchange.ts';
 import { createKeyRegistry, registerKey } from '../../gateway/keys.ts';
+import { openPersistence, type Persistence } from '../../gateway/persistence/index.ts';
 import type { GatewayState } from '../../gateway/operation.ts';
 import { rateLimitConfig, type RateLimitOptions } from '../../gateway/rate-limit/index.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../../sim/markets.ts';
@@ -50,9 +55,14 @@ export interface GatewayHarness {
   key(w: Wallet): void;
 }
 
-export async function gateway(options: { rateLimit?: RateLimitOptions } = {}): Promise<GatewayHarness> {
+/** True in the `history-sqlite` project: history reads come from SQLite tables. */
+export const SQLITE_HISTORY = process.env.PERPSIM_TEST_HISTORY === 'sqlite';
+
+/** `persistence`: attached to the state (history then in its SQLite tables when it has a file). */
+export async function gateway(options: { rateLimit?: RateLimitOptions; persistence?: Persistence } = {}): Promise<GatewayHarness> {
   const now = { us: T0_US };
   const exchange = createExchange({ markets: defaultMarkets() }, () => now.us);
+  const persistence = options.persistence ?? (SQLITE_HISTORY ? openPersistence({ file: ':memory:' }) : undefined);
   for (const m of defaultMarkets()) {
     const ms = exchange.engine.markets.get(m.id)!;
     exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: priceToTicks(ms.spec, DEFAULT_PRICES[m.displayName]!)! });
@@ -66,7 +76,9 @@ export async function gateway(options: { rateLimit?: RateLimitOptions } = {}): P
     ipBuckets: new Map(),
     pools: new Map(),
     replay: new Set(),
+    ...(persistence !== undefined && { committed: () => persistence.committed() }),
   };
+  persistence?.attach(state);
   const app = buildApp(state);
   await app.ready();
   return {

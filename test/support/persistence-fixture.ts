@@ -7,8 +7,33 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nowMicros } from '../../sim/clock.ts';
-import type { Server } from '../../sim/server.ts';
+import { afterEach } from 'vitest';
+import { startServer, type Server, type ServerOptions } from '../../sim/server.ts';
 import { placeOrderRequest, type GatewayHarness, type OrderInput, type Wallet } from './gateway-fixture.ts';
+
+/**
+ * `start` runs a server (port 0, `defaults` under the options) that is closed after the test
+ * unless `stop` closed it first; `stop` answers the state hash at shutdown.
+ */
+export function serverPool(defaults: ServerOptions = {}): { start(options: ServerOptions): Promise<Server>; stop(server: Server): Promise<string> } {
+  let servers: Server[] = [];
+  afterEach(async () => {
+    for (const s of servers) await s.close();
+    servers = [];
+  });
+  return {
+    async start(options) {
+      const server = await startServer({ port: 0, ...defaults, ...options });
+      servers.push(server);
+      return server;
+    },
+    async stop(server) {
+      servers = servers.filter((s) => s !== server);
+      await server.close();
+      return server.persistence.hash();
+    },
+  };
+}
 
 export function tempDb(name = 'perpsim.db'): string {
   return join(mkdtempSync(join(tmpdir(), 'perpsim-db-')), name);

@@ -1,0 +1,78 @@
+/**
+ * The history read models behind one interface: closed orders, fills, trades, funding payments,
+ * interest settlements and transfers — with two implementations.
+ *
+ * - memory (`memoryHistoryStore`, the default of every exchange): the bounded in-memory lists
+ *   of exchange.ts (`closed`, `fills`, `trades`, closed orders kept in `orders`) and history.ts.
+ *   `--memory`, the tests and the backtester use it; it is part of images and nothing else.
+ * - SQLite (`gateway/persistence/history-tables.ts`, installed by `Persistence.attach` when a
+ *   database is open): indexed tables written in the journal's group-commit transaction; the
+ *   exchange then keeps only live orders in memory and images carry only the journal position.
+ *
+ * Contract (both): lists are oldest first, in event order, which is also time order; each list
+ * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
+ * limit), so a read sees the same rows in both modes until the memory lists drop old entries.
+ * `closedOrder(id)` answers an order that closed and is still remembered (the live ones are in
+ * `exchange.orders`; `orderOf` asks both). Reads see the writes of the turn so far.
+ */
+import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../engine/index.ts';
+import type { Exchange } from './exchange.ts';
+import { accountHistory, historyOf } from './history.ts';
+
+export interface HistoryStore {
+  readonly kind: 'memory' | 'sqlite';
+  /** The events of one applied command (the exchange calls it before its listeners). */
+  record(events: readonly EngineEvent[]): void;
+  closedOrder(orderId: number): OrderEvent | undefined;
+  closedOrders(accountKey: string): readonly OrderEvent[];
+  fills(accountKey: string): readonly FillEvent[];
+  /** The account's fill of that trade, newest first when there are two (self-trade). */
+  fillOfTrade(accountKey: string, tradeId: number): FillEvent | undefined;
+  trades(marketId: number): readonly TradesEvent[];
+  /** The same trades, newest first, read lazily (stop early: the newest few cost little). */
+  newestTrades(marketId: number): Iterable<TradesEvent>;
+  funding(accountKey: string): readonly FundingPaymentEvent[];
+  interest(accountKey: string): readonly InterestEvent[];
+  transfers(accountKey: string): readonly TransferEvent[];
+}
+
+/** An order's latest update: live, or closed and still remembered. */
+export function orderOf(exchange: Exchange, orderId: number): OrderEvent | undefined {
+  return exchange.orders.get(orderId) ?? exchange.history.closedOrder(orderId);
+}
+
+export function memoryHistoryStore(exchange: Exchange): HistoryStore {
+  const ledger = (address: string): ReturnType<typeof accountHistory> => {
+    const cut = address.lastIndexOf('/');
+    return accountHistory(historyOf(exchange), address.slice(0, cut), Number(address.slice(cut + 1)));
+  };
+  return {
+    kind: 'memory',
+    record: () => {},
+    // The memory read model keeps closed orders in `exchange.orders` with the live ones.
+    closedOrder: () => undefined,
+    closedOrders(accountKey) {
+      const out: OrderEvent[] = [];
+      for (const id of exchange.closed.get(accountKey) ?? []) {
+        const e = exchange.orders.get(id);
+        if (e !== undefined) out.push(e);
+      }
+      return out;
+    },
+    fills: (accountKey) => exchange.fills.get(accountKey) ?? [],
+    fillOfTrade(accountKey, tradeId) {
+      const list = exchange.fills.get(accountKey) ?? [];
+      for (let i = list.length - 1; i >= 0; i--) if (list[i]!.tradeId === tradeId) return list[i];
+      return undefined;
+    },
+    trades: (marketId) => exchange.trades.get(marketId) ?? [],
+    *newestTrades(marketId) {
+      const list = exchange.trades.get(marketId) ?? [];
+      for (let i = list.length - 1; i >= 0; i--) yield list[i]!;
+    },
+    funding: (accountKey) => ledger(accountKey).funding,
+    interest: (accountKey) => ledger(accountKey).interest,
+    transfers: (accountKey) => ledger(accountKey).transfers,
+  };
+}
+

@@ -1,0 +1,151 @@
+/**
+ * History in SQLite tables (gateway/persistence/history-tables.ts, gateway/history-store.ts):
+ * written with the journal, never twice, truncated with images, pruned by retention. The read
+ * suites themselves run on these tables in the `history-sqlite` vitest project.
+ */
+import { copyFileSync, existsSync } from 'node:fs';
+import { deserialize } from 'node:v8';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
+import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchange.ts';
+import { captureImage } from '../gateway/persistence/durable-state.ts';
+import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
+import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS } from '../gateway/persistence/history-tables.ts';
+import { openPersistence, replayFile } from '../gateway/persistence/index.ts';
+import type { ServerOptions } from '../sim/server.ts';
+import { gateway, USD, wallet } from './support/gateway-fixture.ts';
+import { get, post, serverPool, tempDb } from './support/persistence-fixture.ts';
+
+const { start, stop } = serverPool({ clock: 'virtual', agents: false });
+
+const alice = wallet(0xa1);
+const bob = wallet(0xb2);
+
+function order(exchange: Exchange, who: string, side: 0 | 1, price: string, size = '1'): Submission {
+  const spec = exchange.engine.markets.get(2)!.spec;
+  return { type: 'placeOrder', address: who, accountIndex: 0, marketId: 2, side, orderType: 0, tif: 0, price: priceToTicks(spec, price)!, size: sizeToQuantums(spec, size)!, reduceOnly: false, goodTilTime: exchange.clock() + 30 * DAY };
+}
+
+/** Funds both wallets and crosses `rounds` pairs of orders, in this turn (nothing committed yet). */
+function trade(exchange: Exchange, rounds: number, funded = true): void {
+  if (!funded) for (const w of [alice, bob]) exchange.submit({ type: 'deposit', address: w.address, accountIndex: 0, amount: 1_000_000n * USD });
+  for (let i = 0; i < rounds; i++) {
+    exchange.submit(order(exchange, alice.address, 0, '3300.00'));
+    exchange.submit(order(exchange, bob.address, 1, '3300.00'));
+  }
+}
+
+/** Journal records and history rows of a copy of the file (what a kill -9 now would leave). */
+function onDisk(db: string): { records: number; fills: number; maxHistorySeq: number } {
+  const copy = db + '.copy-' + Math.random().toString(36).slice(2);
+  copyFileSync(db, copy);
+  if (existsSync(db + '-wal')) copyFileSync(db + '-wal', copy + '-wal');
+  const raw = new Database(copy);
+  try {
+    const records = (raw.prepare('SELECT COALESCE(MAX(seq + count - 1), 0) AS n FROM journal').get() as { n: number }).n;
+    const fills = (raw.prepare('SELECT COUNT(*) AS n FROM history_fills').get() as { n: number }).n;
+    const maxHistorySeq = (raw.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM history_fills').get() as { n: number }).n;
+    return { records, fills, maxHistorySeq };
+  } finally {
+    raw.close();
+  }
+}
+
+describe('history rows are written in the same group-commit transaction as the journal records of their turn (a crash never leaves history ahead of or behind the journal)', () => {
+  it('a copy of the file taken mid-turn holds neither the turn\'s journal records nor its fills; after the commit it holds both', async () => {
+    const db = tempDb();
+    const server = await start({ db, persistence: { snapshotOnClose: false } });
+    trade(server.exchange, 2, false);
+    await server.persistence.committed();
+    const before = onDisk(db);
+    expect(before.fills).toBe(4);
+    expect(before.maxHistorySeq).toBeLessThanOrEqual(before.records);
+    trade(server.exchange, 3);
+    // The rows are visible to reads in the same turn already…
+    expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toHaveLength(5);
+    // …but not on disk until the group commit.
+    expect(onDisk(db)).toEqual(before);
+    await server.persistence.committed();
+    const after = onDisk(db);
+    expect(after.fills).toBe(10);
+    expect(after.records).toBe(before.records + 6);
+    expect(after.maxHistorySeq).toBe(after.records);
+  });
+});
+
+describe('on recovery, history rows already in the tables are not written twice: the journal tail after the snapshot replays without history writes', () => {
+  it('keeps the row counts and the fills reply through a restart that replays a tail', async () => {
+    const db = tempDb();
+    const options: ServerOptions = { db, persistence: { snapshotEveryRecords: 5, snapshotOnClose: false, keepJournal: true } };
+    const first = await start(options);
+    trade(first.exchange, 4, false);
+    await first.persistence.committed();
+    trade(first.exchange, 1);
+    const counts = first.persistence.history!.counts();
+    const fills = (await get(first, `/v1/fills?address=${alice.address}`)).body;
+    const before = await stop(first);
+    expect(replayFile(db).hash).toBe(before);
+    const second = await start(options);
+    expect(second.persistence.recovery!.replayed).toBeGreaterThan(0);
+    expect(second.persistence.hash()).toBe(before);
+    expect(second.persistence.history!.counts()).toEqual(counts);
+    expect((await get(second, `/v1/fills?address=${alice.address}`)).body).toEqual(fills);
+  });
+});
+
+describe('images hold only live state; restoring an image (/sim/restore, /sim/reset) brings history back to that point: rows after the image\'s journal position are deleted', () => {
+  it('an image carries the journal position instead of the history lists', async () => {
+    const server = await start({ db: tempDb() });
+    trade(server.exchange, 3, false);
+    const image = decodeGraph(deserialize(captureImage(server.state)) as EncodedGraph) as { history: unknown; orders: Map<number, unknown> };
+    expect(image.history).toEqual({ kind: 'sqlite', seq: server.persistence.history!.position() });
+    expect(image.orders.size).toBe(0); // every order filled: none is live
+  });
+
+  it('restore returns the fills and orders replies of the saved point, reset empties them, and a restart agrees with a from-scratch replay', async () => {
+    const db = tempDb();
+    const server = await start({ db, persistence: { keepJournal: true } });
+    trade(server.exchange, 2, false);
+    await server.persistence.committed();
+    expect((await post(server, '/sim/snapshot', { name: 'two' })).status).toBe(200);
+    const fills = (await get(server, `/v1/fills?address=${bob.address}`)).body;
+    const orders = (await get(server, `/v1/orders?address=${bob.address}`)).body;
+    trade(server.exchange, 3);
+    expect(((await get(server, `/v1/fills?address=${bob.address}`)).body.fills as unknown[]).length).toBe(5);
+    expect((await post(server, '/sim/restore', { name: 'two' })).status).toBe(200);
+    expect((await get(server, `/v1/fills?address=${bob.address}`)).body).toEqual(fills);
+    expect((await get(server, `/v1/orders?address=${bob.address}`)).body).toEqual(orders);
+    trade(server.exchange, 1);
+    const hash = await stop(server);
+    expect(replayFile(db).hash).toBe(hash);
+    const again = await start({ db });
+    expect(again.persistence.hash()).toBe(hash);
+    expect(((await get(again, `/v1/fills?address=${bob.address}`)).body.fills as unknown[]).length).toBe(3);
+    expect((await post(again, '/sim/reset', {})).status).toBe(200);
+    expect((await get(again, `/v1/fills?address=${bob.address}`)).body).toEqual({ fills: [], total: 0 });
+    expect(again.persistence.history!.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 0 });
+  });
+});
+
+describe('retention: history older than --history-retention-days (engine time) is pruned in batches; funding, interest and transfers are kept at least 90 days', () => {
+  it('prunes fills, trades and closed orders after the retention, the ledger after 90 days, at most `batch` rows per table per call', async () => {
+    const persistence = openPersistence({ file: tempDb(), historyRetentionDays: 1 });
+    const h = await gateway({ persistence });
+    trade(h.exchange, 2, false);
+    await persistence.committed();
+    const tables = persistence.history!;
+    expect(tables.counts()).toEqual({ orders: 4, fills: 4, trades: 2, ledger: 2 });
+    const t0 = h.exchange.engine.time;
+    expect(tables.prune(t0 + DAY / 2)).toBe(0);
+    expect(tables.prune(t0 + 2 * DAY, 1)).toBe(3); // one row of each table but the ledger
+    expect(tables.counts()).toEqual({ orders: 3, fills: 3, trades: 1, ledger: 2 });
+    tables.prune(t0 + 2 * DAY);
+    expect(tables.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 2 });
+    tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS - 1) * DAY);
+    expect(tables.counts().ledger).toBe(2);
+    tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS + 1) * DAY);
+    expect(tables.counts().ledger).toBe(0);
+    persistence.close();
+  });
+});
