@@ -6,8 +6,9 @@
  *
  * The bundle (dist/perpsim.mjs, packages left external) is rebuilt with esbuild whenever a
  * source file is newer than it, so an edited checkout never runs stale code; `npm install` builds
- * it once ahead (`prepare`). tsx is registered anyway: `perpsim backtest <strategy.ts>` imports a
- * TypeScript strategy at run time. `node scripts/start.mjs --build-only` only builds.
+ * it once ahead (`prepare`). tsx is registered for `perpsim backtest` only, which imports a
+ * TypeScript strategy at run time: its loader hooks sit in front of every later import and cost
+ * `serve` about a second of start-up here. `node scripts/start.mjs --build-only` only builds.
  */
 import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,7 +42,6 @@ if (stale()) {
   for (const file of BESIDE) copyFileSync(join(root, file), join(dist, file.slice(file.lastIndexOf('/') + 1)));
 }
 if (!process.argv.includes('--build-only')) {
-  const { register } = await import('tsx/esm/api');
-  register();
+  if (process.argv.slice(2).includes('backtest')) (await import('tsx/esm/api')).register();
   await import(pathToFileURL(bundle).href);
 }
