@@ -2,30 +2,22 @@
  * perpsim as a bot's CI fixture, through REST and WebSocket only: start the server in process on
  * a random port, fund an account through /sim/deposit, register a key, place and cancel signed
  * orders, move the oracle until the account is liquidated, advance the clock across a funding
- * hour and see the payment.
+ * hour and see the payment, reset and see a clean state.
  */
 import * as ed from '@noble/ed25519';
-import { afterEach, describe, expect, it } from 'vitest';
-import type WebSocket from 'ws';
+import { describe, expect, it } from 'vitest';
 import { scheme1Payload, scheme2Message } from '../gateway/auth/index.ts';
-import { startServer, type Server } from '../sim/server.ts';
 import { wallet, type Wallet } from './support/gateway-fixture.ts';
+import { simHarness } from './support/sim-harness.ts';
 import { connectClient } from './support/ws-client.ts';
 
-let server: Server | undefined;
-const sockets: WebSocket[] = [];
-afterEach(async () => {
-  for (const s of sockets) s.close();
-  sockets.length = 0;
-  await server?.close();
-  server = undefined;
-});
+const sim = simHarness();
 
 let nonce = 0;
 
 async function call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(server!.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  const { status, body: reply } = await sim.call(method, path, body, headers);
+  return { status, body: reply };
 }
 
 async function simTimeNs(): Promise<bigint> {
@@ -54,7 +46,7 @@ async function cancelOrder(w: Wallet, orderId: string): Promise<{ status: number
 
 describe('a bot\'s integration tests run against perpsim exactly as against the venue\'s testnet', () => {
   it('funds, trades, gets liquidated, pays funding and resets to a clean state through REST and WebSocket only', async () => {
-    server = await startServer({ port: 0, clock: 'virtual', agents: false });
+    const server = await sim.start();
     const bot = wallet(0x71);
     const whale = wallet(0x72);
     for (const w of [bot, whale]) {
@@ -63,7 +55,7 @@ describe('a bot\'s integration tests run against perpsim exactly as against the 
     expect((await call('POST', '/sim/deposit', { address: bot.address, amount: '500' })).status).toBe(200);
     expect((await call('POST', '/sim/deposit', { address: whale.address, amount: '1000000' })).status).toBe(200);
 
-    const ws = await connectClient(server.url, sockets);
+    const ws = await connectClient(server.url, sim.sockets);
     ws.send({ type: 'subscribe', channel: 'orders', id: bot.address });
     ws.send({ type: 'subscribe', channel: 'account', id: bot.address });
     await ws.next((f) => f.type === 'subscribed' && f.channel === 'account');
@@ -108,7 +100,7 @@ describe('a bot\'s integration tests run against perpsim exactly as against the 
     expect((await call('GET', `/v1/account?address=${bot.address}`)).status).toBe(404);
     expect(((await call('GET', `/v1/orders?address=${whale.address}`)).body.orders as unknown[]).length).toBe(0);
     expect((await placeOrder(whale, 'SELL', '3400.00', '0.1')).status).toBe(401);
-    const fresh = await connectClient(server.url, sockets);
+    const fresh = await connectClient(server.url, sim.sockets);
     fresh.send({ type: 'subscribe', channel: 'orders', id: whale.address });
     const snapshot = await fresh.next((f) => f.type === 'subscribed' && f.channel === 'orders');
     expect(JSON.stringify(snapshot.contents)).not.toContain('OPEN');

@@ -51,6 +51,7 @@ import type { GatewayState } from '../operation.ts';
 import { account as accountRead } from '../operations/account.ts';
 import { transferUpdate, accountTransferUpdates as transfersRead, type AccountTransferUpdatesReply } from '../operations/account-transfer-updates.ts';
 import { feeTiers as feeTiersRead, type FeeTierRecord } from '../operations/fee-tiers.ts';
+import { bboRecord } from '../operations/bbo.ts';
 import { fillRecord } from '../operations/fills.ts';
 import { funding as fundingRead, fundingPaymentRecord, fundingRateString, type FundingReply } from '../operations/funding.ts';
 import { l2BookRecord } from '../operations/l2-order-book.ts';
@@ -156,17 +157,6 @@ function bookContents(exchange: Exchange, sub: Subscription): ReturnType<typeof 
   return l2BookRecord(exchange, sub.market!, n, { sigFigs: sub.sigFigs, roundStep: sub.roundStep });
 }
 
-function bboContents(exchange: Exchange, ms: MarketState): Record<string, unknown> {
-  const bid = ms.book.bids.levels.at(-1);
-  const ask = ms.book.asks.levels.at(-1);
-  return {
-    bestBid: bid === undefined ? null : { price: price(ms.spec, bid.price), size: size(ms.spec, bid.size) },
-    bestAsk: ask === undefined ? null : { price: price(ms.spec, ask.price), size: size(ms.spec, ask.size) },
-    lastSequenceId: ms.seq,
-    globalSequenceId: exchange.engine.seq.global,
-    timestamp: exchange.clock(),
-  };
-}
 
 const marketsSnapshot = (exchange: Exchange): Record<string, unknown> => ({
   isSnapshot: true,
@@ -434,8 +424,8 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
   bbo: {
     name: 'bbo',
     scope: 'market',
-    snapshot: (state, sub) => bboContents(state.exchange, sub.market!),
-    updates: (state, sub, events) => events.flatMap((e) => (e.type === 'bbo' && e.marketId === sub.market!.spec.id ? [frame(e, bboContents(state.exchange, sub.market!))] : [])),
+    snapshot: (state, sub) => bboRecord(state.exchange, sub.market!),
+    updates: (state, sub, events) => events.flatMap((e) => (e.type === 'bbo' && e.marketId === sub.market!.spec.id ? [frame(e, bboRecord(state.exchange, sub.market!))] : [])),
   },
   markets: {
     name: 'markets',
