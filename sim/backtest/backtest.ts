@@ -572,8 +572,9 @@ export class Backtest {
 
   /**
    * Places the replayed levels an order at `limit` on `side` could take (best first, as many as
-   * hold `need`), as replay-account orders. A level that would cross one already placed on the
-   * other side (a crossed recording) is left out: the replay accounts never trade each other.
+   * hold `need`), as replay-account orders. A level already placed is not placed twice, and one
+   * that would cross a level placed on the other side (a crossed recording) is left out: the
+   * replay accounts never trade each other.
    */
   private materialize(m: MarketRuntime, side: 0 | 1, limit: number, placed: Materialized[], need = Infinity): void {
     const other = side === 0 ? m.book.asks : m.book.bids;
@@ -581,16 +582,17 @@ export class Backtest {
     if (levels.length === 0) return;
     this.openReplayAccounts(m);
     const gtt = this.now + DEFAULT_GTT_US;
+    const mine = side === 0 ? 1 : 0;
     for (let i = 0; i < levels.length; i += 2) {
       const price = levels[i]!;
-      if (placed.some((p) => p.m === m && p.side === side && (side === 0 ? p.price >= price : p.price <= price))) continue;
+      if (placed.some((p) => p.m === m && (p.side === mine ? p.price === price : mine === 1 ? p.price >= price : p.price <= price))) continue;
       const size = levels[i + 1]!;
       const result = this.exchange.submit({
         type: 'placeOrder',
         address: side === 0 ? REPLAY_LONG : REPLAY_SHORT,
         accountIndex: 0,
         marketId: m.spec.id,
-        side: side === 0 ? 1 : 0,
+        side: mine,
         orderType: 0,
         tif: 0,
         price,
@@ -598,7 +600,7 @@ export class Backtest {
         reduceOnly: true,
         goodTilTime: gtt,
       });
-      if (result.kind === 'order' && result.status !== 'REJECTED') placed.push({ m, side: side === 0 ? 1 : 0, price, size, orderId: result.orderId });
+      if (result.kind === 'order' && result.status !== 'REJECTED') placed.push({ m, side: mine, price, size, orderId: result.orderId });
     }
   }
 
