@@ -14,9 +14,13 @@
  *   strategy order that could take liquidity meets it through two replay accounts — a long one
  *   that sells, a short one that buys, both with reduce-only orders, so any recorded size is a
  *   valid order — whose orders for exactly the crossing levels are placed just before the
- *   strategy's command and withdrawn just after it. Fills of the strategy's resting orders (by
- *   replayed trades, per the queue model, or by a replayed book crossing them) are executed as
- *   reduce-only IOC orders of those accounts against the strategy's orders. The engine therefore
+ *   strategy's command and withdrawn just after it. The same happens around every oracle price
+ *   the engine takes and every funding settlement: the best replayed bid and ask (the mark's
+ *   book mid), the levels that would close the strategy's positions and those its untriggered
+ *   TPSL orders would take, so a triggered TPSL or a liquidation fills against the replayed book
+ *   at its prices and consumes it. Fills of the strategy's resting orders (by replayed trades,
+ *   per the queue model, or by a replayed book crossing them) are executed as reduce-only IOC
+ *   orders of those accounts against the strategy's orders. The engine therefore
  *   only ever holds the strategy's own resting orders between commands, and a strategy with no
  *   orders and no position costs the engine nothing (the replay's fast path): oracle prices and
  *   funding rates of such markets are applied when the strategy next acts there.
