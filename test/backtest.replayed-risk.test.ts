@@ -50,6 +50,26 @@ describe('a triggered TPSL fills against the replayed book at its prices, consum
     expect(books.at(-1)!.bids).toEqual([[95800, 0.8]]);
   });
 
+  it("a short's stop-loss that triggers on replayed data buys the replayed asks at their prices", async () => {
+    const squeeze: RelativeRecord[] = [
+      ...OPEN,
+      { at: 100, type: 'book', bids: [['96990.0', '0'], ['98000.0', '1.0']], asks: [['97000.0', '0'], ['97010.0', '0'], ['98050.0', '0.1'], ['98060.0', '1.0']] },
+      { at: 100, type: 'oracle', price: '98100.0' },
+    ];
+    const { fills, orders, strategy } = collector();
+    strategy.onStart = async (ctx) => {
+      await ctx.client.placeOrder({ marketId: 1, orderSide: 'SELL', orderType: 'LIMIT', timeInForce: 'IOC', quantity: '0.5', price: '96990.0' });
+      await ctx.client.placeOrder({ marketId: 1, orderSide: 'BUY', orderType: 'MARKET', timeInForce: 'IOC', reduceOnly: true, quantity: '0.5', price: '99000.0', tpslType: 'STOP_LOSS', stopPrice: '98000.0' });
+    };
+    const result = await new Backtest({ data: { file: recording(squeeze) }, markets: ['BTC-USD'] }, strategy).run();
+    expect(rows(fills.filter((f) => f.side === 'BUY'))).toEqual([
+      ['BUY', '98050.0', '0.1', 'TAKER'],
+      ['BUY', '98060.0', '0.4', 'TAKER'],
+    ]);
+    expect(orders.filter((o) => o.tpslType === 'STOP_LOSS').map((o) => o.status)).toEqual(['TPSL_PLACED', 'TPSL_TRIGGERED', 'FILLED']);
+    expect(result.summary.positions).toEqual({});
+  });
+
   it('a take-profit LIMIT leg that triggers on replayed data takes the bids at or above its price as a taker', async () => {
     const rally: RelativeRecord[] = [
       ...OPEN,
