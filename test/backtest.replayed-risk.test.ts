@@ -50,6 +50,21 @@ describe('a triggered TPSL fills against the replayed book at its prices, consum
     expect(books.at(-1)!.bids).toEqual([[95800, 0.8]]);
   });
 
+  it('a position stop-loss (quantity 0) takes replayed bids for the whole position', async () => {
+    const { fills, strategy } = collector();
+    strategy.onStart = async (ctx) => {
+      await goLong('0.5')(ctx);
+      const leg = { marketId: 1, orderSide: 'SELL', orderType: 'MARKET', timeInForce: 'IOC', reduceOnly: true, quantity: '0', price: '95000.0', tpslType: 'STOP_LOSS', stopPrice: '96000.0' };
+      await ctx.client.batchPlaceOrders({ grouping: 'positionTpsl', orders: [leg] });
+    };
+    const result = await new Backtest({ data: { file: recording(crash) }, markets: ['BTC-USD'] }, strategy).run();
+    expect(rows(closing(fills))).toEqual([
+      ['SELL', '95900.0', '0.3', 'TAKER'],
+      ['SELL', '95800.0', '0.2', 'TAKER'],
+    ]);
+    expect(result.summary.positions).toEqual({});
+  });
+
   it("a short's stop-loss that triggers on replayed data buys the replayed asks at their prices", async () => {
     const squeeze: RelativeRecord[] = [
       ...OPEN,

@@ -156,8 +156,8 @@ interface MarketRuntime {
   /** Replayed trade volume by price not yet matched by a book delta (probabilistic queue model). */
   traded: Map<number, number>;
   replayOpened: boolean;
-  /** The strategy's untriggered TPSL orders: side and size (0: a position TPSL, the whole position). */
-  tpsl: Map<number, { side: 0 | 1; size: number }>;
+  /** The strategy's untriggered TPSL orders: side, size (0: a position TPSL, the whole position), trigger and its direction. */
+  tpsl: Map<number, { side: 0 | 1; size: number; trigger: number; below: boolean }>;
 }
 
 /** A replayed level placed in the engine as a replay-account order for the length of one command. */
@@ -674,12 +674,13 @@ export class Backtest {
    * Runs an engine command that can set off the strategy's TPSL orders or its liquidation with
    * the replayed liquidity they would take placed in the engine as replay-account orders
    * (docs/decisions.md "Replayed liquidity"), withdrawn after it; what was taken is consumed.
-   * `m`: the market of a new oracle price — its best replayed bid and ask are placed too, so the
-   * mark's book mid is the replayed one; its untriggered TPSL orders get the levels they would
-   * take; its position gets the levels that close it, and the strategy's other positions too when
-   * the mark may reach the liquidation trigger. `allPositions` (a command that may settle
-   * funding): every position gets the levels that close it. The levels are placed at the
-   * engine's own time, so what falls due (funding, expiries) runs in `command`, with them there.
+   * `m`: the market of a new oracle price — its best replayed bid and ask, where better than the
+   * strategy's own, so the mark's book mid is the replayed one; where the new mark may reach a
+   * trigger, the levels an untriggered TPSL order would take, or those that close the position
+   * (and the strategy's other positions: a cross liquidation closes them all). `allPositions`
+   * (a command that may settle funding): every position gets the levels that close it. The
+   * levels are placed at the engine's own time, so what falls due (funding, expiries) runs in
+   * `command`, with them there.
    */
   private withReplayedLiquidity(m: MarketRuntime | undefined, allPositions: boolean, command: () => void): void {
     const account = findAccount(this.engine.accounts, STRATEGY_ADDRESS, 0);
@@ -692,14 +693,27 @@ export class Backtest {
     const now = this.now;
     this.now = this.engine.time;
     if (m !== undefined) {
-      const size = account.markets[this.engine.markets.get(m.spec.id)!.slot]?.size ?? 0;
-      // Taker sides: 0 buys the replayed asks, 1 sells into the bids. One level each for the mark.
-      const need = [1, 1];
-      if (size !== 0) need[size > 0 ? 1 : 0] = Math.max(1, Math.abs(size));
-      for (const t of m.tpsl.values()) need[t.side] = Math.max(need[t.side]!, t.size > 0 ? t.size : Math.abs(size));
-      this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, need[0]);
-      this.materialize(m, 1, 0, placed, need[1]);
-      allPositions ||= size !== 0 && account.active.length > 1 && this.mayLiquidate(m, size, account.markets[this.engine.markets.get(m.spec.id)!.slot]!.trigger);
+      const ms = this.engine.markets.get(m.spec.id)!;
+      // The mark's book mid: a replayed best price better than the strategy's own goes in (taker
+      // sides: 0 buys the replayed asks, 1 sells into the bids).
+      const bid = m.book.bids.best();
+      const ask = m.book.asks.best();
+      if (bid > (bestLevel(ms.book.bids)?.price ?? 0)) this.materialize(m, 1, 0, placed, 1);
+      if (ask > 0 && ask < (bestLevel(ms.book.asks)?.price ?? Infinity)) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, 1);
+      // Deeper levels only where the new mark may reach a trigger.
+      const [low, high] = this.markRange(m);
+      const am = account.markets[ms.slot];
+      const size = am?.size ?? 0;
+      const need = [0, 0];
+      if (size !== 0 && (size > 0 ? !(am!.trigger < low) : !(am!.trigger > high))) {
+        need[size > 0 ? 1 : 0] = Math.abs(size);
+        allPositions ||= account.active.length > 1;
+      }
+      for (const t of m.tpsl.values()) {
+        if (t.below ? t.trigger >= low : t.trigger <= high) need[t.side] = Math.max(need[t.side]!, t.size > 0 ? t.size : Math.abs(size));
+      }
+      if (need[0]! > 0) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, need[0]);
+      if (need[1]! > 0) this.materialize(m, 1, 0, placed, need[1]);
     }
     if (allPositions) {
       for (const am of account.active) {
@@ -721,17 +735,16 @@ export class Backtest {
   }
 
   /**
-   * Whether the mark the new oracle price makes may reach the position's liquidation trigger.
-   * The engine's mark is the median of the oracle, the oracle plus the average basis (which moves
-   * towards the book mid) and the book mid, so it lies between the lowest and the highest of the
-   * oracle, the oracle plus the basis so far, and the best bid and ask.
+   * Where the mark the new oracle price makes can land. The engine's mark is the median of the
+   * oracle, the oracle plus the average basis (which moves towards the book mid) and the book
+   * mid, rounded to a tick, so it lies between the lowest and the highest of the oracle, the
+   * oracle plus the basis so far, and the best bid and ask of the engine's book as the command
+   * will find it (the placed levels and the strategy's orders), give or take a tick.
    */
-  private mayLiquidate(m: MarketRuntime, size: number, trigger: number): boolean {
-    if (!Number.isFinite(trigger)) return true;
+  private markRange(m: MarketRuntime): [number, number] {
     const ms = this.engine.markets.get(m.spec.id)!;
     let low = m.oracle;
     let high = m.oracle;
-    // The engine's book as the command will find it: the placed levels and the strategy's orders.
     const bid = bestLevel(ms.book.bids)?.price;
     const ask = bestLevel(ms.book.asks)?.price;
     if (bid !== undefined && ask !== undefined) {
@@ -739,7 +752,7 @@ export class Backtest {
       low = Math.min(low, basis, bid);
       high = Math.max(high, basis, ask);
     }
-    return size > 0 ? low <= trigger : high >= trigger;
+    return [low - 1, high + 1];
   }
 
   private syncFunding(m: MarketRuntime): void {
@@ -822,7 +835,12 @@ export class Backtest {
     if (e.status === 'REJECTED') this.recorder.rejection(e.rejectionReason ?? 'REJECTED');
     if (this.replay) {
       const m = this.markets.get(e.marketId)!;
-      if (e.status === 'UNTRIGGERED') m.tpsl.set(e.orderId, { side: e.side, size: e.isPositionTpsl ? 0 : e.remaining });
+      // Reported TPSL_PLACED when placed, UNTRIGGERED on later updates (a modify).
+      if (e.status === 'TPSL_PLACED' || e.status === 'UNTRIGGERED') {
+        // A sell stop-loss (protecting a long) and a buy take-profit fire as the mark falls to the trigger.
+        const below = e.side === 1 ? e.tpslType === 'STOP_LOSS' : e.tpslType === 'TAKE_PROFIT';
+        m.tpsl.set(e.orderId, { side: e.side, size: e.isPositionTpsl ? 0 : e.remaining, trigger: e.triggerPrice ?? 0, below });
+      }
       else if (m.tpsl.size > 0) m.tpsl.delete(e.orderId);
       const index = m.own.findIndex((o) => o.orderId === e.orderId);
       const resting = (e.status === 'OPEN' || e.status === 'PARTIALLY_FILLED') && e.remaining > 0;
