@@ -27,6 +27,18 @@ describe('orders travel through the engine against replayed liquidity: own fills
     expect(result.summary.positions).toEqual({ 'BTC-USD': '0.8' });
   });
 
+  it('a batch of two crossing buys meets each replayed level once: the second takes what the first left', async () => {
+    const file = recording([{ at: 0, ...BOOK }, { at: 0, ...ORACLE }, { at: 1000, ...ORACLE }]);
+    const { fills, strategy } = collector();
+    strategy.onStart = (ctx) => void ctx.client.batchPlaceOrders({ orders: [buy('0.4', '97010.0', 'IOC'), buy('0.4', '97010.0', 'IOC')] });
+    await new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy).run();
+    expect(fills.map((f) => [f.price, f.size])).toEqual([
+      ['97000.0', '0.4'],
+      ['97000.0', '0.1'],
+      ['97010.0', '0.3'],
+    ]);
+  });
+
   it('liquidity taken stays taken until the recording updates that level, then shows again', async () => {
     const file = recording([
       { at: 0, ...BOOK },

@@ -14,9 +14,13 @@
  *   strategy order that could take liquidity meets it through two replay accounts — a long one
  *   that sells, a short one that buys, both with reduce-only orders, so any recorded size is a
  *   valid order — whose orders for exactly the crossing levels are placed just before the
- *   strategy's command and withdrawn just after it. Fills of the strategy's resting orders (by
- *   replayed trades, per the queue model, or by a replayed book crossing them) are executed as
- *   reduce-only IOC orders of those accounts against the strategy's orders. The engine therefore
+ *   strategy's command and withdrawn just after it. The same happens around every oracle price
+ *   the engine takes and every funding settlement: the best replayed bid and ask (the mark's
+ *   book mid), the levels that would close the strategy's positions and those its untriggered
+ *   TPSL orders would take, so a triggered TPSL or a liquidation fills against the replayed book
+ *   at its prices and consumes it. Fills of the strategy's resting orders (by replayed trades,
+ *   per the queue model, or by a replayed book crossing them) are executed as reduce-only IOC
+ *   orders of those accounts against the strategy's orders. The engine therefore
  *   only ever holds the strategy's own resting orders between commands, and a strategy with no
  *   orders and no position costs the engine nothing (the replay's fast path): oracle prices and
  *   funding rates of such markets are applied when the strategy next acts there.
@@ -25,6 +29,7 @@
  *   it moves on.
  */
 import {
+  bestLevel,
   findAccount,
   formatUnits,
   priceToTicks,
@@ -151,6 +156,18 @@ interface MarketRuntime {
   /** Replayed trade volume by price not yet matched by a book delta (probabilistic queue model). */
   traded: Map<number, number>;
   replayOpened: boolean;
+  /** The strategy's untriggered TPSL orders: side, size (0: a position TPSL, the whole position), trigger and its direction. */
+  tpsl: Map<number, { side: 0 | 1; size: number; trigger: number; below: boolean }>;
+}
+
+/** A replayed level placed in the engine as a replay-account order for the length of one command. */
+interface Materialized {
+  m: MarketRuntime;
+  /** The replay order's side: 0 a bid (replayed bids), 1 an ask. */
+  side: 0 | 1;
+  price: number;
+  size: number;
+  orderId: number;
 }
 
 /**
@@ -210,6 +227,7 @@ export class Backtest {
         fundingSynced: true,
         traded: new Map(),
         replayOpened: false,
+        tpsl: new Map(),
       });
     }
     this.orderLatency = latencyModel(config.latency?.order, seed * 3 + 1);
@@ -317,7 +335,8 @@ export class Backtest {
     // Expiries, switches and funding hours fire on the engine's next command: give it one.
     if (this.hasExposure()) {
       this.syncAll();
-      this.exchange.submit({ type: 'advanceTime' });
+      // It may settle funding, and a payment may liquidate the strategy.
+      this.withReplayedLiquidity(undefined, true, () => this.exchange.submit({ type: 'advanceTime' }));
     }
     this.recorder.sample(time, (id) => this.markPrice(id));
   }
@@ -510,6 +529,7 @@ export class Backtest {
   private fillOwn(m: MarketRuntime, aggressor: 0 | 1, resting: readonly OwnOrder[], owed: ReadonlyMap<number, number>, total: number): void {
     let limit = 0;
     for (const order of resting) if (owed.has(order.orderId)) limit = order.price;
+    this.settleFundingDue();
     this.syncMarket(m);
     this.openReplayAccounts(m);
     this.exchange.submit({
@@ -554,23 +574,29 @@ export class Backtest {
     this.exchange.submit({ type: 'placeOrder', address: REPLAY_LONG, accountIndex: 0, marketId: m.spec.id, side: 0, orderType: 0, tif: 2, price, size, reduceOnly: false, goodTilTime: gtt });
   }
 
-  /** Places the replayed levels an order at `limit` on `side` could take, as replay-account orders. */
-  private materialize(m: MarketRuntime, side: 0 | 1, limit: number, placed: { m: MarketRuntime; side: 0 | 1; price: number; size: number; orderId: number }[]): void {
+  /**
+   * Places the replayed levels an order at `limit` on `side` could take (best first, as many as
+   * hold `need`), as replay-account orders. A level already placed is not placed twice, and one
+   * that would cross a level placed on the other side (a crossed recording) is left out: the
+   * replay accounts never trade each other.
+   */
+  private materialize(m: MarketRuntime, side: 0 | 1, limit: number, placed: Materialized[], need = Infinity): void {
     const other = side === 0 ? m.book.asks : m.book.bids;
-    const levels = other.crossing(limit);
+    const levels = other.crossing(limit, need);
     if (levels.length === 0) return;
     this.openReplayAccounts(m);
     const gtt = this.now + DEFAULT_GTT_US;
+    const mine = side === 0 ? 1 : 0;
     for (let i = 0; i < levels.length; i += 2) {
       const price = levels[i]!;
-      if (placed.some((p) => p.m === m && p.price === price && p.side !== side)) continue;
+      if (placed.some((p) => p.m === m && (p.side === mine ? p.price === price : mine === 1 ? p.price >= price : p.price <= price))) continue;
       const size = levels[i + 1]!;
       const result = this.exchange.submit({
         type: 'placeOrder',
         address: side === 0 ? REPLAY_LONG : REPLAY_SHORT,
         accountIndex: 0,
         marketId: m.spec.id,
-        side: side === 0 ? 1 : 0,
+        side: mine,
         orderType: 0,
         tif: 0,
         price,
@@ -578,12 +604,12 @@ export class Backtest {
         reduceOnly: true,
         goodTilTime: gtt,
       });
-      if (result.kind === 'order' && result.status !== 'REJECTED') placed.push({ m, side: side === 0 ? 1 : 0, price, size, orderId: result.orderId });
+      if (result.kind === 'order' && result.status !== 'REJECTED') placed.push({ m, side: mine, price, size, orderId: result.orderId });
     }
   }
 
   /** After the strategy's command: what it took from each materialized level is consumed; the rest is withdrawn. */
-  private withdraw(placed: readonly { m: MarketRuntime; side: 0 | 1; price: number; size: number; orderId: number }[]): void {
+  private withdraw(placed: readonly Materialized[]): void {
     const touched = new Set<MarketRuntime>();
     for (const p of placed) {
       const event = this.exchange.orders.get(p.orderId);
@@ -636,9 +662,97 @@ export class Backtest {
     return account !== undefined && account.active.length > 0;
   }
 
+  /** Hands the engine the latest replayed oracle price: the mark moves, TPSL and liquidations may fire. */
   private syncOracle(m: MarketRuntime): void {
     m.oracleSynced = true;
-    if (m.oracle > 0 && this.engine.markets.get(m.spec.id)!.oraclePrice !== m.oracle) this.exchange.submit({ type: 'setOraclePrice', marketId: m.spec.id, price: m.oracle });
+    if (m.oracle > 0 && this.engine.markets.get(m.spec.id)!.oraclePrice !== m.oracle) {
+      this.withReplayedLiquidity(m, false, () => this.exchange.submit({ type: 'setOraclePrice', marketId: m.spec.id, price: m.oracle }));
+    }
+  }
+
+  /**
+   * Runs an engine command that can set off the strategy's TPSL orders or its liquidation with
+   * the replayed liquidity they would take placed in the engine as replay-account orders
+   * (docs/decisions.md "Replayed liquidity"), withdrawn after it; what was taken is consumed.
+   * `m`: the market of a new oracle price — its best replayed bid and ask, where better than the
+   * strategy's own, so the mark's book mid is the replayed one; where the new mark may reach a
+   * trigger, the levels an untriggered TPSL order would take, or those that close the position
+   * (and the strategy's other positions: a cross liquidation closes them all). `allPositions`
+   * (a command that may settle funding): every position gets the levels that close it. The
+   * levels are placed at the engine's own time, so what falls due (funding, expiries) runs in
+   * `command`, with them there.
+   */
+  private withReplayedLiquidity(m: MarketRuntime | undefined, allPositions: boolean, command: () => void): void {
+    const account = findAccount(this.engine.accounts, STRATEGY_ADDRESS, 0);
+    if (!this.replay || account === undefined || (m !== undefined && !m.replayOpened)) {
+      command();
+      return;
+    }
+    if (!allPositions) this.settleFundingDue();
+    const placed: Materialized[] = [];
+    const now = this.now;
+    this.now = this.engine.time;
+    if (m !== undefined) {
+      const ms = this.engine.markets.get(m.spec.id)!;
+      // The mark's book mid: a replayed best price better than the strategy's own goes in (taker
+      // sides: 0 buys the replayed asks, 1 sells into the bids).
+      const bid = m.book.bids.best();
+      const ask = m.book.asks.best();
+      if (bid > (bestLevel(ms.book.bids)?.price ?? 0)) this.materialize(m, 1, 0, placed, 1);
+      if (ask > 0 && ask < (bestLevel(ms.book.asks)?.price ?? Infinity)) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, 1);
+      // Deeper levels only where the new mark may reach a trigger.
+      const [low, high] = this.markRange(m);
+      const am = account.markets[ms.slot];
+      const size = am?.size ?? 0;
+      const need = [0, 0];
+      if (size !== 0 && (size > 0 ? !(am!.trigger < low) : !(am!.trigger > high))) {
+        need[size > 0 ? 1 : 0] = Math.abs(size);
+        allPositions ||= account.active.length > 1;
+      }
+      for (const t of m.tpsl.values()) {
+        if (t.below ? t.trigger >= low : t.trigger <= high) need[t.side] = Math.max(need[t.side]!, t.size > 0 ? t.size : Math.abs(size));
+      }
+      if (need[0]! > 0) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, need[0]);
+      if (need[1]! > 0) this.materialize(m, 1, 0, placed, need[1]);
+    }
+    if (allPositions) {
+      for (const am of account.active) {
+        const other = this.markets.get(am.marketId);
+        if (other === undefined || other === m || am.size === 0 || !other.replayOpened) continue;
+        this.materialize(other, am.size > 0 ? 1 : 0, am.size > 0 ? 0 : Number.MAX_SAFE_INTEGER, placed, Math.abs(am.size));
+      }
+    }
+    this.now = now;
+    command();
+    if (placed.length > 0) this.withdraw(placed);
+  }
+
+  /** A funding settlement that has fallen due runs first, with the closing levels of every position (a payment may liquidate). */
+  private settleFundingDue(): void {
+    if (this.replay && this.engine.nextSettlementAt <= this.now && this.hasExposure()) {
+      this.withReplayedLiquidity(undefined, true, () => this.exchange.submit({ type: 'advanceTime' }));
+    }
+  }
+
+  /**
+   * Where the mark the new oracle price makes can land. The engine's mark is the median of the
+   * oracle, the oracle plus the average basis (which moves towards the book mid) and the book
+   * mid, rounded to a tick, so it lies between the lowest and the highest of the oracle, the
+   * oracle plus the basis so far, and the best bid and ask of the engine's book as the command
+   * will find it (the placed levels and the strategy's orders), give or take a tick.
+   */
+  private markRange(m: MarketRuntime): [number, number] {
+    const ms = this.engine.markets.get(m.spec.id)!;
+    let low = m.oracle;
+    let high = m.oracle;
+    const bid = bestLevel(ms.book.bids)?.price;
+    const ask = bestLevel(ms.book.asks)?.price;
+    if (bid !== undefined && ask !== undefined) {
+      const basis = ms.basisAt >= 0 ? m.oracle + ms.basisEma : bid;
+      low = Math.min(low, basis, bid);
+      high = Math.max(high, basis, ask);
+    }
+    return [low - 1, high + 1];
   }
 
   private syncFunding(m: MarketRuntime): void {
@@ -670,8 +784,9 @@ export class Backtest {
   }
 
   private execute(op: string, body: Record<string, unknown>): Reply {
+    this.settleFundingDue();
     this.syncAll();
-    const placed: { m: MarketRuntime; side: 0 | 1; price: number; size: number; orderId: number }[] = [];
+    const placed: Materialized[] = [];
     if (this.replay) {
       const takers = this.takers(op, body);
       // Every market's replay accounts open before any level is placed, so none can meet another's opening trade.
@@ -720,6 +835,13 @@ export class Backtest {
     if (e.status === 'REJECTED') this.recorder.rejection(e.rejectionReason ?? 'REJECTED');
     if (this.replay) {
       const m = this.markets.get(e.marketId)!;
+      // Reported TPSL_PLACED when placed, UNTRIGGERED on later updates (a modify).
+      if (e.status === 'TPSL_PLACED' || e.status === 'UNTRIGGERED') {
+        // A sell stop-loss (protecting a long) and a buy take-profit fire as the mark falls to the trigger.
+        const below = e.side === 1 ? e.tpslType === 'STOP_LOSS' : e.tpslType === 'TAKE_PROFIT';
+        m.tpsl.set(e.orderId, { side: e.side, size: e.isPositionTpsl ? 0 : e.remaining, trigger: e.triggerPrice ?? 0, below });
+      }
+      else if (m.tpsl.size > 0) m.tpsl.delete(e.orderId);
       const index = m.own.findIndex((o) => o.orderId === e.orderId);
       const resting = (e.status === 'OPEN' || e.status === 'PARTIALLY_FILLED') && e.remaining > 0;
       if (!resting) {

@@ -70,15 +70,22 @@ export class ReplaySide {
     return out;
   }
 
-  /** Visible levels that an order at `limit` on the other side would take, best first. */
-  crossing(limit: number): number[] {
+  /**
+   * Visible levels that an order at `limit` on the other side would take, best first; only as
+   * many as it takes to hold `need` in all.
+   */
+  crossing(limit: number, need = Infinity): number[] {
     const out: number[] = [];
     const count = this.prices.length;
-    for (let k = 0; k < count; k++) {
+    let held = 0;
+    for (let k = 0; k < count && held < need; k++) {
       const price = this.prices[this.isBid ? count - 1 - k : k]!;
       if (this.isBid ? price < limit : price > limit) break;
       const size = this.visible(price);
-      if (size > 0) out.push(price, size);
+      if (size > 0) {
+        out.push(price, size);
+        held += size;
+      }
     }
     return out;
   }
