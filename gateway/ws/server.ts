@@ -18,6 +18,13 @@
  * buffer grows past `maxBufferedBytes` gets one `degraded` frame and then loses updates until
  * it drains (the subscription is kept); the engine and other clients never wait for it.
  * Connections close with 1001 on shutdown.
+ *
+ * Writes: the frames a connection gets in one event-loop turn (the RPC replies whose
+ * verifications came back together, one command's channel_data frames) leave in one socket
+ * write: the socket is corked at the turn's first frame and uncorked once the turn's
+ * callbacks and microtasks are done (`process.nextTick`). The bytes are the same frames in the
+ * same order; only the number of writes changes (one write per frame cost the event loop more
+ * than building the frame).
  */
 import AjvModule, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
@@ -62,6 +69,20 @@ interface Connection {
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
   degraded: boolean;
+  /** The socket is corked until the end of this turn (see the module comment). */
+  corked: boolean;
+}
+
+/** The socket under a `ws` WebSocket (its `_socket`, a net.Socket once open). */
+function socketOf(ws: WebSocket): { cork(): void; uncork(): void } | undefined {
+  return (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket ?? undefined;
+}
+
+/** Ends the turn's cork: the frames buffered since its first one leave in one write. */
+function flush(c: Connection): void {
+  if (!c.corked) return;
+  c.corked = false;
+  socketOf(c.ws)?.uncork();
 }
 
 export interface WsOptions {
@@ -126,8 +147,17 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const sendText = (c: Connection, text: string): void => {
     if (c.ws.readyState !== c.ws.OPEN) return;
     const fate = hooks.beforeSend?.(c) ?? 'send';
+    if (fate !== 'send') flush(c);
     if (fate === 'close') return c.ws.close(1001, 'fault injected');
     if (fate === 'drop') return c.ws.terminate();
+    if (!c.corked) {
+      const socket = socketOf(c.ws);
+      if (socket !== undefined) {
+        socket.cork();
+        c.corked = true;
+        process.nextTick(flush, c);
+      }
+    }
     if (c.ws.bufferedAmount > maxBuffered) {
       if (!c.degraded) {
         c.degraded = true;
@@ -433,7 +463,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       return socket.destroy();
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false };
+      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false, corked: false };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -451,7 +481,10 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     close(): void {
       state.exchange.listeners.delete(listener);
       clearInterval(periodic);
-      for (const c of connections) c.ws.close(1001, 'server shutting down');
+      for (const c of connections) {
+        flush(c);
+        c.ws.close(1001, 'server shutting down');
+      }
       wss.close();
     },
   };
