@@ -49,7 +49,8 @@ export interface SignedContext {
  * The checks every signed request shares: the header triple and timestamp window (401), the
  * address in the query and/or body (400 malformed, 403 mismatch with each other or the key).
  * `outer` is what the X-Signature header must be: verified later by the operation, or only
- * present (REST batches).
+ * present (REST batches). `body` is where the body address is read (a batch element's own
+ * body, say); the request's body by default.
  */
 export function signedContext(
   state: GatewayState,
@@ -57,11 +58,12 @@ export function signedContext(
   accountIndex: number,
   permission: KeyPermission = 'trade',
   outer: 'verified' | 'present' = 'verified',
+  body: unknown = request.body,
 ): SignedContext | Reply {
   const checked = checkSignedHeaders(headersFromHttp(request.headers), state.clocks(), outer);
   if (!checked.ok) return fail(checked.error.status, checked.error.error);
   const fromQuery = request.query.address;
-  const fromBody = (request.body as Record<string, unknown> | undefined)?.address;
+  const fromBody = (body as Record<string, unknown> | undefined)?.address;
   if (fromQuery === undefined && fromBody === undefined) return fail(400, 'address is required');
   const queryAddress = fromQuery === undefined ? undefined : parseAddress(fromQuery);
   const bodyAddress = fromBody === undefined ? undefined : parseAddress(fromBody);

@@ -97,7 +97,8 @@ export interface WsRpcRecord {
   /** The envelope's type: post or get. */
   type: string;
   method: string;
-  payload: unknown;
+  /** The payload as the client sent it (parsed again from the frame when called: validation coerces the one the call used). */
+  payload: () => unknown;
   status: number;
   ip: string;
   apiKey: string | undefined;
@@ -109,7 +110,7 @@ export interface WsRpcRecord {
  */
 export interface WsHooks {
   /** After validation, before an RPC call runs: a reply to answer instead (may also delay). */
-  beforeRpc?(operation: Operation, payload: Record<string, unknown>): Promise<Reply | undefined>;
+  beforeRpc?(operation: Operation, payload: Record<string, unknown>): Reply | undefined | Promise<Reply | undefined>;
   /** Before any frame goes out: send it, or close the connection with 1001, or drop it. */
   beforeSend?(connection: object): 'send' | 'close' | 'drop';
   /** Whether this l2OrderbookUpdates delta (named by its event's global sequence) is withheld from this subscription. */
@@ -339,16 +340,16 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     send(c, { type: 'unsubscribed', ...frameBase(sub) });
   };
 
-  const rpc = async (c: Connection, msg: Record<string, unknown>): Promise<void> => {
+  const rpc = async (c: Connection, msg: Record<string, unknown>, text: string): Promise<void> => {
     const request = (msg.request ?? {}) as Record<string, unknown>;
     if (hooks.afterRpc === undefined) {
       await answerRpc(c, msg, request);
       return;
     }
-    // Validation coerces and strips the payload in place: record it as the client sent it.
-    const sent: unknown = request.payload === undefined ? undefined : structuredClone(request.payload);
     const status = await answerRpc(c, msg, request);
-    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload: sent, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+    // Validation coerced and stripped the payload in place: the frame still holds it as sent.
+    const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
+    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -384,7 +385,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (inflight === undefined) return reply({ status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
     try {
-      const injected = await hooks.beforeRpc?.(op, payload);
+      let injected = hooks.beforeRpc?.(op, payload);
+      if (injected instanceof Promise) injected = await injected;
       if (injected !== undefined) return reply(errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
@@ -403,7 +405,10 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         headers,
         ip: c.ip,
         path: `/v1/${op.name}`,
-        rawBody: op.method === 'POST' ? JSON.stringify(payload) : undefined,
+        // Only Scheme 2 reads it: written when read.
+        get rawBody() {
+          return op.method === 'POST' ? JSON.stringify(payload) : undefined;
+        },
       });
       // Like a REST reply, the answer waits until the change is durable.
       if (state.committed !== undefined) {
@@ -425,8 +430,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
 
   const onMessage = (c: Connection, data: Buffer): void => {
     let msg: Record<string, unknown>;
+    const text = data.toString('utf8');
     try {
-      msg = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      msg = JSON.parse(text) as Record<string, unknown>;
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new Error('not an object');
     } catch {
       const counted = receiveFrame(ips.get(c.ip), 'malformed', state.nowMs(), state.config.rateLimit.ws);
@@ -445,7 +451,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         return unsubscribe(c, msg);
       case 'post':
       case 'get':
-        void rpc(c, msg).catch(() => fail(c, 500, 'internal error'));
+        void rpc(c, msg, text).catch(() => fail(c, 500, 'internal error'));
         return;
       default:
         return fail(c, 400, `unknown message type: ${type}`);
