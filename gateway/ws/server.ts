@@ -193,8 +193,11 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const listener = (events: readonly EngineEvent[]): void => {
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity and shared by every connection that holds it.
-    const shared = new Map<string, Frame[]>();
+    let shared: Map<string, Frame[]> | undefined;
     for (const c of connections) {
+      // RPC-only connections (no subscription) cost the fan-out nothing.
+      if (c.subs.size === 0) continue;
+      shared ??= new Map();
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
         let frames: Frame[];
