@@ -114,9 +114,12 @@ function restTopOfBook(server: Server, address: string, nowUs: number): void {
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (n: number): string => n.toFixed(2);
 
+/** CPU µs per response of a pass, whole. */
+const perRequest = (us: number, r: Pass): number => (r.responses === 0 ? 0 : Math.round(us / r.responses));
+
 function line(label: string, rate: number, unit: string, r: Pass, extra = ''): string {
   const non2xx = count(r, (s) => !is2xx(s));
-  const per = (us: number): string => (r.responses === 0 ? 0 : us / r.responses).toFixed(0).padStart(4);
+  const per = (us: number): string => String(perRequest(us, r)).padStart(4);
   return `${label.padEnd(34)} ${fmt(rate).padStart(9)} ${unit.padEnd(9)} p50 ${ms(r.p50Ms).padStart(6)} ms  p99 ${ms(r.p99Ms).padStart(6)} ms  CPU µs/req: server ${per(r.serverCpuUs)}, its main thread ${per(r.mainThreadCpuUs)}, load generator ${per(r.loadCpuUs)}  non-2xx ${non2xx}  errors ${r.errors + r.timeouts}${extra}`;
 }
 
@@ -216,6 +219,12 @@ async function main(): Promise<void> {
         helloWorldPerSec: helloRate,
         p99Ms: Math.round(orderRun.p99Ms * 100) / 100,
         inlineVerifySignedOrdersPerSec: inlineRate,
+        // CPU per request (bench/thread-cpu.ts), for the budget in docs/decisions.md.
+        mainThreadCpuUsPerOrder: perRequest(orderRun.mainThreadCpuUs, orderRun),
+        serverCpuUsPerOrder: perRequest(orderRun.serverCpuUs, orderRun),
+        loadGeneratorCpuUsPerOrder: perRequest(orderRun.loadCpuUs, orderRun),
+        helloWorldMainThreadCpuUsPerReq: perRequest(helloRun.mainThreadCpuUs, helloRun),
+        helloWorldLoadGeneratorCpuUsPerReq: perRequest(helloRun.loadCpuUs, helloRun),
       }),
     );
   } finally {

@@ -510,7 +510,18 @@ async function main(): Promise<void> {
     console.log(`  book changes applied        ${b.changesPerSec.toLocaleString('en-US').padStart(10)} /s (offered ${b.offeredPerSec.toLocaleString('en-US')})`);
     console.log(`  frames delivered            ${b.framesPerSec.toLocaleString('en-US').padStart(10)} /s (${b.delivered.toLocaleString('en-US')} of ${b.expected.toLocaleString('en-US')} due, ${b.degraded} degraded frames)`);
     console.log(`  event-loop delay            p99 ${b.lagP99Ms} ms, max ${b.lagMaxMs} ms`);
-    console.log(JSON.stringify({ bench: 'ws', signedOrdersPerSec: a.signedOrdersPerSec, verifyBaselinePerSec: a.verifyBaselinePerSec, fanoutFramesPerSec: b.framesPerSec, eventLoopLagP99Ms: b.lagP99Ms }));
+    console.log(
+      JSON.stringify({
+        bench: 'ws',
+        signedOrdersPerSec: a.signedOrdersPerSec,
+        verifyBaselinePerSec: a.verifyBaselinePerSec,
+        fanoutFramesPerSec: b.framesPerSec,
+        eventLoopLagP99Ms: b.lagP99Ms,
+        mainThreadCpuUsPerOrder: a.mainThreadCpuUsPerOrder,
+        serverCpuUsPerOrder: a.serverCpuUsPerOrder,
+        clientCpuUsPerOrder: a.clientCpuUsPerOrder,
+      }),
+    );
   } finally {
     await clients.stop();
   }

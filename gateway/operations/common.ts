@@ -13,6 +13,7 @@ import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 
 export const ADDRESS_PATTERN = '^(0x|0X)?[0-9a-fA-F]{40}$';
+const ADDRESS_RE = new RegExp(ADDRESS_PATTERN);
 
 /** Query of account-scoped reads: address required, accountIndex 0-9 (default 0). */
 export const AccountQuery = Type.Object(
@@ -30,7 +31,7 @@ export interface AccountRef {
 
 /** Lowercase 0x-prefixed address; null when it is not 40 hex digits. */
 export function parseAddress(value: unknown): string | null {
-  if (typeof value !== 'string' || !new RegExp(ADDRESS_PATTERN).test(value)) return null;
+  if (typeof value !== 'string' || !ADDRESS_RE.test(value)) return null;
   return normalizeAddress(value);
 }
 
