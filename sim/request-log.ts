@@ -48,7 +48,7 @@ export type NewRecord = Omit<RequestRecord, 'id' | 'body'> & {
   attribute?: (body: unknown) => string | undefined;
 };
 
-type Stored = RequestRecord & Pick<NewRecord, 'sent' | 'attribute'>;
+type Stored = Omit<RequestRecord, 'body'> & Pick<NewRecord, 'body' | 'sent' | 'attribute'>;
 
 export interface RequestLog {
   size: number;
@@ -63,23 +63,29 @@ export function createRequestLog(size = REQUEST_LOG_DEFAULT_SIZE): RequestLog {
 }
 
 export function addRecord(log: RequestLog, record: NewRecord): void {
-  log.ring[log.count % log.size] = { id: log.count + 1, body: null, ...record };
+  log.ring[log.count % log.size] = { id: log.count + 1, ...record };
   log.count++;
 }
 
-/** The record with its deferred body and address filled in (once). */
-function settled(stored: Stored): RequestRecord {
-  const { sent, attribute } = stored;
-  if (sent !== undefined) {
-    delete stored.sent;
-    Object.assign(stored, sent());
-  }
-  if (attribute !== undefined) {
-    delete stored.attribute;
-    const address = attribute(stored.body);
-    if (address !== undefined) stored.address = address;
-  }
-  return stored;
+/**
+ * The record at ring slot `slot` with its deferred body and address filled in, made once and
+ * kept; its keys in the order of a record made at once (id, time, transport, method, path,
+ * query, body, bodyBytes, status, address).
+ */
+function settled(log: RequestLog, slot: number): RequestRecord {
+  const stored = log.ring[slot]!;
+  const { sent, attribute, query, body, bodyBytes, status, address, ...head } = stored;
+  if (sent === undefined && attribute === undefined) return stored as RequestRecord;
+  const record: RequestRecord = {
+    ...head,
+    ...(query !== undefined && { query }),
+    ...(sent === undefined ? { body: body ?? null, ...(bodyBytes !== undefined && { bodyBytes }) } : sent()),
+    status,
+  };
+  const attributed = address ?? attribute?.(record.body);
+  if (attributed !== undefined) record.address = attributed;
+  log.ring[slot] = record;
+  return record;
 }
 
 /** Newest first, at most `limit`, only those attributable to `address` when given. */
@@ -87,7 +93,7 @@ export function listRecords(log: RequestLog, limit: number, address?: string): R
   const out: RequestRecord[] = [];
   const held = Math.min(log.count, log.size);
   for (let i = 1; i <= held && out.length < limit; i++) {
-    const record = settled(log.ring[(log.count - i) % log.size]!);
+    const record = settled(log, (log.count - i) % log.size);
     if (address === undefined || record.address === address) out.push(record);
   }
   return out;
