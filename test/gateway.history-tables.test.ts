@@ -13,6 +13,7 @@ import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
 import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS } from '../gateway/persistence/history-tables.ts';
 import { openPersistence, replayFile } from '../gateway/persistence/index.ts';
+import { MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
 import { gateway, USD, wallet } from './support/gateway-fixture.ts';
 import { get, post, serverPool, tempDb } from './support/persistence-fixture.ts';
@@ -147,5 +148,65 @@ describe('retention: history older than --history-retention-days (engine time) i
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS + 1) * DAY);
     expect(tables.counts().ledger).toBe(0);
     persistence.close();
+  });
+});
+
+describe('a turn\'s history rows are buffered and inserted together by its group commit (multi-row statements), read back as the events the engine emitted', () => {
+  it('reads return the emitted events in order, through reads in the middle of the turn and after the commit', async () => {
+    const server = await start({ db: tempDb() });
+    const emitted: { fills: unknown[]; trades: unknown[] } = { fills: [], trades: [] };
+    server.exchange.listeners.add((events) => {
+      for (const e of events) {
+        if (e.type === 'fill' && e.address === alice.address) emitted.fills.push(e);
+        if (e.type === 'trades') emitted.trades.push(e);
+      }
+    });
+    // 85 rounds: 170 fills and 85 trades, cut into buckets of 64, 16, 4 and 1 rows.
+    trade(server.exchange, 40, false);
+    expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toEqual(emitted.fills);
+    trade(server.exchange, 45);
+    await server.persistence.committed();
+    expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toEqual(emitted.fills);
+    expect(server.exchange.history.trades(2)).toEqual(emitted.trades);
+    expect(server.persistence.history!.counts()).toEqual({ orders: 170, fills: 170, trades: 85, ledger: 2 });
+  });
+
+  it('answers the turn\'s closed orders from memory, without writing the rows before the commit', async () => {
+    const db = tempDb();
+    const server = await start({ db });
+    trade(server.exchange, 1, false);
+    await server.persistence.committed();
+    const before = onDisk(db);
+    const closed: number[] = [];
+    server.exchange.listeners.add((events) => {
+      for (const e of events) if (e.type === 'order' && e.status === 'FILLED') closed.push(e.orderId);
+    });
+    trade(server.exchange, 2);
+    expect(closed).toHaveLength(4);
+    for (const id of closed) expect(server.exchange.history.closedOrder(id)?.status).toBe('FILLED');
+    expect(server.persistence.history!.rows.buffered).toBe(true);
+    expect(onDisk(db)).toEqual(before);
+    await server.persistence.committed();
+    expect(server.persistence.history!.rows.buffered).toBe(false);
+    for (const id of closed) expect(server.exchange.history.closedOrder(id)?.orderId).toBe(id);
+  });
+});
+
+describe('schema migrations of the history tables', () => {
+  it('upgrades a version-2 file: keeps its rows, drops the per-account trade index (a fill is found through the account index)', async () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    for (const sql of MIGRATIONS.slice(0, 2)) raw.exec(sql);
+    raw.pragma('user_version = 2');
+    raw.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run('a/0', 2, 7, 1, 1, Buffer.from([]));
+    raw.close();
+    openDatabase(file).close();
+    const upgraded = new Database(file);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(upgraded.prepare("SELECT name FROM sqlite_master WHERE name = 'history_fills_by_trade'").all()).toEqual([]);
+    expect(upgraded.prepare('SELECT trade_id FROM history_fills').all()).toEqual([{ trade_id: 7 }]);
+    const plan = upgraded.prepare('EXPLAIN QUERY PLAN SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1').all('a/0', 7) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join()).toContain('history_fills_by_account');
+    upgraded.close();
   });
 });

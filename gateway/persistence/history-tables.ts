@@ -3,9 +3,11 @@
  * fills, trades and the account ledgers (funding, interest, transfers) as indexed tables.
  *
  * Contract:
- * - Rows are written as the engine emits them, inside the turn's open transaction
- *   (`ensureTransaction`), which the journal's group commit closes (journal.ts): history is
- *   never ahead of or behind the journal, and a read in the same turn sees the rows already.
+ * - Rows are buffered per table as the engine emits them and inserted by the journal's group
+ *   commit, in its transaction, before the journal row (journal.ts `turnRows`): history is never
+ *   ahead of or behind the journal. A read in the same turn first writes the buffers into the
+ *   turn's transaction (`ensureTransaction`), so it sees them; `closedOrder` — asked after every
+ *   order write — answers the turn's closed orders from memory instead, so the rows stay batched.
  * - Every row carries `seq`, the journal position of the command that produced it, and `time`
  *   (engine µs). Both grow with the row id: a truncation after a position and a retention cut
  *   before a time are a suffix and a prefix of each table.
@@ -25,7 +27,10 @@ import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
 import type { HistoryStore } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
+import type { TurnRows } from './journal.ts';
 import type { SqliteDatabase } from './schema.ts';
+
+type Statement = ReturnType<SqliteDatabase['prepare']>;
 
 export const DAY_US = 86_400_000_000;
 /** Orders, fills and trades (`--history-retention-days`). */
@@ -38,6 +43,8 @@ const LEDGER_KIND = { funding: 0, interest: 1, transfer: 2 } as const;
 
 export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
+  /** The turn's buffered rows, for the journal's group commit (journal.ts `turnRows`). */
+  readonly rows: TurnRows;
   /** The journal position history is written up to (the images' `seq`). */
   position(): number;
   truncateAfter(seq: number): void;
@@ -53,6 +60,8 @@ export interface HistoryTableOptions {
   seq: () => number;
   /** Opens the turn's transaction when none is open (the journal commits it). */
   ensureTransaction: () => void;
+  /** Makes sure a group commit follows (it writes the buffered rows). */
+  schedule: () => void;
   retentionDays?: number;
 }
 
@@ -64,14 +73,58 @@ const decode = <T>(rows: { event: Buffer }[]): T[] => {
   return out;
 };
 
+/** Rows per multi-row INSERT; a batch is cut greedily into these (one prepared statement each). */
+const BATCH_BUCKETS = [64, 16, 4, 1] as const;
+
+/**
+ * One table's rows of the turn, as flat parameter lists: inserted together at the group commit
+ * (one statement per bucket of rows instead of one `run` per row).
+ */
+class TableBuffer {
+  params: unknown[] = [];
+  private readonly statements = new Map<number, Statement>();
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly head: string,
+    private readonly width: number,
+  ) {}
+  get rows(): number {
+    return this.params.length / this.width;
+  }
+  write(): void {
+    const params = this.params;
+    this.params = [];
+    let at = 0;
+    for (const bucket of BATCH_BUCKETS) {
+      const n = bucket * this.width;
+      while (params.length - at >= n) {
+        this.statement(bucket).run(at === 0 && params.length === n ? params : params.slice(at, at + n));
+        at += n;
+      }
+    }
+  }
+  private statement(rows: number): Statement {
+    let statement = this.statements.get(rows);
+    if (statement === undefined) {
+      const tuple = '(' + new Array<string>(this.width).fill('?').join(', ') + ')';
+      statement = this.db.prepare(this.head + new Array<string>(rows).fill(tuple).join(', '));
+      this.statements.set(rows, statement);
+    }
+    return statement;
+  }
+}
+
 export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOptions): SqliteHistoryStore {
-  const { limits, seq, ensureTransaction } = options;
+  const { limits, seq, ensureTransaction, schedule } = options;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const ledgerDays = Math.max(retentionDays, MIN_LEDGER_RETENTION_DAYS);
-  const insertOrder = db.prepare('INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertFill = db.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertTrades = db.prepare('INSERT INTO history_trades (market, seq, time, event) VALUES (?, ?, ?, ?)');
-  const insertLedger = db.prepare('INSERT INTO history_ledger (kind, account, seq, time, event) VALUES (?, ?, ?, ?, ?)');
+  const orders = new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES ', 6);
+  const fills = new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6);
+  const trades = new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4);
+  const ledger = new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5);
+  const buffers = [orders, fills, trades, ledger];
+  /** The turn's closed orders by id: `closedOrder` answers them without writing the buffers. */
+  let closedThisTurn = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
   const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
   const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account = ? ORDER BY id DESC LIMIT ?');
@@ -83,35 +136,56 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   // Time grows with the id: the expired rows are a prefix; look at most `batch` rows deep.
   const pruneStatements = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE id <= (SELECT MAX(id) FROM (SELECT id, time FROM ${t} ORDER BY id LIMIT ?) WHERE time < ?)`));
   const countStatements = TABLES.map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
+  let buffered = false;
+  const buffer = (): void => {
+    if (!buffered) (schedule(), (buffered = true));
+  };
+  /** Writes the turn's rows into its transaction: a read of the tables must see them. */
+  const written = (): void => {
+    if (!buffered) return;
+    ensureTransaction();
+    rows.write();
+  };
+  const rows = {
+    get buffered() {
+      return buffered;
+    },
+    write() {
+      buffered = false;
+      closedThisTurn = new Map();
+      for (const b of buffers) if (b.rows > 0) b.write();
+    },
+  };
 
   const store: SqliteHistoryStore = {
     kind: 'sqlite',
     muted: false,
     position: seq,
+    rows,
     record(events) {
       if (store.muted) return;
-      let opened = false;
       const at = seq();
       for (const e of events) {
         switch (e.type) {
           case 'order':
             if (!TERMINAL_ORDER_STATUSES.has(e.status)) break;
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertOrder.run(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
+            buffer();
+            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
+            closedThisTurn.set(e.orderId, e);
             break;
           case 'fill':
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertFill.run(accountKeyOf(e.address, e.accountIndex), e.marketId, e.tradeId, at, e.time, encode(e));
+            buffer();
+            fills.params.push(accountKeyOf(e.address, e.accountIndex), e.marketId, e.tradeId, at, e.time, encode(e));
             break;
           case 'trades':
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertTrades.run(e.marketId, at, e.time, encode(e));
+            buffer();
+            trades.params.push(e.marketId, at, e.time, encode(e));
             break;
           case 'funding':
           case 'interest':
           case 'transfer':
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertLedger.run(LEDGER_KIND[e.type], accountKeyOf(e.address, e.accountIndex), at, e.time, encode(e));
+            buffer();
+            ledger.params.push(LEDGER_KIND[e.type], accountKeyOf(e.address, e.accountIndex), at, e.time, encode(e));
             break;
           default:
             break;
@@ -119,25 +193,30 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       }
     },
     closedOrder(orderId) {
+      const recent = closedThisTurn.get(orderId);
+      if (recent !== undefined) return recent;
       const row = orderById.get(orderId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : (deserialize(row.event) as OrderEvent);
     },
-    closedOrders: (accountKey) => decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[]),
-    fills: (accountKey) => decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[]),
+    closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
+    fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
+      written();
       const row = fillOfTrade.get(accountKey, tradeId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : (deserialize(row.event) as FillEvent);
     },
-    trades: (marketId) => decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[]),
+    trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
     *newestTrades(marketId) {
+      written();
       for (const row of tradesOf.iterate(marketId, limits.tradesPerMarket) as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
     },
-    funding: (accountKey) => decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[]),
-    interest: (accountKey) => decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[]),
-    transfers: (accountKey) => decode<TransferEvent>(ledgerOf.all(accountKey, LEDGER_KIND.transfer, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[]),
+    funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    transfers: (accountKey) => (written(), decode<TransferEvent>(ledgerOf.all(accountKey, LEDGER_KIND.transfer, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     truncateAfter(after) {
       if (store.muted) return;
       ensureTransaction();
+      written();
       for (const statement of truncate) statement.run(after);
     },
     prune(nowUs, batch = PRUNE_BATCH) {
@@ -151,6 +230,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       return deleted;
     },
     counts() {
+      written();
       const [orders, fills, trades, ledger] = countStatements.map((s) => (s.get() as { n: number }).n);
       return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger! };
     },

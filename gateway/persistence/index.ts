@@ -194,11 +194,13 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         // Before the journal exists (the initial image): position 0, i.e. no history.
         seq: () => journal?.lastSeq ?? 0,
         ensureTransaction: () => journal!.openTurn(),
+        schedule: () => journal!.schedule(),
         retentionDays: options.historyRetentionDays ?? DEFAULT_RETENTION_DAYS,
       });
       s.exchange.history = history;
       initial = captureImage(s);
       journal = createJournal(db);
+      journal.turnRows = history.rows;
       journal.muted = true;
       // The tables already hold the history of every committed record (history-tables.ts).
       history.muted = true;

@@ -17,9 +17,10 @@
  * - A transaction either commits whole or not at all (SQLite), so after a crash the journal is
  *   a prefix of what was appended.
  * - `muted` turns `append` into a no-op while the journal itself is being replayed.
- * - `openTurn()` starts the turn's transaction early, for the history rows the turn writes as it
- *   goes (gateway/persistence/history-tables.ts): the group commit then inserts the journal row
- *   into that same transaction and commits both, so history and journal commit or fail together.
+ * - `turnRows` (history-tables.ts) buffers the turn's history rows; the group commit writes them
+ *   in its transaction before the journal row. A read in the middle of the turn that needs them
+ *   on disk writes them early into the turn's transaction (`openTurn()` starts it). Either way
+ *   history and journal commit or fail together.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SqliteDatabase } from './schema.ts';
@@ -40,6 +41,15 @@ export interface Journal {
   readonly failure: Error | undefined;
   /** Opens the turn's transaction (if none is open); the group commit commits it. */
   openTurn(): void;
+  /** Schedules the group commit without opening a transaction (rows buffered for it). */
+  schedule(): void;
+  /** Rows the turn buffered outside the journal: written inside the group-commit transaction, before the journal row. */
+  turnRows: TurnRows | undefined;
+}
+
+export interface TurnRows {
+  readonly buffered: boolean;
+  write(): void;
 }
 
 export function createJournal(db: SqliteDatabase): Journal {
@@ -55,7 +65,8 @@ export function createJournal(db: SqliteDatabase): Journal {
   let failure: Error | undefined;
   let waiters: { resolve(): void; reject(err: Error): void }[] = [];
   const writeAll = db.transaction((records: unknown[], from: number) => {
-    insert.run(from, records.length, serialize(records));
+    if (journal.turnRows?.buffered === true) journal.turnRows.write();
+    if (records.length > 0) insert.run(from, records.length, serialize(records));
   });
 
   const journal: Journal = {
@@ -70,11 +81,15 @@ export function createJournal(db: SqliteDatabase): Journal {
     },
     muted: false,
     onCommit: undefined,
+    turnRows: undefined,
     append(record) {
       if (journal.muted) return;
       if (failure !== undefined) throw failure;
       buffer.push(record);
       lastSeq++;
+      journal.schedule();
+    },
+    schedule() {
       if (!scheduled) {
         scheduled = true;
         setImmediate(commitTurn);
@@ -88,17 +103,11 @@ export function createJournal(db: SqliteDatabase): Journal {
     openTurn() {
       if (failure !== undefined) throw failure;
       if (!db.inTransaction) db.exec('BEGIN');
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(commitTurn);
-      }
+      journal.schedule();
     },
     flush() {
       if (failure !== undefined) throw failure;
-      if (buffer.length === 0) {
-        if (db.inTransaction) commitOpen();
-        return;
-      }
+      if (buffer.length === 0 && !db.inTransaction && journal.turnRows?.buffered !== true) return;
       const rows = buffer;
       const from = firstSeq;
       const done = waiters;
@@ -116,19 +125,9 @@ export function createJournal(db: SqliteDatabase): Journal {
         throw failure;
       }
       for (const w of done) w.resolve();
-      journal.onCommit?.(rows.length);
+      if (rows.length > 0) journal.onCommit?.(rows.length);
     },
   };
-
-  function commitOpen(): void {
-    try {
-      db.exec('COMMIT');
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      failure = err instanceof Error ? err : new Error(String(err));
-      throw failure;
-    }
-  }
 
   function commitTurn(): void {
     scheduled = false;
