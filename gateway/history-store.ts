@@ -9,6 +9,9 @@
  *   database is open): indexed tables written in the journal's group-commit transaction; the
  *   exchange then keeps only live orders in memory and images carry only the journal position.
  *
+ * Candles: the SQLite store also keeps closed bars (`candles`, see candles.ts); with the memory
+ * store they stay in the candle series, bounded per series.
+ *
  * Contract (both): lists are oldest first, in event order, which is also time order; each list
  * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
  * limit), so a read sees the same rows in both modes until the memory lists drop old entries.
@@ -16,6 +19,7 @@
  * `exchange.orders`; `orderOf` asks both). Reads see the writes of the turn so far.
  */
 import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../engine/index.ts';
+import type { ClosedBars } from './candles.ts';
 import type { Exchange } from './exchange.ts';
 import { accountHistory, historyOf } from './history.ts';
 
@@ -34,6 +38,8 @@ export interface HistoryStore {
   funding(accountKey: string): readonly FundingPaymentEvent[];
   interest(accountKey: string): readonly InterestEvent[];
   transfers(accountKey: string): readonly TransferEvent[];
+  /** Closed candle bars (candles.ts); undefined: the series in memory keep them. */
+  readonly candles?: ClosedBars | undefined;
 }
 
 /** An order's latest update: live, or closed and still remembered. */

@@ -12,10 +12,11 @@ import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchang
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
 import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS } from '../gateway/persistence/history-tables.ts';
-import { openPersistence, replayFile } from '../gateway/persistence/index.ts';
+import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
+import { openPersistence, replayFile, type Persistence } from '../gateway/persistence/index.ts';
 import { MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
-import { gateway, USD, wallet } from './support/gateway-fixture.ts';
+import { gateway, USD, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
 import { get, post, serverPool, tempDb } from './support/persistence-fixture.ts';
 
 const { start, stop } = serverPool({ clock: 'virtual', agents: false });
@@ -35,6 +36,16 @@ function trade(exchange: Exchange, rounds: number, funded = true): void {
     exchange.submit(order(exchange, alice.address, 0, '3300.00'));
     exchange.submit(order(exchange, bob.address, 1, '3300.00'));
   }
+}
+
+/** A server on a new file (whole journal kept) that crossed `rounds` pairs and saved the image `name`. */
+async function savedAfter(rounds: number, name: string): Promise<{ db: string; server: Awaited<ReturnType<typeof start>> }> {
+  const db = tempDb();
+  const server = await start({ db, persistence: { keepJournal: true } });
+  trade(server.exchange, rounds, false);
+  await server.persistence.committed();
+  expect((await post(server, '/sim/snapshot', { name })).status).toBe(200);
+  return { db, server };
 }
 
 /** Journal records and history rows of a copy of the file (what a kill -9 now would leave). */
@@ -105,11 +116,7 @@ describe('images hold only live state; restoring an image (/sim/restore, /sim/re
   });
 
   it('restore returns the fills and orders replies of the saved point, reset empties them, and a restart agrees with a from-scratch replay', async () => {
-    const db = tempDb();
-    const server = await start({ db, persistence: { keepJournal: true } });
-    trade(server.exchange, 2, false);
-    await server.persistence.committed();
-    expect((await post(server, '/sim/snapshot', { name: 'two' })).status).toBe(200);
+    const { db, server } = await savedAfter(2, 'two');
     const fills = (await get(server, `/v1/fills?address=${bob.address}`)).body;
     const orders = (await get(server, `/v1/orders?address=${bob.address}`)).body;
     trade(server.exchange, 3);
@@ -125,7 +132,7 @@ describe('images hold only live state; restoring an image (/sim/restore, /sim/re
     expect(((await get(again, `/v1/fills?address=${bob.address}`)).body.fills as unknown[]).length).toBe(3);
     expect((await post(again, '/sim/reset', {})).status).toBe(200);
     expect((await get(again, `/v1/fills?address=${bob.address}`)).body).toEqual({ fills: [], total: 0 });
-    expect(again.persistence.history!.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 0 });
+    expect(again.persistence.history!.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 0, candles: 0 });
   });
 });
 
@@ -136,13 +143,13 @@ describe('retention: history older than --history-retention-days (engine time) i
     trade(h.exchange, 2, false);
     await persistence.committed();
     const tables = persistence.history!;
-    expect(tables.counts()).toEqual({ orders: 4, fills: 4, trades: 2, ledger: 2 });
+    expect(tables.counts()).toEqual({ orders: 4, fills: 4, trades: 2, ledger: 2, candles: 0 });
     const t0 = h.exchange.engine.time;
     expect(tables.prune(t0 + DAY / 2)).toBe(0);
     expect(tables.prune(t0 + 2 * DAY, 1)).toBe(3); // one row of each table but the ledger
-    expect(tables.counts()).toEqual({ orders: 3, fills: 3, trades: 1, ledger: 2 });
+    expect(tables.counts()).toEqual({ orders: 3, fills: 3, trades: 1, ledger: 2, candles: 0 });
     tables.prune(t0 + 2 * DAY);
-    expect(tables.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 2 });
+    expect(tables.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 2, candles: 0 });
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS - 1) * DAY);
     expect(tables.counts().ledger).toBe(2);
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS + 1) * DAY);
@@ -168,7 +175,7 @@ describe('a turn\'s history rows are buffered and inserted together by its group
     await server.persistence.committed();
     expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toEqual(emitted.fills);
     expect(server.exchange.history.trades(2)).toEqual(emitted.trades);
-    expect(server.persistence.history!.counts()).toEqual({ orders: 170, fills: 170, trades: 85, ledger: 2 });
+    expect(server.persistence.history!.counts()).toEqual({ orders: 170, fills: 170, trades: 85, ledger: 2, candles: 0 });
   });
 
   it('answers the turn\'s closed orders from memory, without writing the rows before the commit', async () => {
@@ -208,5 +215,67 @@ describe('schema migrations of the history tables', () => {
     const plan = upgraded.prepare('EXPLAIN QUERY PLAN SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1').all('a/0', 7) as { detail: string }[];
     expect(plan.map((p) => p.detail).join()).toContain('history_fills_by_account');
     upgraded.close();
+  });
+});
+
+describe('candles: closed bars are history rows (history_candles), the series in memory keep only the open bar and the one before; replies equal the memory store\'s', () => {
+  const MIN = 60_000_000;
+  /** The same trades, minute after minute, on a harness with memory history and one with tables. */
+  async function both(minutes: number, retentionDays?: number): Promise<{ memory: GatewayHarness; tables: GatewayHarness; persistence: Persistence }> {
+    const persistence = openPersistence({ file: tempDb(), ...(retentionDays !== undefined && { historyRetentionDays: retentionDays }) });
+    const memory = await gateway({ persistence: openPersistence() });
+    const tables = await gateway({ persistence });
+    for (const h of [memory, tables]) {
+      trade(h.exchange, 1, false);
+      for (let i = 0; i < minutes; i++) {
+        h.now.us += MIN + (i % 3) * 7_000_000;
+        trade(h.exchange, 1 + (i % 2));
+      }
+    }
+    await persistence.committed();
+    return { memory, tables, persistence };
+  }
+  const candles = async (h: GatewayHarness, query: string): Promise<unknown> => (await h.app.inject({ method: 'GET', url: `/v1/candles?market=ETH-USD&${query}` })).json();
+
+  it('GET /v1/candles answers the same bars for every timeframe, window and countback', async () => {
+    const { memory, tables, persistence } = await both(70);
+    expect(persistence.history!.counts().candles).toBeGreaterThan(70);
+    for (const [key, bars] of attachCandles(tables.exchange).series) expect(bars.length, key).toBeLessThanOrEqual(LIVE_BARS);
+    const now = memory.now.us;
+    expect(tables.now.us).toBe(now);
+    for (const q of [`timeframe=1m&to=${now}`, `timeframe=1m&to=${now + MIN}&countback=5`, `timeframe=1m&to=${now - 20 * MIN}&from=${now - 40 * MIN}`, `timeframe=5m&to=${now}`, `timeframe=1h&to=${now + 2 * 3_600_000_000}&from=0`, `timeframe=1d&to=${now + DAY}`]) {
+      expect(await candles(tables, q), q).toEqual(await candles(memory, q));
+    }
+    expect(((await candles(tables, `timeframe=1m&to=${now}`)) as { candles: unknown[] }).candles.length).toBeGreaterThan(60);
+  });
+
+  it('a restore deletes the bars closed after the image; the hash covers only the open bars, so a from-scratch replay agrees', async () => {
+    const { db, server } = await savedAfter(1, 'early');
+    const before = server.persistence.history!.counts().candles;
+    expect((await post(server, '/sim/clock', { advanceMs: (3 * MIN) / 1000 })).status).toBeLessThan(300);
+    trade(server.exchange, 1);
+    await server.persistence.committed();
+    expect(server.persistence.history!.counts().candles).toBeGreaterThan(before);
+    expect((await post(server, '/sim/restore', { name: 'early' })).status).toBe(200);
+    expect(server.persistence.history!.counts().candles).toBe(before);
+    const hash = await stop(server);
+    expect(replayFile(db).hash).toBe(hash);
+  });
+
+  it('retention keeps at least the span of the memory series\' bar count per timeframe: 1m bars go after 3.47 days, hour and day bars stay', async () => {
+    const { tables, persistence } = await both(5, 1);
+    const count = (tf: string): number => ((persistence.history!.candles.read(2, tf as '1m', { to: Number.MAX_SAFE_INTEGER, limit: 10_000 }) as unknown[]).length);
+    expect(count('1m')).toBeGreaterThan(0);
+    persistence.history!.prune(tables.exchange.engine.time + 3 * DAY);
+    expect(count('1m')).toBeGreaterThan(0); // 5,000 one-minute bars span 3.47 days
+    persistence.history!.prune(tables.exchange.engine.time + 4 * DAY);
+    expect(count('1m')).toBe(0);
+    expect(persistence.history!.candles.read(2, '1d', { to: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([]); // none closed yet
+    tables.now.us += 2 * DAY;
+    trade(tables.exchange, 1);
+    await persistence.committed();
+    persistence.history!.prune(tables.exchange.engine.time);
+    expect(count('1d')).toBe(1);
+    expect(count('1h')).toBe(1);
   });
 });

@@ -18,12 +18,17 @@
  *   to the image's position — rows of later commands are deleted. Rows deleted before (by an
  *   earlier reset, or by retention) stay deleted.
  * - `prune(nowUs)`: retention, at most `batch` rows per table per call, oldest first.
+ * - Closed candle bars (`candles`, candles.ts) follow the same rules: buffered with the turn,
+ *   truncated by seq; retention keeps at least the span of DEFAULT_BARS_PER_SERIES bars of
+ *   their timeframe (the memory series' bound), so daily and weekly bars outlive the days.
  * - Events are stored v8-serialized (bigints, undefined fields kept) and read back as equal
  *   objects; lists are capped like the memory read models (ExchangeLimits, history.ts).
  */
 import { deserialize, serialize } from 'node:v8';
 import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../../engine/index.ts';
+import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
+import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
 import type { HistoryStore } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
@@ -51,7 +56,8 @@ export interface SqliteHistoryStore extends HistoryStore {
   /** Deletes up to `batch` expired rows per table; returns how many went. */
   prune(nowUs: number, batch?: number): number;
   /** Row counts per table (tests, logs). */
-  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger', number>;
+  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'candles', number>;
+  readonly candles: ClosedBars;
 }
 
 export interface HistoryTableOptions {
@@ -63,6 +69,19 @@ export interface HistoryTableOptions {
   /** Makes sure a group commit follows (it writes the buffered rows). */
   schedule: () => void;
   retentionDays?: number;
+}
+
+interface BarRow {
+  open_time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  taker_buy_volume: number;
+  notional: string;
+  taker_buy_notional: string;
+  trade_count: number;
 }
 
 const encode = (e: EngineEvent): Buffer => serialize(e);
@@ -122,7 +141,8 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const fills = new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6);
   const trades = new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4);
   const ledger = new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5);
-  const buffers = [orders, fills, trades, ledger];
+  const candles = new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13);
+  const buffers = [orders, fills, trades, ledger, candles];
   /** The turn's closed orders by id: `closedOrder` answers them without writing the buffers. */
   let closedThisTurn = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
@@ -131,11 +151,13 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const fillOfTrade = db.prepare('SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1');
   const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY id DESC LIMIT ?');
   const ledgerOf = db.prepare('SELECT event FROM history_ledger WHERE account = ? AND kind = ? ORDER BY id DESC LIMIT ?');
+  const barsOf = db.prepare('SELECT open_time, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count FROM history_candles WHERE market = ? AND timeframe = ? AND open_time >= ? AND open_time < ? ORDER BY open_time DESC LIMIT ?');
   const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger'] as const;
-  const truncate = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
+  const truncate = [...TABLES, 'history_candles'].map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
+  const pruneBars = db.prepare('DELETE FROM history_candles WHERE id IN (SELECT id FROM history_candles WHERE timeframe = ? AND open_time < ? LIMIT ?)');
   // Time grows with the id: the expired rows are a prefix; look at most `batch` rows deep.
   const pruneStatements = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE id <= (SELECT MAX(id) FROM (SELECT id, time FROM ${t} ORDER BY id LIMIT ?) WHERE time < ?)`));
-  const countStatements = TABLES.map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
+  const countStatements = [...TABLES, 'history_candles'].map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
   let buffered = false;
   const buffer = (): void => {
     if (!buffered) (schedule(), (buffered = true));
@@ -213,6 +235,20 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     transfers: (accountKey) => (written(), decode<TransferEvent>(ledgerOf.all(accountKey, LEDGER_KIND.transfer, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    candles: {
+      add(marketId, timeframe, bar) {
+        if (store.muted) return;
+        buffer();
+        candles.params.push(marketId, timeframe, bar.openTime, seq(), bar.open, bar.high, bar.low, bar.close, bar.volume, bar.takerBuyVolume, String(bar.notional), String(bar.takerBuyNotional), bar.tradeCount);
+      },
+      read(marketId, timeframe, window) {
+        written();
+        const from = Math.max(window.from ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER);
+        const to = Math.min(window.to, Number.MAX_SAFE_INTEGER);
+        const rows = barsOf.all(marketId, timeframe, from, to, window.limit) as BarRow[];
+        return rows.map((r) => ({ openTime: r.open_time, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, takerBuyVolume: r.taker_buy_volume, notional: BigInt(r.notional), takerBuyNotional: BigInt(r.taker_buy_notional), tradeCount: r.trade_count }));
+      },
+    },
     truncateAfter(after) {
       if (store.muted) return;
       ensureTransaction();
@@ -226,13 +262,18 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           const days = TABLES[i] === 'history_ledger' ? ledgerDays : retentionDays;
           deleted += pruneStatements[i]!.run(batch, nowUs - days * DAY_US).changes;
         });
+        // A series keeps at least what the memory series would (DEFAULT_BARS_PER_SERIES bars).
+        for (const timeframe of CANDLE_TIMEFRAMES) {
+          const keepUs = Math.max(retentionDays * DAY_US, DEFAULT_BARS_PER_SERIES * TIMEFRAME_US[timeframe]);
+          deleted += pruneBars.run(timeframe, nowUs - keepUs, batch).changes;
+        }
       })();
       return deleted;
     },
     counts() {
       written();
-      const [orders, fills, trades, ledger] = countStatements.map((s) => (s.get() as { n: number }).n);
-      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger! };
+      const [orders, fills, trades, ledger, candles] = countStatements.map((s) => (s.get() as { n: number }).n);
+      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger!, candles: candles! };
     },
   };
   return store;

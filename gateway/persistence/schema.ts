@@ -49,6 +49,13 @@ export const MIGRATIONS: readonly string[] = [
   // writes each dirty page whole: a fill's lookup by trade scans the account's newest fills
   // (history_fills_by_account) instead of keeping a second per-account index.
   `DROP INDEX history_fills_by_trade;`,
+  // Closed candle bars (candles.ts): one row per market, timeframe and openTime; retention cuts
+  // by timeframe and openTime. Values as columns (notionals as decimal text: they may pass 2^63).
+  `CREATE TABLE history_candles (id INTEGER PRIMARY KEY, market INTEGER NOT NULL, timeframe TEXT NOT NULL, open_time INTEGER NOT NULL, seq INTEGER NOT NULL,
+     open INTEGER NOT NULL, high INTEGER NOT NULL, low INTEGER NOT NULL, close INTEGER NOT NULL, volume INTEGER NOT NULL, taker_buy_volume INTEGER NOT NULL,
+     notional TEXT NOT NULL, taker_buy_notional TEXT NOT NULL, trade_count INTEGER NOT NULL);
+   CREATE UNIQUE INDEX history_candles_by_series ON history_candles (market, timeframe, open_time);
+   CREATE INDEX history_candles_by_age ON history_candles (timeframe, open_time);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
