@@ -9,8 +9,9 @@
  *   database is open): indexed tables written in the journal's group-commit transaction; the
  *   exchange then keeps only live orders in memory and images carry only the journal position.
  *
- * Candles: the SQLite store also keeps closed bars (`candles`, see candles.ts); with the memory
- * store they stay in the candle series, bounded per series.
+ * Candles and notifications: the SQLite store also keeps closed bars (`candles`, candles.ts)
+ * and inbox items (`notifications`, notifications.ts); with the memory store they stay in the
+ * candle series and the inboxes, bounded as before.
  *
  * Contract (both): lists are oldest first, in event order, which is also time order; each list
  * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
@@ -21,6 +22,7 @@
 import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../engine/index.ts';
 import type { ClosedBars } from './candles.ts';
 import type { Exchange } from './exchange.ts';
+import type { NotificationLog } from './notifications.ts';
 import { accountHistory, historyOf } from './history.ts';
 
 export interface HistoryStore {
@@ -40,6 +42,8 @@ export interface HistoryStore {
   transfers(accountKey: string): readonly TransferEvent[];
   /** Closed candle bars (candles.ts); undefined: the series in memory keep them. */
   readonly candles?: ClosedBars | undefined;
+  /** Notification inbox items (notifications.ts); undefined: the inboxes in memory keep them. */
+  readonly notifications?: NotificationLog | undefined;
 }
 
 /** An order's latest update: live, or closed and still remembered. */

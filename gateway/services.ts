@@ -49,7 +49,7 @@ export function attachServices(state: GatewayState): void {
 
 function notify(state: GatewayState, address: string, item: Parameters<typeof pushNotification>[3]): void {
   // The engine's time, not the clock's: a replay of the journal stamps the same nanoseconds.
-  pushNotification(notificationsOf(state), address, BigInt(state.exchange.engine.time) * 1000n, item);
+  pushNotification(notificationsOf(state), address, BigInt(state.exchange.engine.time) * 1000n, item, state.exchange.history.notifications);
 }
 
 function fillNotification(state: GatewayState, e: FillEvent): void {

@@ -13,6 +13,8 @@ import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
 import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS } from '../gateway/persistence/history-tables.ts';
 import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
+import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
+import { notificationsOf } from '../gateway/services.ts';
 import { openPersistence, replayFile, type Persistence } from '../gateway/persistence/index.ts';
 import { MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
@@ -132,7 +134,7 @@ describe('images hold only live state; restoring an image (/sim/restore, /sim/re
     expect(((await get(again, `/v1/fills?address=${bob.address}`)).body.fills as unknown[]).length).toBe(3);
     expect((await post(again, '/sim/reset', {})).status).toBe(200);
     expect((await get(again, `/v1/fills?address=${bob.address}`)).body).toEqual({ fills: [], total: 0 });
-    expect(again.persistence.history!.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 0, candles: 0 });
+    expect(again.persistence.history!.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 0, notifications: 0, candles: 0 });
   });
 });
 
@@ -143,13 +145,13 @@ describe('retention: history older than --history-retention-days (engine time) i
     trade(h.exchange, 2, false);
     await persistence.committed();
     const tables = persistence.history!;
-    expect(tables.counts()).toEqual({ orders: 4, fills: 4, trades: 2, ledger: 2, candles: 0 });
+    expect(tables.counts()).toEqual({ orders: 4, fills: 4, trades: 2, ledger: 2, notifications: 0, candles: 0 });
     const t0 = h.exchange.engine.time;
     expect(tables.prune(t0 + DAY / 2)).toBe(0);
     expect(tables.prune(t0 + 2 * DAY, 1)).toBe(3); // one row of each table but the ledger
-    expect(tables.counts()).toEqual({ orders: 3, fills: 3, trades: 1, ledger: 2, candles: 0 });
+    expect(tables.counts()).toEqual({ orders: 3, fills: 3, trades: 1, ledger: 2, notifications: 0, candles: 0 });
     tables.prune(t0 + 2 * DAY);
-    expect(tables.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 2, candles: 0 });
+    expect(tables.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 2, notifications: 0, candles: 0 });
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS - 1) * DAY);
     expect(tables.counts().ledger).toBe(2);
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS + 1) * DAY);
@@ -175,7 +177,7 @@ describe('a turn\'s history rows are buffered and inserted together by its group
     await server.persistence.committed();
     expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toEqual(emitted.fills);
     expect(server.exchange.history.trades(2)).toEqual(emitted.trades);
-    expect(server.persistence.history!.counts()).toEqual({ orders: 170, fills: 170, trades: 85, ledger: 2, candles: 0 });
+    expect(server.persistence.history!.counts()).toEqual({ orders: 170, fills: 170, trades: 85, ledger: 2, notifications: 0, candles: 0 });
   });
 
   it('answers the turn\'s closed orders from memory, without writing the rows before the commit', async () => {
@@ -277,5 +279,39 @@ describe('candles: closed bars are history rows (history_candles), the series in
     persistence.history!.prune(tables.exchange.engine.time);
     expect(count('1d')).toBe(1);
     expect(count('1h')).toBe(1);
+  });
+});
+
+describe('notifications: inbox items are history rows (history_notifications); the inbox in memory keeps tokens and its clock', () => {
+  const inbox = async (server: Awaited<ReturnType<typeof start>>, query = ''): Promise<{ notifications: { seen: boolean }[]; unseen: number; nextBeforeNs: string | null }> =>
+    (await get(server, `/v1/api-meta/notifications?address=${alice.address}${query}`)).body as never;
+  /** markSeen as its operation does it: through the store, then the service record. */
+  const see = (server: Awaited<ReturnType<typeof start>>, target: MarkSeenTarget): number => {
+    const marked = markSeen(notificationsOf(server.state), alice.address, target, server.exchange.history.notifications);
+    server.state.serviceWritten?.('notifications', alice.address);
+    return marked;
+  };
+
+  it('pages, unseen counts and markSeen act on the rows; a restore flips back what was marked after the image; the hash agrees with a from-scratch replay', async () => {
+    const db = tempDb();
+    const server = await start({ db, persistence: { keepJournal: true } });
+    expect((await inbox(server)).notifications).toEqual([]); // enrols alice
+    trade(server.exchange, 5, false);
+    await server.persistence.committed();
+    expect(server.persistence.history!.counts().notifications).toBeGreaterThanOrEqual(5);
+    expect(notificationsOf(server.state).inboxes.get(alice.address)!.items).toEqual([]);
+    const all = await inbox(server);
+    const page = await inbox(server, '&limit=2');
+    expect(page.notifications).toEqual(all.notifications.slice(0, 2));
+    expect((await inbox(server, `&limit=2&before_ns=${page.nextBeforeNs}`)).notifications).toEqual(all.notifications.slice(2, 4));
+    expect((await post(server, '/sim/snapshot', { name: 'unseen' })).status).toBe(200);
+    expect(see(server, { all: true, limit: 2 })).toBe(2);
+    expect(see(server, { all: true, limit: 2 })).toBe(0);
+    await server.persistence.committed();
+    expect((await inbox(server)).unseen).toBe(all.unseen - 2);
+    expect((await post(server, '/sim/restore', { name: 'unseen' })).status).toBe(200);
+    expect(await inbox(server)).toEqual(all);
+    const hash = await stop(server);
+    expect(replayFile(db).hash).toBe(hash);
   });
 });

@@ -21,6 +21,9 @@
  * - Closed candle bars (`candles`, candles.ts) follow the same rules: buffered with the turn,
  *   truncated by seq; retention keeps at least the span of DEFAULT_BARS_PER_SERIES bars of
  *   their timeframe (the memory series' bound), so daily and weekly bars outlive the days.
+ * - Notification inbox items (`notifications`, notifications.ts): rows like the others; a
+ *   markSeen updates `seen` in the turn's transaction and stamps it with its journal position,
+ *   which `truncateAfter` also undoes. Retention as orders.
  * - Events are stored v8-serialized (bigints, undefined fields kept) and read back as equal
  *   objects; lists are capped like the memory read models (ExchangeLimits, history.ts).
  */
@@ -32,6 +35,7 @@ import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candl
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
 import type { HistoryStore } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
+import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
 import type { TurnRows } from './journal.ts';
 import type { SqliteDatabase } from './schema.ts';
 
@@ -45,6 +49,7 @@ export const MIN_LEDGER_RETENTION_DAYS = 90;
 export const PRUNE_BATCH = 5_000;
 
 const LEDGER_KIND = { funding: 0, interest: 1, transfer: 2 } as const;
+const MAX_INT64 = 2n ** 63n - 1n;
 
 export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
@@ -56,8 +61,9 @@ export interface SqliteHistoryStore extends HistoryStore {
   /** Deletes up to `batch` expired rows per table; returns how many went. */
   prune(nowUs: number, batch?: number): number;
   /** Row counts per table (tests, logs). */
-  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'candles', number>;
+  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'notifications' | 'candles', number>;
   readonly candles: ClosedBars;
+  readonly notifications: NotificationLog;
 }
 
 export interface HistoryTableOptions {
@@ -142,7 +148,8 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const trades = new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4);
   const ledger = new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5);
   const candles = new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13);
-  const buffers = [orders, fills, trades, ledger, candles];
+  const notes = new TableBuffer(db, 'INSERT INTO history_notifications (wallet, notification_id, created_at_ns, seen, seq, time, item) VALUES ', 7);
+  const buffers = [orders, fills, trades, ledger, candles, notes];
   /** The turn's closed orders by id: `closedOrder` answers them without writing the buffers. */
   let closedThisTurn = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
@@ -152,7 +159,15 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY id DESC LIMIT ?');
   const ledgerOf = db.prepare('SELECT event FROM history_ledger WHERE account = ? AND kind = ? ORDER BY id DESC LIMIT ?');
   const barsOf = db.prepare('SELECT open_time, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count FROM history_candles WHERE market = ? AND timeframe = ? AND open_time >= ? AND open_time < ? ORDER BY open_time DESC LIMIT ?');
-  const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger'] as const;
+  // A wallet's inbox is its newest INBOX_CAP items, as in memory.
+  const inbox = `(SELECT id, notification_id, created_at_ns, seen, item FROM history_notifications WHERE wallet = ? ORDER BY id DESC LIMIT ${INBOX_CAP})`;
+  const notesPage = db.prepare(`SELECT seen, item FROM ${inbox} WHERE created_at_ns < ? ORDER BY id DESC LIMIT ?`);
+  const notesUnseen = db.prepare(`SELECT COUNT(*) AS n FROM ${inbox} WHERE seen = 0`);
+  const noteById = db.prepare(`SELECT id, created_at_ns, seen FROM ${inbox} WHERE notification_id = ?`).safeIntegers(true);
+  const seeNewest = db.prepare('UPDATE history_notifications SET seen = 1, seen_seq = ? WHERE id IN (SELECT id FROM history_notifications WHERE wallet = ? ORDER BY id DESC LIMIT ?) AND seen = 0');
+  const seeOne = db.prepare('UPDATE history_notifications SET seen = 1, seen_seq = ? WHERE id = ? AND seen = 0');
+  const unsee = db.prepare('UPDATE history_notifications SET seen = 0, seen_seq = NULL WHERE seen_seq > ?');
+  const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger', 'history_notifications'] as const;
   const truncate = [...TABLES, 'history_candles'].map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
   const pruneBars = db.prepare('DELETE FROM history_candles WHERE id IN (SELECT id FROM history_candles WHERE timeframe = ? AND open_time < ? LIMIT ?)');
   // Time grows with the id: the expired rows are a prefix; look at most `batch` rows deep.
@@ -249,11 +264,47 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
         return rows.map((r) => ({ openTime: r.open_time, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, takerBuyVolume: r.taker_buy_volume, notional: BigInt(r.notional), takerBuyNotional: BigInt(r.taker_buy_notional), tradeCount: r.trade_count }));
       },
     },
+    notifications: {
+      add(address, item) {
+        if (store.muted) return;
+        buffer();
+        notes.params.push(address, item.notificationId, item.createdAtNs, 0, seq(), Number(item.createdAtNs / 1000n), serialize(item));
+      },
+      page(address, beforeNs, limit) {
+        written();
+        const rows = notesPage.all(address, beforeNs ?? MAX_INT64, limit + 1) as { seen: number; item: Buffer }[];
+        const items = rows.slice(0, limit).map((r) => {
+          const item = deserialize(r.item) as StoredNotification;
+          item.seen = r.seen === 1;
+          return item;
+        });
+        return { rows: items, more: rows.length > limit };
+      },
+      unseen(address) {
+        written();
+        return (notesUnseen.get(address) as { n: number }).n;
+      },
+      markSeen(address, target) {
+        ensureTransaction();
+        written();
+        // The journal position of the service record the write appends next (its reply waits
+        // for it): a restore to any earlier image flips the notification back.
+        const at = seq() + 1;
+        if ('all' in target) return seeNewest.run(at, address, Math.min(target.limit, INBOX_CAP)).changes;
+        let marked = 0;
+        for (const id of target.ids) {
+          const row = noteById.get(address, id.notificationId) as { id: bigint; created_at_ns: bigint; seen: bigint } | undefined;
+          if (row !== undefined && row.seen === 0n && sameInstant(row.created_at_ns, id.createdAtNs)) marked += seeOne.run(at, row.id).changes;
+        }
+        return marked;
+      },
+    },
     truncateAfter(after) {
       if (store.muted) return;
       ensureTransaction();
       written();
       for (const statement of truncate) statement.run(after);
+      unsee.run(after);
     },
     prune(nowUs, batch = PRUNE_BATCH) {
       let deleted = 0;
@@ -272,8 +323,8 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     },
     counts() {
       written();
-      const [orders, fills, trades, ledger, candles] = countStatements.map((s) => (s.get() as { n: number }).n);
-      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger!, candles: candles! };
+      const [orders, fills, trades, ledger, notifications, candles] = countStatements.map((s) => (s.get() as { n: number }).n);
+      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger!, notifications: notifications!, candles: candles! };
     },
   };
   return store;

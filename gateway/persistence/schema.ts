@@ -56,6 +56,12 @@ export const MIGRATIONS: readonly string[] = [
      notional TEXT NOT NULL, taker_buy_notional TEXT NOT NULL, trade_count INTEGER NOT NULL);
    CREATE UNIQUE INDEX history_candles_by_series ON history_candles (market, timeframe, open_time);
    CREATE INDEX history_candles_by_age ON history_candles (timeframe, open_time);`,
+  // Notification inbox items (notifications.ts): `seen_seq` is the journal position of the
+  // markSeen that flipped `seen`, so restoring an earlier image can flip it back.
+  `CREATE TABLE history_notifications (id INTEGER PRIMARY KEY, wallet TEXT NOT NULL, notification_id INTEGER NOT NULL, created_at_ns INTEGER NOT NULL,
+     seen INTEGER NOT NULL, seen_seq INTEGER, seq INTEGER NOT NULL, time INTEGER NOT NULL, item BLOB NOT NULL);
+   CREATE INDEX history_notifications_by_wallet ON history_notifications (wallet, id);
+   CREATE INDEX history_notifications_by_seen_seq ON history_notifications (seen_seq) WHERE seen_seq IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
