@@ -9,6 +9,7 @@ const HISTORY_READ_SUITES = [
   'test/gateway.reads-audit.test.ts',
   'test/gateway.candles.test.ts',
   'test/gateway.notifications.test.ts',
+  'test/gateway.leaderboard-portfolio.test.ts',
 ];
 
 export default defineConfig({

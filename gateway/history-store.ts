@@ -9,9 +9,10 @@
  *   database is open): indexed tables written in the journal's group-commit transaction; the
  *   exchange then keeps only live orders in memory and images carry only the journal position.
  *
- * Candles and notifications: the SQLite store also keeps closed bars (`candles`, candles.ts)
- * and inbox items (`notifications`, notifications.ts); with the memory store they stay in the
- * candle series and the inboxes, bounded as before.
+ * Candles, notifications and portfolio series: the SQLite store also keeps closed bars
+ * (`candles`, candles.ts), inbox items (`notifications`, notifications.ts) and portfolio points
+ * (`portfolio`, portfolio.ts); with the memory store they stay in the candle series, the inboxes
+ * and the portfolio series, bounded as before.
  *
  * Contract (both): lists are oldest first, in event order, which is also time order; each list
  * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
@@ -23,6 +24,7 @@ import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderE
 import type { ClosedBars } from './candles.ts';
 import type { Exchange } from './exchange.ts';
 import type { NotificationLog } from './notifications.ts';
+import type { SampleLog } from './portfolio.ts';
 import { accountHistory, historyOf } from './history.ts';
 
 export interface HistoryStore {
@@ -44,6 +46,8 @@ export interface HistoryStore {
   readonly candles?: ClosedBars | undefined;
   /** Notification inbox items (notifications.ts); undefined: the inboxes in memory keep them. */
   readonly notifications?: NotificationLog | undefined;
+  /** Portfolio points (portfolio.ts); undefined: the series in memory keep them. */
+  readonly portfolio?: SampleLog | undefined;
 }
 
 /** An order's latest update: live, or closed and still remembered. */

@@ -123,7 +123,7 @@ function measure(state: GatewayState, account: Account): Omit<Sample, 'time'> {
 
 function sample(state: GatewayState, now: number): void {
   const accounts = state.exchange.engine.accounts.all.filter((a) => a.activated).map((a) => ({ key: a.key, measure: () => measure(state, a) }));
-  takeSamples(portfolioOf(state), now, accounts);
+  takeSamples(portfolioOf(state), now, accounts, state.exchange.history.portfolio);
 }
 
 /** The current values of one account (the portfolio's "now" point); undefined before its first deposit. */

@@ -15,7 +15,7 @@ import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS } from '../gateway/persistence
 import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
 import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
 import { notificationsOf } from '../gateway/services.ts';
-import { openPersistence, replayFile, type Persistence } from '../gateway/persistence/index.ts';
+import { openPersistence, replayFile, stateHash, type Persistence } from '../gateway/persistence/index.ts';
 import { MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
 import { gateway, USD, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
@@ -134,7 +134,7 @@ describe('images hold only live state; restoring an image (/sim/restore, /sim/re
     expect(((await get(again, `/v1/fills?address=${bob.address}`)).body.fills as unknown[]).length).toBe(3);
     expect((await post(again, '/sim/reset', {})).status).toBe(200);
     expect((await get(again, `/v1/fills?address=${bob.address}`)).body).toEqual({ fills: [], total: 0 });
-    expect(again.persistence.history!.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 0, notifications: 0, candles: 0 });
+    expect(again.persistence.history!.counts()).toMatchObject({ orders: 0, fills: 0, trades: 0, ledger: 0, notifications: 0, candles: 0 });
   });
 });
 
@@ -145,13 +145,15 @@ describe('retention: history older than --history-retention-days (engine time) i
     trade(h.exchange, 2, false);
     await persistence.committed();
     const tables = persistence.history!;
-    expect(tables.counts()).toEqual({ orders: 4, fills: 4, trades: 2, ledger: 2, notifications: 0, candles: 0 });
+    expect(tables.counts()).toMatchObject({ orders: 4, fills: 4, trades: 2, ledger: 2, notifications: 0, candles: 0 });
     const t0 = h.exchange.engine.time;
     expect(tables.prune(t0 + DAY / 2)).toBe(0);
-    expect(tables.prune(t0 + 2 * DAY, 1)).toBe(3); // one row of each table but the ledger
-    expect(tables.counts()).toEqual({ orders: 3, fills: 3, trades: 1, ledger: 2, notifications: 0, candles: 0 });
+    expect(tables.counts().portfolio).toBe(4); // one point per range
+    // One row of each table but the ledger, and the 24h point: the 7d, 30d and all-time ones stay.
+    expect(tables.prune(t0 + 2 * DAY, 1)).toBe(4);
+    expect(tables.counts()).toMatchObject({ orders: 3, fills: 3, trades: 1, ledger: 2, notifications: 0, candles: 0, portfolio: 3 });
     tables.prune(t0 + 2 * DAY);
-    expect(tables.counts()).toEqual({ orders: 0, fills: 0, trades: 0, ledger: 2, notifications: 0, candles: 0 });
+    expect(tables.counts()).toMatchObject({ orders: 0, fills: 0, trades: 0, ledger: 2, notifications: 0, candles: 0 });
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS - 1) * DAY);
     expect(tables.counts().ledger).toBe(2);
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS + 1) * DAY);
@@ -177,7 +179,7 @@ describe('a turn\'s history rows are buffered and inserted together by its group
     await server.persistence.committed();
     expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toEqual(emitted.fills);
     expect(server.exchange.history.trades(2)).toEqual(emitted.trades);
-    expect(server.persistence.history!.counts()).toEqual({ orders: 170, fills: 170, trades: 85, ledger: 2, notifications: 0, candles: 0 });
+    expect(server.persistence.history!.counts()).toMatchObject({ orders: 170, fills: 170, trades: 85, ledger: 2, notifications: 0, candles: 0 });
   });
 
   it('answers the turn\'s closed orders from memory, without writing the rows before the commit', async () => {
@@ -313,5 +315,41 @@ describe('notifications: inbox items are history rows (history_notifications); t
     expect(await inbox(server)).toEqual(all);
     const hash = await stop(server);
     expect(replayFile(db).hash).toBe(hash);
+  });
+});
+
+describe('portfolio: points are history rows (history_portfolio); a series in memory keeps its newest point, cadence and count', () => {
+  const portfolio = async (h: GatewayHarness): Promise<unknown> => (await h.app.inject({ method: 'GET', url: `/v1/portfolio?address=${alice.address}&accountIndex=0` })).json();
+
+  it('answers what the memory series answer through the all-time halving (1,000 daily points), with the same state hash; a restore brings the halved points back', async () => {
+    const persistence = openPersistence({ file: tempDb() });
+    const memory = await gateway({ persistence: openPersistence() });
+    const tables = await gateway({ persistence });
+    const step = (h: GatewayHarness, days: number): void => {
+      for (let i = 0; i < days; i++) {
+        h.now.us += DAY + (i % 5) * 3_600_000_000;
+        h.exchange.submit({ type: 'deposit', address: alice.address, accountIndex: 0, amount: BigInt(1 + (i % 7)) * USD });
+      }
+    };
+    for (const h of [memory, tables]) step(h, 990);
+    await persistence.committed();
+    const before = await portfolio(tables);
+    expect(before).toEqual(await portfolio(memory));
+    const points = (): unknown[] => persistence.history!.portfolio.read(accountKeyOf(alice.address, 0), 3, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 1000);
+    const saved = points();
+    expect(saved).toHaveLength(990);
+    persistence.saveImage('before-halving');
+    for (const h of [memory, tables]) step(h, 20);
+    await persistence.committed();
+    const allTime = (p: unknown): unknown[] => ((p as { data: [string, { accountEquityHistory: unknown[] }][] }).data.find(([name]) => name === 'allTime')![1].accountEquityHistory);
+    expect(allTime(await portfolio(memory)).length).toBeLessThan(600);
+    expect(await portfolio(tables)).toEqual(await portfolio(memory));
+    expect(stateHash(tables.state)).toBe(stateHash(memory.state));
+    expect(points().length).toBeLessThan(600);
+    expect(persistence.restoreImage('before-halving')).toBe(true);
+    await persistence.committed();
+    // The clock does not go back with an image: the replies move on, the all-time points do not.
+    expect(points()).toEqual(saved);
+    persistence.close();
   });
 });

@@ -24,6 +24,9 @@
  * - Notification inbox items (`notifications`, notifications.ts): rows like the others; a
  *   markSeen updates `seen` in the turn's transaction and stamps it with its journal position,
  *   which `truncateAfter` also undoes. Retention as orders.
+ * - Portfolio points (`portfolio`, portfolio.ts): the all-time halving marks the dropped points
+ *   (`dropped_seq`) rather than deleting them, so `truncateAfter` can bring them back; retention
+ *   deletes a finite range's points older than its span (never read again) and dropped ones.
  * - Events are stored v8-serialized (bigints, undefined fields kept) and read back as equal
  *   objects; lists are capped like the memory read models (ExchangeLimits, history.ts).
  */
@@ -36,6 +39,7 @@ import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
 import type { HistoryStore } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
+import { RANGES, type SampleLog } from '../portfolio.ts';
 import type { TurnRows } from './journal.ts';
 import type { SqliteDatabase } from './schema.ts';
 
@@ -61,9 +65,10 @@ export interface SqliteHistoryStore extends HistoryStore {
   /** Deletes up to `batch` expired rows per table; returns how many went. */
   prune(nowUs: number, batch?: number): number;
   /** Row counts per table (tests, logs). */
-  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'notifications' | 'candles', number>;
+  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'notifications' | 'candles' | 'portfolio', number>;
   readonly candles: ClosedBars;
   readonly notifications: NotificationLog;
+  readonly portfolio: SampleLog;
 }
 
 export interface HistoryTableOptions {
@@ -149,7 +154,8 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const ledger = new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5);
   const candles = new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13);
   const notes = new TableBuffer(db, 'INSERT INTO history_notifications (wallet, notification_id, created_at_ns, seen, seq, time, item) VALUES ', 7);
-  const buffers = [orders, fills, trades, ledger, candles, notes];
+  const points = new TableBuffer(db, 'INSERT INTO history_portfolio (account, range, time, seq, equity, pnl, perp_equity, perp_pnl) VALUES ', 8);
+  const buffers = [orders, fills, trades, ledger, candles, notes, points];
   /** The turn's closed orders by id: `closedOrder` answers them without writing the buffers. */
   let closedThisTurn = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
@@ -167,12 +173,17 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const seeNewest = db.prepare('UPDATE history_notifications SET seen = 1, seen_seq = ? WHERE id IN (SELECT id FROM history_notifications WHERE wallet = ? ORDER BY id DESC LIMIT ?) AND seen = 0');
   const seeOne = db.prepare('UPDATE history_notifications SET seen = 1, seen_seq = ? WHERE id = ? AND seen = 0');
   const unsee = db.prepare('UPDATE history_notifications SET seen = 0, seen_seq = NULL WHERE seen_seq > ?');
+  const pointsOf = db.prepare('SELECT time, equity, pnl, perp_equity, perp_pnl FROM (SELECT id, time, equity, pnl, perp_equity, perp_pnl FROM history_portfolio WHERE account = ? AND range = ? AND dropped_seq IS NULL ORDER BY id DESC LIMIT ?) WHERE time >= ? AND time <= ? ORDER BY id');
+  const thinPoints = db.prepare('UPDATE history_portfolio SET dropped_seq = ? WHERE id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM history_portfolio WHERE account = ? AND range = ? AND dropped_seq IS NULL) WHERE n % 2 = 1)');
+  const undrop = db.prepare('UPDATE history_portfolio SET dropped_seq = NULL WHERE dropped_seq > ?');
+  // A finite range never reads a point older than its span; all-time points go only once dropped.
+  const prunePoints = db.prepare('DELETE FROM history_portfolio WHERE id IN (SELECT id FROM history_portfolio WHERE range = ? AND time < ? AND (? OR dropped_seq IS NOT NULL) LIMIT ?)');
   const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger', 'history_notifications'] as const;
-  const truncate = [...TABLES, 'history_candles'].map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
+  const truncate = [...TABLES, 'history_candles', 'history_portfolio'].map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
   const pruneBars = db.prepare('DELETE FROM history_candles WHERE id IN (SELECT id FROM history_candles WHERE timeframe = ? AND open_time < ? LIMIT ?)');
   // Time grows with the id: the expired rows are a prefix; look at most `batch` rows deep.
   const pruneStatements = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE id <= (SELECT MAX(id) FROM (SELECT id, time FROM ${t} ORDER BY id LIMIT ?) WHERE time < ?)`));
-  const countStatements = [...TABLES, 'history_candles'].map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
+  const countStatements = [...TABLES, 'history_candles', 'history_portfolio'].map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
   let buffered = false;
   const buffer = (): void => {
     if (!buffered) (schedule(), (buffered = true));
@@ -299,12 +310,31 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
         return marked;
       },
     },
+    portfolio: {
+      add(key, rangeIndex, sample) {
+        if (store.muted) return;
+        buffer();
+        points.params.push(key, rangeIndex, sample.time, seq(), String(sample.equity), String(sample.pnl), String(sample.perpEquity), String(sample.perpPnl));
+      },
+      read(key, rangeIndex, from, to, keep) {
+        written();
+        const rows = pointsOf.all(key, rangeIndex, keep, from, to) as { time: number; equity: string; pnl: string; perp_equity: string; perp_pnl: string }[];
+        return rows.map((r) => ({ time: r.time, equity: BigInt(r.equity), pnl: BigInt(r.pnl), perpEquity: BigInt(r.perp_equity), perpPnl: BigInt(r.perp_pnl) }));
+      },
+      thin(key, rangeIndex) {
+        if (store.muted) return;
+        ensureTransaction();
+        written();
+        thinPoints.run(seq(), key, rangeIndex);
+      },
+    },
     truncateAfter(after) {
       if (store.muted) return;
       ensureTransaction();
       written();
       for (const statement of truncate) statement.run(after);
       unsee.run(after);
+      undrop.run(after);
     },
     prune(nowUs, batch = PRUNE_BATCH) {
       let deleted = 0;
@@ -318,13 +348,17 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           const keepUs = Math.max(retentionDays * DAY_US, DEFAULT_BARS_PER_SERIES * TIMEFRAME_US[timeframe]);
           deleted += pruneBars.run(timeframe, nowUs - keepUs, batch).changes;
         }
+        RANGES.forEach((range, i) => {
+          const finite = Number.isFinite(range.spanUs);
+          deleted += prunePoints.run(i, nowUs - Math.max(retentionDays * DAY_US, finite ? range.spanUs : 0), finite ? 1 : 0, batch).changes;
+        });
       })();
       return deleted;
     },
     counts() {
       written();
-      const [orders, fills, trades, ledger, notifications, candles] = countStatements.map((s) => (s.get() as { n: number }).n);
-      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger!, notifications: notifications!, candles: candles! };
+      const [orders, fills, trades, ledger, notifications, candles, portfolio] = countStatements.map((s) => (s.get() as { n: number }).n);
+      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger!, notifications: notifications!, candles: candles!, portfolio: portfolio! };
     },
   };
   return store;

@@ -62,6 +62,13 @@ export const MIGRATIONS: readonly string[] = [
      seen INTEGER NOT NULL, seen_seq INTEGER, seq INTEGER NOT NULL, time INTEGER NOT NULL, item BLOB NOT NULL);
    CREATE INDEX history_notifications_by_wallet ON history_notifications (wallet, id);
    CREATE INDEX history_notifications_by_seen_seq ON history_notifications (seen_seq) WHERE seen_seq IS NOT NULL;`,
+  // Portfolio points (portfolio.ts) per account and range; `dropped_seq` marks the points the
+  // all-time halving dropped (restoring an earlier image brings them back). Values as decimal text.
+  `CREATE TABLE history_portfolio (id INTEGER PRIMARY KEY, account TEXT NOT NULL, range INTEGER NOT NULL, time INTEGER NOT NULL, seq INTEGER NOT NULL, dropped_seq INTEGER,
+     equity TEXT NOT NULL, pnl TEXT NOT NULL, perp_equity TEXT NOT NULL, perp_pnl TEXT NOT NULL);
+   CREATE INDEX history_portfolio_by_series ON history_portfolio (account, range, id);
+   CREATE INDEX history_portfolio_by_age ON history_portfolio (range, time);
+   CREATE INDEX history_portfolio_by_dropped_seq ON history_portfolio (dropped_seq) WHERE dropped_seq IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
