@@ -40,6 +40,24 @@ function trade(exchange: Exchange, rounds: number, funded = true): void {
   }
 }
 
+const MINUTE = 60_000_000;
+
+/** The same trades, minute after minute, on a harness with memory history and one with tables. */
+async function both(minutes: number, retentionDays?: number): Promise<{ memory: GatewayHarness; tables: GatewayHarness; persistence: Persistence }> {
+  const persistence = openPersistence({ file: tempDb(), ...(retentionDays !== undefined && { historyRetentionDays: retentionDays }) });
+  const memory = await gateway({ persistence: openPersistence() });
+  const tables = await gateway({ persistence });
+  for (const h of [memory, tables]) {
+    trade(h.exchange, 1, false);
+    for (let i = 0; i < minutes; i++) {
+      h.now.us += MINUTE + (i % 3) * 7_000_000;
+      trade(h.exchange, 1 + (i % 2));
+    }
+  }
+  await persistence.committed();
+  return { memory, tables, persistence };
+}
+
 /** A server on a new file (whole journal kept) that crossed `rounds` pairs and saved the image `name`. */
 async function savedAfter(rounds: number, name: string): Promise<{ db: string; server: Awaited<ReturnType<typeof start>> }> {
   const db = tempDb();
@@ -223,22 +241,6 @@ describe('schema migrations of the history tables', () => {
 });
 
 describe('candles: closed bars are history rows (history_candles), the series in memory keep only the open bar and the one before; replies equal the memory store\'s', () => {
-  const MIN = 60_000_000;
-  /** The same trades, minute after minute, on a harness with memory history and one with tables. */
-  async function both(minutes: number, retentionDays?: number): Promise<{ memory: GatewayHarness; tables: GatewayHarness; persistence: Persistence }> {
-    const persistence = openPersistence({ file: tempDb(), ...(retentionDays !== undefined && { historyRetentionDays: retentionDays }) });
-    const memory = await gateway({ persistence: openPersistence() });
-    const tables = await gateway({ persistence });
-    for (const h of [memory, tables]) {
-      trade(h.exchange, 1, false);
-      for (let i = 0; i < minutes; i++) {
-        h.now.us += MIN + (i % 3) * 7_000_000;
-        trade(h.exchange, 1 + (i % 2));
-      }
-    }
-    await persistence.committed();
-    return { memory, tables, persistence };
-  }
   const candles = async (h: GatewayHarness, query: string): Promise<unknown> => (await h.app.inject({ method: 'GET', url: `/v1/candles?market=ETH-USD&${query}` })).json();
 
   it('GET /v1/candles answers the same bars for every timeframe, window and countback', async () => {
@@ -247,7 +249,7 @@ describe('candles: closed bars are history rows (history_candles), the series in
     for (const [key, bars] of attachCandles(tables.exchange).series) expect(bars.length, key).toBeLessThanOrEqual(LIVE_BARS);
     const now = memory.now.us;
     expect(tables.now.us).toBe(now);
-    for (const q of [`timeframe=1m&to=${now}`, `timeframe=1m&to=${now + MIN}&countback=5`, `timeframe=1m&to=${now - 20 * MIN}&from=${now - 40 * MIN}`, `timeframe=5m&to=${now}`, `timeframe=1h&to=${now + 2 * 3_600_000_000}&from=0`, `timeframe=1d&to=${now + DAY}`]) {
+    for (const q of [`timeframe=1m&to=${now}`, `timeframe=1m&to=${now + MINUTE}&countback=5`, `timeframe=1m&to=${now - 20 * MINUTE}&from=${now - 40 * MINUTE}`, `timeframe=5m&to=${now}`, `timeframe=1h&to=${now + 2 * 3_600_000_000}&from=0`, `timeframe=1d&to=${now + DAY}`]) {
       expect(await candles(tables, q), q).toEqual(await candles(memory, q));
     }
     expect(((await candles(tables, `timeframe=1m&to=${now}`)) as { candles: unknown[] }).candles.length).toBeGreaterThan(60);
@@ -256,7 +258,7 @@ describe('candles: closed bars are history rows (history_candles), the series in
   it('a restore deletes the bars closed after the image; the hash covers only the open bars, so a from-scratch replay agrees', async () => {
     const { db, server } = await savedAfter(1, 'early');
     const before = server.persistence.history!.counts().candles;
-    expect((await post(server, '/sim/clock', { advanceMs: (3 * MIN) / 1000 })).status).toBeLessThan(300);
+    expect((await post(server, '/sim/clock', { advanceMs: (3 * MINUTE) / 1000 })).status).toBeLessThan(300);
     trade(server.exchange, 1);
     await server.persistence.committed();
     expect(server.persistence.history!.counts().candles).toBeGreaterThan(before);
@@ -351,5 +353,31 @@ describe('portfolio: points are history rows (history_portfolio); a series in me
     // The clock does not go back with an image: the replies move on, the all-time points do not.
     expect(points()).toEqual(saved);
     persistence.close();
+  });
+});
+
+describe('filtered pages (fills, funding, interest, transfers) filter by time and market in SQL and count there: the same replies as the memory lists', () => {
+  it('answers every combination of window, market, role, side and limit as the memory store does', async () => {
+    const { memory, tables } = await both(30);
+    const now = memory.now.us;
+    const read = async (h: GatewayHarness, path: string): Promise<unknown> => (await h.app.inject({ method: 'GET', url: path })).json();
+    const queries = [
+      '', '&limit=3', '&market=ETH-USD', '&market=BTC-USD', `&from=${now - 10 * MINUTE}`, `&from=${now - 20 * MINUTE}&to=${now - 5 * MINUTE}&limit=4`,
+      '&role=maker', '&side=sell&limit=2', `&role=taker&market=ETH-USD&from=${now - 15 * MINUTE}`,
+    ];
+    for (const w of [alice, bob]) {
+      for (const q of queries) {
+        const path = `/v1/fills?address=${w.address}${q}`;
+        const reply = await read(tables, path);
+        expect(reply, path).toEqual(await read(memory, path));
+      }
+      for (const op of ['funding', 'interest', 'accountTransferUpdates']) {
+        for (const q of ['', '&limit=1', `&from=${now - 40 * MINUTE}&to=${now}`, '&market=ETH-USD']) {
+          const path = `/v1/${op}?address=${w.address}${q}`;
+          expect(await read(tables, path), path).toEqual(await read(memory, path));
+        }
+      }
+    }
+    expect(((await read(tables, `/v1/fills?address=${alice.address}&limit=3`)) as { total: number }).total).toBeGreaterThan(30);
   });
 });

@@ -36,7 +36,7 @@ import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
-import type { HistoryStore } from '../history-store.ts';
+import { entryMatches, type AccountLists, type HistoryStore } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
 import { RANGES, type SampleLog } from '../portfolio.ts';
@@ -178,6 +178,17 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const undrop = db.prepare('UPDATE history_portfolio SET dropped_seq = NULL WHERE dropped_seq > ?');
   // A finite range never reads a point older than its span; all-time points go only once dropped.
   const prunePoints = db.prepare('DELETE FROM history_portfolio WHERE id IN (SELECT id FROM history_portfolio WHERE range = ? AND time < ? AND (? OR dropped_seq IS NOT NULL) LIMIT ?)');
+  // Pages: the newest `cap` rows of the list (what the memory list holds), then the window (and
+  // market) in SQL; conditions on other fields run on the rows the SQL part let through.
+  const fillsWhere = 'FROM (SELECT id, market, time, event FROM history_fills WHERE account = @account ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to AND (@market IS NULL OR market = @market)';
+  const ledgerWhere = 'FROM (SELECT id, time, event FROM history_ledger WHERE account = @account AND kind = @kind ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to';
+  const pageStatements = (where: string): { count: Statement; rows: Statement; all: Statement } => ({
+    count: db.prepare(`SELECT COUNT(*) AS n ${where}`),
+    rows: db.prepare(`SELECT event ${where} ORDER BY id DESC LIMIT @limit`),
+    all: db.prepare(`SELECT event ${where} ORDER BY id DESC`),
+  });
+  const fillsPage = pageStatements(fillsWhere);
+  const ledgerPage = pageStatements(ledgerWhere);
   const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger', 'history_notifications'] as const;
   const truncate = [...TABLES, 'history_candles', 'history_portfolio'].map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
   const pruneBars = db.prepare('DELETE FROM history_candles WHERE id IN (SELECT id FROM history_candles WHERE timeframe = ? AND open_time < ? LIMIT ?)');
@@ -261,6 +272,31 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     transfers: (accountKey) => (written(), decode<TransferEvent>(ledgerOf.all(accountKey, LEDGER_KIND.transfer, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    page(list, accountKey, query) {
+      written();
+      type Entry = AccountLists[typeof list];
+      const { from, to } = query.window;
+      const fills = list === 'fills';
+      const params: Record<string, unknown> = { account: accountKey, from, to, cap: fills ? limits.fillsPerAccount : DEFAULT_HISTORY_LIMIT };
+      if (fills) params.market = query.marketId;
+      else params.kind = list === 'transfers' ? LEDGER_KIND.transfer : list === 'funding' ? LEDGER_KIND.funding : LEDGER_KIND.interest;
+      const statements = fills ? fillsPage : ledgerPage;
+      // Funding's market is inside the event: a condition like the others.
+      const residual = query.matches !== undefined || (!fills && query.marketId !== null);
+      if (!residual) {
+        const rows = (statements.rows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as Entry);
+        return { rows, total: (statements.count.get(params) as { n: number }).n };
+      }
+      const rows: Entry[] = [];
+      let total = 0;
+      for (const r of statements.all.iterate(params) as IterableIterator<{ event: Buffer }>) {
+        const e = deserialize(r.event) as Entry;
+        if (!entryMatches(e, query)) continue;
+        total++;
+        if (rows.length < query.limit) rows.push(e);
+      }
+      return { rows, total };
+    },
     candles: {
       add(marketId, timeframe, bar) {
         if (store.muted) return;
