@@ -18,7 +18,8 @@
  *   funding); `perpPnl` realized PnL of perpetuals (Σ fill closedPnl, fees included, + funding)
  *   plus the unrealized PnL of open positions and the hour's funding accrued so far.
  * - With a sample log (`SampleLog`, the SQLite history tables: history-store.ts) a series in
- *   memory is live state only: its newest point (the next sample compares with it), its cadence
+ *   memory is live state only: its newest two points (the next sample compares with the newest;
+ *   the all-time halving may drop it and fall back on the one before), its cadence
  *   and how many points it holds (`stored`); the points go to the log, and reads, the `keep`
  *   bound and the all-time thinning act there — the same replies.
  */
@@ -134,7 +135,8 @@ export function takeSamples(ps: PortfolioState, now: number, accounts: Iterable<
         return;
       }
       log.add(key, i, point);
-      s.points = [point];
+      const previous = s.points[s.points.length - 1];
+      s.points = previous === undefined ? [point] : [previous, point];
       s.stored = (s.stored ?? 0) + 1;
       if (s.stored <= range.keep) return;
       // A finite range reads its newest `keep` points; the older rows wait for retention.
@@ -142,10 +144,12 @@ export function takeSamples(ps: PortfolioState, now: number, accounts: Iterable<
         s.stored--;
       } else {
         log.thin(key, i);
+        // The halving keeps the odd positions: the point just taken only when the count is even.
+        // The next sample compares with the newest kept (not read back: in a replay the table
+        // already holds later points).
+        if (s.stored % 2 === 1 && previous !== undefined) s.points = [previous];
         s.stored = Math.floor(s.stored / 2);
         s.cadenceUs *= 2;
-        // The halving may drop the point just taken: the next sample compares with the newest kept.
-        s.points = log.read(key, i, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 1);
       }
     });
   }
