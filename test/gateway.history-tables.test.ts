@@ -11,7 +11,7 @@ import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchange.ts';
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
-import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS } from '../gateway/persistence/history-tables.ts';
+import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, recoverHistoryRows } from '../gateway/persistence/history-tables.ts';
 import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
 import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
 import { notificationsOf } from '../gateway/services.ts';
@@ -68,6 +68,15 @@ async function savedAfter(rounds: number, name: string): Promise<{ db: string; s
   return { db, server };
 }
 
+/** A server on a new file (no closing snapshot) whose wallets crossed `rounds` pairs, committed. */
+async function tradedOnNewFile(rounds: number): Promise<{ db: string; server: Awaited<ReturnType<typeof start>> }> {
+  const db = tempDb();
+  const server = await start({ db, persistence: { snapshotOnClose: false } });
+  trade(server.exchange, rounds, false);
+  await server.persistence.committed();
+  return { db, server };
+}
+
 /** Journal records and history rows of a copy of the file (what a kill -9 now would leave). */
 function onDisk(db: string): { records: number; fills: number; maxHistorySeq: number } {
   const copy = db + '.copy-' + Math.random().toString(36).slice(2);
@@ -75,6 +84,8 @@ function onDisk(db: string): { records: number; fills: number; maxHistorySeq: nu
   if (existsSync(db + '-wal')) copyFileSync(db + '-wal', copy + '-wal');
   const raw = new Database(copy);
   try {
+    // What a restart sees: the rows that committed inside journal rows go to the tables first.
+    recoverHistoryRows(raw);
     const records = (raw.prepare('SELECT COALESCE(MAX(seq + count - 1), 0) AS n FROM journal').get() as { n: number }).n;
     const fills = (raw.prepare('SELECT COUNT(*) AS n FROM history_fills').get() as { n: number }).n;
     const maxHistorySeq = (raw.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM history_fills').get() as { n: number }).n;
@@ -86,10 +97,7 @@ function onDisk(db: string): { records: number; fills: number; maxHistorySeq: nu
 
 describe('history rows are written in the same group-commit transaction as the journal records of their turn (a crash never leaves history ahead of or behind the journal)', () => {
   it('a copy of the file taken mid-turn holds neither the turn\'s journal records nor its fills; after the commit it holds both', async () => {
-    const db = tempDb();
-    const server = await start({ db, persistence: { snapshotOnClose: false } });
-    trade(server.exchange, 2, false);
-    await server.persistence.committed();
+    const { db, server } = await tradedOnNewFile(2);
     const before = onDisk(db);
     expect(before.fills).toBe(4);
     expect(before.maxHistorySeq).toBeLessThanOrEqual(before.records);
@@ -379,5 +387,28 @@ describe('filtered pages (fills, funding, interest, transfers) filter by time an
       }
     }
     expect(((await read(tables, `/v1/fills?address=${alice.address}&limit=3`)) as { total: number }).total).toBeGreaterThan(30);
+  });
+});
+
+describe('the turn\'s history rows commit inside its journal row; the indexed tables are filled later (a read, once a second, a snapshot, the stop) or by recovery after a crash', () => {
+  it('after the commit the rows are in the journal row and not yet in the table; a copy recovers them; a read fills the table', async () => {
+    const { db, server } = await tradedOnNewFile(3);
+    // The tables are filled at most once a second: this turn's rows are only in its journal row.
+    trade(server.exchange, 3);
+    await server.persistence.committed();
+    const copy = db + '.raw';
+    copyFileSync(db, copy);
+    copyFileSync(db + '-wal', copy + '-wal');
+    const raw = new Database(copy);
+    const tableFills = (): number => (raw.prepare('SELECT COUNT(*) AS n FROM history_fills').get() as { n: number }).n;
+    expect(tableFills()).toBeLessThanOrEqual(6);
+    expect((raw.prepare('SELECT COUNT(*) AS n FROM journal WHERE history IS NOT NULL').get() as { n: number }).n).toBeGreaterThan(0);
+    expect(recoverHistoryRows(raw)).toBeGreaterThanOrEqual(6 + 6 + 3);
+    expect(tableFills()).toBe(12);
+    expect(recoverHistoryRows(raw)).toBe(0); // once
+    raw.close();
+    expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toHaveLength(6);
+    await server.persistence.committed();
+    expect(onDisk(db).fills).toBe(12);
   });
 });

@@ -41,7 +41,7 @@ import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
 import { RANGES, type SampleLog } from '../portfolio.ts';
 import type { TurnRows } from './journal.ts';
-import type { SqliteDatabase } from './schema.ts';
+import { readMeta, type SqliteDatabase } from './schema.ts';
 
 type Statement = ReturnType<SqliteDatabase['prepare']>;
 
@@ -57,8 +57,10 @@ const MAX_INT64 = 2n ** 63n - 1n;
 
 export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
-  /** The turn's buffered rows, for the journal's group commit (journal.ts `turnRows`). */
+  /** The buffered rows, for the journal's group commit (journal.ts `turnRows`). */
   readonly rows: TurnRows;
+  /** Inserts the pending rows into the tables (at most once a second; before snapshots, at close). */
+  flush(): void;
   /** The journal position history is written up to (the images' `seq`). */
   position(): number;
   truncateAfter(seq: number): void;
@@ -77,8 +79,10 @@ export interface HistoryTableOptions {
   seq: () => number;
   /** Opens the turn's transaction when none is open (the journal commits it). */
   ensureTransaction: () => void;
-  /** Makes sure a group commit follows (it writes the buffered rows). */
+  /** Makes sure a group commit follows (it journals the buffered rows). */
   schedule: () => void;
+  /** The first journal position of the next journal row. */
+  nextJournalRow: () => number;
   retentionDays?: number;
 }
 
@@ -112,6 +116,8 @@ const BATCH_BUCKETS = [64, 16, 4, 1] as const;
  */
 class TableBuffer {
   params: unknown[] = [];
+  /** Params up to here are in a journal row already. */
+  private journaled = 0;
   private readonly statements = new Map<number, Statement>();
   constructor(
     private readonly db: SqliteDatabase,
@@ -121,9 +127,16 @@ class TableBuffer {
   get rows(): number {
     return this.params.length / this.width;
   }
+  /** The params no journal row holds yet; from now on one does. */
+  fresh(): unknown[] {
+    const out = this.journaled === 0 ? this.params.slice() : this.params.slice(this.journaled);
+    this.journaled = this.params.length;
+    return out;
+  }
   write(): void {
     const params = this.params;
     this.params = [];
+    this.journaled = 0;
     let at = 0;
     for (const bucket of BATCH_BUCKETS) {
       const n = bucket * this.width;
@@ -144,20 +157,55 @@ class TableBuffer {
   }
 }
 
+/** One buffer per history table, in the order journal rows carry them. */
+function tableBuffers(db: SqliteDatabase): TableBuffer[] {
+  return [
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES ', 6),
+    new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6),
+    new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4),
+    new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5),
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13),
+    new TableBuffer(db, 'INSERT INTO history_notifications (wallet, notification_id, created_at_ns, seen, seq, time, item) VALUES ', 7),
+    new TableBuffer(db, 'INSERT INTO history_portfolio (account, range, time, seq, equity, pnl, perp_equity, perp_pnl) VALUES ', 8),
+  ];
+}
+
+/**
+ * Puts into the tables the rows that committed only inside journal rows (`journal.history`):
+ * those of the rows from `history_from` on (meta), written after the tables were last filled.
+ * Recovery runs it before anything reads the tables. Returns how many rows it inserted.
+ */
+export function recoverHistoryRows(db: SqliteDatabase): number {
+  const from = Number(readMeta(db, 'history_from')?.toString() ?? '0');
+  const buffers = tableBuffers(db);
+  let rows = 0;
+  let next = from;
+  for (const row of db.prepare('SELECT seq, count, history FROM journal WHERE seq >= ? AND history IS NOT NULL ORDER BY seq').iterate(from) as IterableIterator<{ seq: number; count: number; history: Buffer }>) {
+    const parts = deserialize(row.history) as unknown[][];
+    parts.forEach((params, i) => {
+      for (const p of params) buffers[i]!.params.push(p);
+    });
+    next = row.seq + row.count;
+  }
+  db.transaction(() => {
+    for (const b of buffers) {
+      rows += b.rows;
+      if (b.rows > 0) b.write();
+    }
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)").run(Buffer.from(String(next)));
+  })();
+  return rows;
+}
+
 export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOptions): SqliteHistoryStore {
-  const { limits, seq, ensureTransaction, schedule } = options;
+  const { limits, seq, ensureTransaction, schedule, nextJournalRow } = options;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const ledgerDays = Math.max(retentionDays, MIN_LEDGER_RETENTION_DAYS);
-  const orders = new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES ', 6);
-  const fills = new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6);
-  const trades = new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4);
-  const ledger = new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5);
-  const candles = new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13);
-  const notes = new TableBuffer(db, 'INSERT INTO history_notifications (wallet, notification_id, created_at_ns, seen, seq, time, item) VALUES ', 7);
-  const points = new TableBuffer(db, 'INSERT INTO history_portfolio (account, range, time, seq, equity, pnl, perp_equity, perp_pnl) VALUES ', 8);
-  const buffers = [orders, fills, trades, ledger, candles, notes, points];
-  /** The turn's closed orders by id: `closedOrder` answers them without writing the buffers. */
-  let closedThisTurn = new Map<number, OrderEvent>();
+  const buffers = tableBuffers(db);
+  const [orders, fills, trades, ledger, candles, notes, points] = buffers as [TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer];
+  const setFrom = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)");
+  /** Closed orders not in the table yet, by id: `closedOrder` answers them without filling it. */
+  let closedPending = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
   const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
   const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account = ? ORDER BY id DESC LIMIT ?');
@@ -195,25 +243,37 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   // Time grows with the id: the expired rows are a prefix; look at most `batch` rows deep.
   const pruneStatements = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE id <= (SELECT MAX(id) FROM (SELECT id, time FROM ${t} ORDER BY id LIMIT ?) WHERE time < ?)`));
   const countStatements = [...TABLES, 'history_candles', 'history_portfolio'].map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
-  let buffered = false;
+  /** Rows not in the tables yet; of those, rows no journal row holds yet (`fresh`). */
+  let pending = false;
+  let fresh = false;
   const buffer = (): void => {
-    if (!buffered) (schedule(), (buffered = true));
+    pending = true;
+    if (!fresh) (schedule(), (fresh = true));
   };
-  /** Writes the turn's rows into its transaction: a read of the tables must see them. */
+  /** Inserts every pending row; inside a transaction (the turn's, or its own). */
+  const fill = (): void => {
+    for (const b of buffers) if (b.rows > 0) b.write();
+    // Journal rows before the next one hold no row the tables lack.
+    setFrom.run(Buffer.from(String(nextJournalRow())));
+    pending = false;
+    fresh = false;
+    closedPending = new Map();
+  };
+  /** A read of the tables must see every row so far: fill them in the turn's transaction. */
   const written = (): void => {
-    if (!buffered) return;
+    if (!pending) return;
     ensureTransaction();
-    rows.write();
+    fill();
   };
-  const rows = {
+  const rows: TurnRows = {
     get buffered() {
-      return buffered;
+      return fresh;
     },
-    write() {
-      buffered = false;
-      closedThisTurn = new Map();
-      for (const b of buffers) if (b.rows > 0) b.write();
+    take() {
+      fresh = false;
+      return serialize(buffers.map((b) => b.fresh()));
     },
+    write: () => fill(),
   };
 
   const store: SqliteHistoryStore = {
@@ -221,6 +281,9 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     muted: false,
     position: seq,
     rows,
+    flush() {
+      if (pending) db.transaction(fill)();
+    },
     record(events) {
       if (store.muted) return;
       const at = seq();
@@ -230,7 +293,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
             if (!TERMINAL_ORDER_STATUSES.has(e.status)) break;
             buffer();
             orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
-            closedThisTurn.set(e.orderId, e);
+            closedPending.set(e.orderId, e);
             break;
           case 'fill':
             buffer();
@@ -252,7 +315,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       }
     },
     closedOrder(orderId) {
-      const recent = closedThisTurn.get(orderId);
+      const recent = closedPending.get(orderId);
       if (recent !== undefined) return recent;
       const row = orderById.get(orderId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : (deserialize(row.event) as OrderEvent);

@@ -29,7 +29,7 @@ import type { GatewayState } from '../operation.ts';
 import { rateLimitConfig } from '../rate-limit/index.ts';
 import { attachServices } from '../services.ts';
 import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
-import { DEFAULT_RETENTION_DAYS, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
+import { DEFAULT_RETENTION_DAYS, recoverHistoryRows, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
 import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
 import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
 
@@ -147,6 +147,8 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
   const snapshot = (): void => {
     const { state: s, journal: j } = attached();
     j.flush();
+    // The journal rows the snapshot lets go of must not be the only holders of history rows.
+    history?.flush();
     const image = captureImage(s);
     const seq = j.lastSeq;
     db.transaction(() => {
@@ -195,12 +197,15 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         seq: () => journal?.lastSeq ?? 0,
         ensureTransaction: () => journal!.openTurn(),
         schedule: () => journal!.schedule(),
+        nextJournalRow: () => journal!.nextRow,
         retentionDays: options.historyRetentionDays ?? DEFAULT_RETENTION_DAYS,
       });
       s.exchange.history = history;
       initial = captureImage(s);
       journal = createJournal(db);
       journal.turnRows = history.rows;
+      // Before anything reads the tables: the rows that committed only inside journal rows.
+      recoverHistoryRows(db);
       journal.muted = true;
       // The tables already hold the history of every committed record (history-tables.ts).
       history.muted = true;
@@ -218,6 +223,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         sinceSnapshot += count;
         if (Date.now() - lastPruneAt >= 1000) {
           lastPruneAt = Date.now();
+          history!.flush();
           history!.prune(s.exchange.engine.time);
         }
         if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
@@ -248,6 +254,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         // The closing snapshot, if any, is the one below, not the periodic one.
         journal.onCommit = undefined;
         journal.flush();
+        history?.flush();
         if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
       }
       db.close();

@@ -17,10 +17,10 @@
  * - A transaction either commits whole or not at all (SQLite), so after a crash the journal is
  *   a prefix of what was appended.
  * - `muted` turns `append` into a no-op while the journal itself is being replayed.
- * - `turnRows` (history-tables.ts) buffers the turn's history rows; the group commit writes them
- *   in its transaction before the journal row. A read in the middle of the turn that needs them
- *   on disk writes them early into the turn's transaction (`openTurn()` starts it). Either way
- *   history and journal commit or fail together.
+ * - `turnRows` (history-tables.ts) buffers history rows; the group commit stores the turn's in
+ *   the journal row itself (`history`), so they commit with the records that produced them; the
+ *   indexed tables are filled from the buffer later (history-tables.ts), or from the journal
+ *   rows by recovery after a crash.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SqliteDatabase } from './schema.ts';
@@ -30,6 +30,8 @@ export interface Journal {
   readonly lastSeq: number;
   /** Records appended but not yet committed. */
   readonly pending: number;
+  /** The first sequence number of the next journal row. */
+  readonly nextRow: number;
   muted: boolean;
   append(record: unknown): void;
   committed(): Promise<void>;
@@ -48,12 +50,16 @@ export interface Journal {
 }
 
 export interface TurnRows {
+  /** Rows no journal row holds yet. */
   readonly buffered: boolean;
+  /** Those rows, encoded for the journal row's `history`. */
+  take(): Buffer;
+  /** Inserts every pending row into the tables (a group commit without records). */
   write(): void;
 }
 
 export function createJournal(db: SqliteDatabase): Journal {
-  const insert = db.prepare('INSERT INTO journal (seq, count, records) VALUES (?, ?, ?)');
+  const insert = db.prepare('INSERT INTO journal (seq, count, records, history) VALUES (?, ?, ?, ?)');
   const last = db.prepare('SELECT MAX(seq + count - 1) AS seq FROM journal').get() as { seq: number | null };
   // A snapshot may cover a journal pruned to nothing: numbering goes on after it, never below
   // (recovery replays only what is above the newest snapshot's position).
@@ -65,8 +71,9 @@ export function createJournal(db: SqliteDatabase): Journal {
   let failure: Error | undefined;
   let waiters: { resolve(): void; reject(err: Error): void }[] = [];
   const writeAll = db.transaction((records: unknown[], from: number) => {
-    if (journal.turnRows?.buffered === true) journal.turnRows.write();
-    if (records.length > 0) insert.run(from, records.length, serialize(records));
+    const rows = journal.turnRows?.buffered === true ? journal.turnRows : undefined;
+    if (records.length > 0) insert.run(from, records.length, serialize(records), rows?.take() ?? null);
+    else rows?.write();
   });
 
   const journal: Journal = {
@@ -75,6 +82,9 @@ export function createJournal(db: SqliteDatabase): Journal {
     },
     get pending() {
       return buffer.length;
+    },
+    get nextRow() {
+      return firstSeq;
     },
     get failure() {
       return failure;
