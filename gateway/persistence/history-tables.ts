@@ -3,11 +3,14 @@
  * fills, trades and the account ledgers (funding, interest, transfers) as indexed tables.
  *
  * Contract:
- * - Rows are buffered per table as the engine emits them and inserted by the journal's group
- *   commit, in its transaction, before the journal row (journal.ts `turnRows`): history is never
- *   ahead of or behind the journal. A read in the same turn first writes the buffers into the
- *   turn's transaction (`ensureTransaction`), so it sees them; `closedOrder` — asked after every
- *   order write — answers the turn's closed orders from memory instead, so the rows stay batched.
+ * - Rows are buffered per table as the engine emits them. The journal's group commit stores the
+ *   turn's rows in its journal row (journal.ts `turnRows`), in the same transaction as the
+ *   records; the tables are filled from the buffer (`flush`, at most once a second, and before
+ *   snapshots and the stop), and a read first fills them inside the turn's transaction
+ *   (`ensureTransaction`), so it sees every row so far. `meta.history_from` names the first
+ *   journal row whose rows the tables may lack; `recoverHistoryRows` inserts those after a
+ *   crash. So history is never ahead of or behind the journal. `closedOrder` — asked after every
+ *   order write — answers the pending closed orders from memory, so the rows stay batched.
  * - Every row carries `seq`, the journal position of the command that produced it, and `time`
  *   (engine µs). Both grow with the row id: a truncation after a position and a retention cut
  *   before a time are a suffix and a prefix of each table.

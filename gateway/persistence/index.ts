@@ -11,9 +11,10 @@
  *    applies (stamped with its time) and every change of the gateway's durable collections.
  * 3. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
  * 2a. With a file, `attach` also installs the SQLite history store (history-tables.ts) in place of
- *    the exchange's memory one: history rows go to indexed tables in the turn's transaction,
- *    images hold live state only, and expired rows are pruned in batches after group commits
- *    (at most once a second; `historyRetentionDays`).
+ *    the exchange's memory one: history rows commit inside the turn's journal row and fill the
+ *    indexed tables at most once a second (and before reads, snapshots and the stop; recovery
+ *    fills what a crash left in journal rows), images hold live state only, and expired rows
+ *    are pruned in batches after group commits (at most once a second; `historyRetentionDays`).
  * 4. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
  *    `snapshotEveryMs` have passed since the last; unless `keepJournal`, the journal before the
  *    older of the two newest snapshots is deleted. `close()` commits, snapshots and closes.
