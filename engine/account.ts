@@ -44,8 +44,19 @@ export interface Account {
   lifetimeFeesPaid: bigint;
   /** In the engine's end-of-command risk queue. */
   riskQueued: boolean;
-  /** Σ of the active markets' float margin contributions, valid at mark epoch `epoch` (margin.ts). */
-  riskSums: { epoch: number; eq: number; im: number; mm: number; changes: number };
+  /**
+   * Σ of the active markets' float margin contributions (margin.ts `crossRiskF`), valid at mark
+   * epoch `sumEpoch`; `sumChanges` counts the running updates since they were last rebuilt.
+   * Fields of the account rather than a record of their own: one cache miss less per command.
+   */
+  sumEpoch: number;
+  sumEq: number;
+  sumIm: number;
+  sumMm: number;
+  sumChanges: number;
+  /** `quote` as a double, valid while `quoteB` is the current `quote` (margin.ts). */
+  quoteB: bigint;
+  quoteF: number;
   /**
    * What the last full trigger refresh used (risk.ts `refreshAfterFills`): the mark epoch it ran
    * at (-1: none valid), the number of cross positions and their per-position budget, and which
@@ -92,7 +103,11 @@ export function findAccount(accounts: AccountIndex, address: string, index: numb
   return subs === undefined ? undefined : subs[index];
 }
 
-export function getOrCreateAccount(accounts: AccountIndex, address: string, index: number): Account {
+/**
+ * `slots`: the number of markets now, so the per-market array is allocated with the account
+ * (next to it in memory) rather than grown later somewhere else.
+ */
+export function getOrCreateAccount(accounts: AccountIndex, address: string, index: number, slots = 0): Account {
   let subs = accounts.byAddress.get(address);
   if (subs === undefined) {
     subs = [];
@@ -110,7 +125,7 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       tail: null,
       liveCount: 0,
       clientIds: new Map(),
-      markets: [],
+      markets: new Array<AccountMarket | undefined>(slots).fill(undefined),
       active: [],
       quote: 0n,
       netDeposits: 0n,
@@ -122,7 +137,13 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       lifetimeVolume: 0n,
       lifetimeFeesPaid: 0n,
       riskQueued: false,
-      riskSums: { epoch: -1, eq: 0, im: 0, mm: 0, changes: 0 },
+      sumEpoch: -1,
+      sumEq: 0,
+      sumIm: 0,
+      sumMm: 0,
+      sumChanges: 0,
+      quoteB: 0n,
+      quoteF: 0,
       triggersAt: -1,
       triggerCount: 0,
       triggerBudget: -Infinity,
