@@ -14,7 +14,7 @@
  * The same record carries the account's per-market settings (leverage, cross/isolated, the
  * isolated margin pool), its resting-order exposure for initial margin, and funding totals.
  */
-import { exactNumber, floorDivExact, mulExact } from './money.ts';
+import { exactInteger, floorDivExact, mulExact } from './money.ts';
 import type { PositionEffect } from './spec.ts';
 import type { SideCode } from './types.ts';
 
@@ -119,9 +119,11 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
   }
   const open = before > 0 ? before : -before;
   const closedQty = qty < open ? qty : open;
-  const longBefore = am.cost >= 0n;
+  // `costF` is Number(cost), kept in step by every write of cost (all of them here): its sign is
+  // cost's, and below 2^52 it is cost exactly, so the bigint itself need not be read here.
+  const longBefore = am.costF >= 0;
   // The released basis and the closing value, exactly in doubles when they fit (NaN if not).
-  const basisF = exactNumber(longBefore ? am.cost : -am.cost);
+  const basisF = exactInteger(longBefore ? am.costF : -am.costF);
   const releasedF = closedQty === open ? basisF : floorDivExact(mulExact(basisF, closedQty), open);
   const closingF = closedQty === qty ? valueF : floorDivExact(mulExact(valueF, closedQty), qty);
   let released: bigint;
