@@ -126,12 +126,17 @@ const { median, positions, scanMedian } = oracleTicks();
 
 const stream = generateStream({ ops: OPS, seed: 42, mix: MIX_PLACE_HEAVY, targetPerMarket: 1000 });
 let best = 0;
+// Ops per CPU-second of the process (GC threads included): steadier than wall clock on a shared VM.
+let bestCpu = 0;
 for (let pass = 0; pass < 2; pass++) {
   const st = perpsimRunner.prepare(stream);
   globalThis.gc?.();
+  const c0 = process.cpuUsage();
   const start = performance.now();
   perpsimRunner.run(st, stream, stream.prefill, stream.length);
   best = Math.max(best, OPS / ((performance.now() - start) / 1000));
+  const cpu = process.cpuUsage(c0);
+  bestCpu = Math.max(bestCpu, OPS / ((cpu.user + cpu.system) / 1e6));
 }
-console.log(`full engine (risk + matching + events, funded accounts, issue 2 mix): ${fmt(best)} ops/s (target >= 1,000,000: ${best >= 1_000_000 ? 'met' : 'NOT met'})`);
+console.log(`full engine (risk + matching + events, funded accounts, issue 2 mix): ${fmt(best)} ops/s, ${fmt(bestCpu)} ops per CPU-second (target >= 1,000,000: ${best >= 1_000_000 ? 'met' : 'NOT met'})`);
 console.log(JSON.stringify({ bench: 'risk', oracleTickMsMedian: Number(median.toFixed(4)), positions, fullEngineOpsPerSec: Math.round(best), scanAllMsMedian: Number(scanMedian.toFixed(4)) }));
