@@ -7,6 +7,9 @@ const HISTORY_READ_SUITES = [
   'test/gateway.order-writes.test.ts',
   'test/gateway.ws-channels.test.ts',
   'test/gateway.reads-audit.test.ts',
+  'test/gateway.candles.test.ts',
+  'test/gateway.notifications.test.ts',
+  'test/gateway.leaderboard-portfolio.test.ts',
 ];
 
 export default defineConfig({

@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Server } from '../sim/server.ts';
 import { DEPOSIT_USD } from './gateway-orders.ts';
+import { processCpuUs, threadCpuUs } from './thread-cpu.ts';
 import type { LoadReply, LoadRequest, LoadResult, LoadTarget } from './gateway-load.ts';
 
 export function startLoad(): ChildProcess {
@@ -34,15 +35,23 @@ export function ask(child: ChildProcess, request: LoadRequest): Promise<LoadRepl
   });
 }
 
-/** A pass's result plus the CPU time this process (the servers' side) spent during it, µs. */
-export type Pass = LoadResult & { serverCpuUs: number };
+/**
+ * A pass's result plus the CPU time spent during it, µs: this process (the servers' side, its
+ * verification threads included), its main thread (the event loop) alone, and the load
+ * generator's process.
+ */
+export type Pass = LoadResult & { serverCpuUs: number; mainThreadCpuUs: number; loadCpuUs: number };
 
 export async function drive(child: ChildProcess, target: LoadTarget): Promise<Pass> {
   const cpu = process.cpuUsage();
+  const main = threadCpuUs();
+  const load = processCpuUs(child.pid!);
   const reply = await ask(child, { kind: 'run', target });
   const used = process.cpuUsage(cpu);
+  const mainThreadCpuUs = threadCpuUs() - main;
+  const loadCpuUs = processCpuUs(child.pid!) - load;
   if (reply.kind !== 'result') throw new Error(`unexpected reply ${reply.kind}`);
-  return { ...reply, serverCpuUs: used.user + used.system };
+  return { ...reply, serverCpuUs: used.user + used.system, mainThreadCpuUs, loadCpuUs };
 }
 
 export function count(r: LoadResult, predicate: (status: number) => boolean): number {

@@ -20,7 +20,9 @@
  * orders: a warm-up batch measures the rate, then enough requests for about BENCH_SECONDS are
  * pre-signed (outside the timing) and each is sent once (autocannon `amount`). Orders/s counts
  * 202 ACKs only; other answers are listed, and more than 1 % of them aborts the run. Each line
- * also gives the servers' process CPU time per request. BENCH_CONNECTIONS sets the connection
+ * also gives CPU time per request: the servers' process (verification threads included), its
+ * main thread (the event loop) alone, and the load generator (bench/thread-cpu.ts). The CPU
+ * budget of docs/decisions.md uses these. BENCH_CONNECTIONS sets the connection
  * count (default 16). A run takes about 40 s (BENCH_QUICK=1: under 10 s).
  *
  * Targets (the issue's): signed orders/s ≥ 1.0 × the single-core verify rate; GET /v1/bbo
@@ -112,10 +114,13 @@ function restTopOfBook(server: Server, address: string, nowUs: number): void {
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (n: number): string => n.toFixed(2);
 
+/** CPU µs per response of a pass, whole. */
+const perRequest = (us: number, r: Pass): number => (r.responses === 0 ? 0 : Math.round(us / r.responses));
+
 function line(label: string, rate: number, unit: string, r: Pass, extra = ''): string {
   const non2xx = count(r, (s) => !is2xx(s));
-  const cpu = r.responses === 0 ? 0 : r.serverCpuUs / r.responses;
-  return `${label.padEnd(34)} ${fmt(rate).padStart(9)} ${unit.padEnd(9)} p50 ${ms(r.p50Ms).padStart(6)} ms  p99 ${ms(r.p99Ms).padStart(6)} ms  server CPU ${cpu.toFixed(0).padStart(4)} µs/req  non-2xx ${non2xx}  errors ${r.errors + r.timeouts}${extra}`;
+  const per = (us: number): string => String(perRequest(us, r)).padStart(4);
+  return `${label.padEnd(34)} ${fmt(rate).padStart(9)} ${unit.padEnd(9)} p50 ${ms(r.p50Ms).padStart(6)} ms  p99 ${ms(r.p99Ms).padStart(6)} ms  CPU µs/req: server ${per(r.serverCpuUs)}, its main thread ${per(r.mainThreadCpuUs)}, load generator ${per(r.loadCpuUs)}  non-2xx ${non2xx}  errors ${r.errors + r.timeouts}${extra}`;
 }
 
 async function main(): Promise<void> {
@@ -214,6 +219,12 @@ async function main(): Promise<void> {
         helloWorldPerSec: helloRate,
         p99Ms: Math.round(orderRun.p99Ms * 100) / 100,
         inlineVerifySignedOrdersPerSec: inlineRate,
+        // CPU per request (bench/thread-cpu.ts), for the budget in docs/decisions.md.
+        mainThreadCpuUsPerOrder: perRequest(orderRun.mainThreadCpuUs, orderRun),
+        serverCpuUsPerOrder: perRequest(orderRun.serverCpuUs, orderRun),
+        loadGeneratorCpuUsPerOrder: perRequest(orderRun.loadCpuUs, orderRun),
+        helloWorldMainThreadCpuUsPerReq: perRequest(helloRun.mainThreadCpuUs, helloRun),
+        helloWorldLoadGeneratorCpuUsPerReq: perRequest(helloRun.loadCpuUs, helloRun),
       }),
     );
   } finally {

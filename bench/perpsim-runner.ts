@@ -3,7 +3,10 @@
  *
  * Commands are built when applied (as a gateway builds one per request) from the stream's
  * typed arrays. Cancels and modifies name orders by the id the engine returned for the
- * corresponding place, which only exists at run time: a ref -> orderId table supplies it.
+ * corresponding place. The engine numbers orders in placement order and every place of the
+ * stream is valid, so ref r gets orderId `idBase + r`: the runner computes it, as a client
+ * knows the ids it was given, rather than reading a table of a million ids at random (a cache
+ * miss per op that a gateway does not have); each place's result is checked against it.
  */
 import { apply, createEngine } from '../engine/index.ts';
 import type {
@@ -25,7 +28,6 @@ import {
   marketId,
   START_MID,
   START_TIME_US,
-  type Account,
 } from './setup.ts';
 import { OP_ALO, OP_CANCEL, OP_GTT, OP_MARKET, OP_NAMES, type Stream } from './stream.ts';
 
@@ -43,13 +45,27 @@ function bump(t: Tally, key: string): void {
 
 export interface PerpsimState {
   engine: Engine;
-  accts: Account[];
-  /** Engine orderId by stream ref. */
-  orderIds: Float64Array;
+  /**
+   * Bench accounts as parallel arrays by stream account number: a gateway has the address of a
+   * request in hand, so building a command should not cost a read of a cold record per op.
+   */
+  accts: AccountColumns;
+  /** The orderId of stream ref 0: ref r is orderId idBase + r. */
+  idBase: number;
   counter: { events: number };
   /** Present on the validation pass only: results and events by kind. */
   tally: Tally | null;
   eventTally: Tally | null;
+}
+
+export interface AccountColumns {
+  addresses: string[];
+  indices: Int32Array;
+}
+
+function accountColumns(): AccountColumns {
+  const list = accounts();
+  return { addresses: list.map((a) => a.address), indices: Int32Array.from(list, (a) => a.accountIndex) };
 }
 
 /** The stream's op i happens 1 µs after op i-1; setup commands come just before op 0. */
@@ -75,27 +91,29 @@ export function newEngine(sink: EventSink): Engine {
  * The command for op i, built when it is applied — as a gateway builds one per request — so
  * the timed loop pays for the allocation but reads only the stream's typed arrays.
  */
-function commandAt(s: Stream, i: number, accts: Account[], orderIds: Float64Array): Command {
+function commandAt(s: Stream, i: number, accts: AccountColumns, idBase: number): Command {
   const k = s.kind[i]!;
-  const a = accts[s.account[i]!]!;
+  const n = s.account[i]!;
+  const address = accts.addresses[n]!;
+  const accountIndex = accts.indices[n]!;
   const time = opTime(i);
   const mkt = marketId(s.market[i]!);
   if (k === OP_CANCEL) {
     const c: CancelOrderCommand = {
-      type: 'cancelOrder', time, address: a.address, accountIndex: a.accountIndex,
-      marketId: mkt, orderId: orderIds[s.ref[i]!]!,
+      type: 'cancelOrder', time, address, accountIndex,
+      marketId: mkt, orderId: idBase + s.ref[i]!,
     };
     return c;
   }
   if (k > OP_CANCEL) {
     const c: ModifyOrderCommand = {
-      type: 'modifyOrder', time, address: a.address, accountIndex: a.accountIndex,
-      marketId: mkt, orderId: orderIds[s.ref[i]!]!, price: s.price[i]!, size: s.total[i]!,
+      type: 'modifyOrder', time, address, accountIndex,
+      marketId: mkt, orderId: idBase + s.ref[i]!, price: s.price[i]!, size: s.total[i]!,
     };
     return c;
   }
   const c: PlaceOrderCommand = {
-    type: 'placeOrder', time, address: a.address, accountIndex: a.accountIndex,
+    type: 'placeOrder', time, address, accountIndex,
     marketId: mkt,
     side: s.side[i] === 0 ? 0 : 1,
     orderType: k === OP_MARKET ? 1 : 0,
@@ -108,12 +126,19 @@ function commandAt(s: Stream, i: number, accts: Account[], orderIds: Float64Arra
   return c;
 }
 
+/** A place must have been given the orderId its ref implies, or every later cancel would miss. */
+function checkOrderId(res: CommandResult, expected: number): void {
+  if (res.kind !== 'order' || res.orderId !== expected) {
+    throw new Error(`a place was not given orderId ${expected}: ${JSON.stringify(res)}`);
+  }
+}
+
 function runPlain(st: PerpsimState, s: Stream, from: number, to: number): void {
-  const { engine, accts, orderIds } = st;
+  const { engine, accts, idBase } = st;
   const { kind, ref } = s;
   for (let i = from; i < to; i++) {
-    const res = apply(engine, commandAt(s, i, accts, orderIds));
-    if (kind[i]! < OP_CANCEL && res.kind === 'order') orderIds[ref[i]!] = res.orderId;
+    const res = apply(engine, commandAt(s, i, accts, idBase));
+    if (kind[i]! < OP_CANCEL) checkOrderId(res, idBase + ref[i]!);
   }
 }
 
@@ -138,12 +163,12 @@ function resultLabel(op: number, res: CommandResult): string {
 }
 
 function runTallied(st: PerpsimState, s: Stream, from: number, to: number): void {
-  const { engine, accts, orderIds } = st;
+  const { engine, accts, idBase } = st;
   const tally = st.tally!;
   for (let i = from; i < to; i++) {
     const k = s.kind[i]!;
-    const res = apply(engine, commandAt(s, i, accts, orderIds));
-    if (k < OP_CANCEL && res.kind === 'order') orderIds[s.ref[i]!] = res.orderId;
+    const res = apply(engine, commandAt(s, i, accts, idBase));
+    if (k < OP_CANCEL) checkOrderId(res, idBase + s.ref[i]!);
     bump(tally, resultLabel(k, res));
   }
 }
@@ -159,10 +184,11 @@ function prepare(s: Stream, tallied: boolean): PerpsimState {
     : () => {
         counter.events++;
       };
+  const engine = newEngine(sink);
   const st: PerpsimState = {
-    engine: newEngine(sink),
-    accts: accounts(),
-    orderIds: new Float64Array(s.refs).fill(-1),
+    engine,
+    accts: accountColumns(),
+    idBase: engine.nextOrderId,
     counter,
     tally: tallied ? new Map() : null,
     eventTally,

@@ -93,6 +93,9 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
       { figure: 'signed POST /v1/placeOrder, worker-thread vs inline verification', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'verification inline', key: 'inlineVerifySignedOrdersPerSec' } },
       { figure: 'GET /v1/bbo/BTC-USD', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world POST', key: 'helloWorldPerSec', unit: 'req/s' }, target: { ratioAtLeast: 0.7 } },
       { figure: 'signed placeOrder latency p99', key: 'p99Ms', unit: 'ms' },
+      { figure: 'main-thread CPU per signed order', key: 'mainThreadCpuUsPerOrder', unit: 'µs', baseline: { label: 'per hello-world POST', key: 'helloWorldMainThreadCpuUsPerReq' } },
+      { figure: 'load-generator CPU per signed order', key: 'loadGeneratorCpuUsPerOrder', unit: 'µs', baseline: { label: 'per hello-world POST', key: 'helloWorldLoadGeneratorCpuUsPerReq' } },
+      { figure: 'server-process CPU per signed order (verification threads included)', key: 'serverCpuUsPerOrder', unit: 'µs' },
     ],
   },
   ws: {
@@ -102,6 +105,9 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
       { figure: 'signed placeOrder over WS RPC', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'single-core verify', key: 'verifyBaselinePerSec', unit: 'verifies/s' }, target: { ratioAtLeast: 1 } },
       { figure: 'fan-out frames delivered, 1,000 subscribers', key: 'fanoutFramesPerSec', unit: 'frames/s' },
       { figure: 'event-loop delay p99 during fan-out', key: 'eventLoopLagP99Ms', unit: 'ms' },
+      { figure: 'main-thread CPU per signed order', key: 'mainThreadCpuUsPerOrder', unit: 'µs' },
+      { figure: 'clients\' CPU per signed order', key: 'clientCpuUsPerOrder', unit: 'µs' },
+      { figure: 'server-process CPU per signed order (verification threads included)', key: 'serverCpuUsPerOrder', unit: 'µs' },
     ],
   },
   journal: {

@@ -78,50 +78,65 @@ function scanAll(engine: Engine, marketId: number): number {
 const fmt = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 console.log(`risk bench: ${fmt(POSITIONS)} positions over ${MARKETS} markets, ${TICKS} oracle ticks per market, node ${process.version}`);
-const t0 = performance.now();
-const { engine, time: built } = buildPositions();
-let positions = 0;
-for (const ms of engine.bySlot) positions += ms.holders.size;
-console.log(`built ${fmt(positions)} positions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-const rng = createPrng(5);
-const prices = new Map<number, number>();
-const indexed: number[] = [];
-const scanned: number[] = [];
-let liquidations = 0;
-let time = built;
-let events = 0;
-engine.sink = (e) => {
-  events++;
-  if (e.type === 'liquidation') liquidations++;
-};
-for (let t = 0; t < TICKS; t++) {
-  for (let m = 1; m <= MARKETS; m++) {
-    const price = (prices.get(m) ?? MID) + rng.int(61) - 30;
-    prices.set(m, price);
-    const start = performance.now();
-    apply(engine, { type: 'setOraclePrice', time: ++time, marketId: m, price });
-    indexed.push(performance.now() - start);
-    const scanStart = performance.now();
-    scanAll(engine, m);
-    scanned.push(performance.now() - scanStart);
+/**
+ * Part 1, in a function of its own: its engine with POSITIONS positions is garbage once it
+ * returns, so it does not sit in the heap (and in every full GC) during the full-engine runs.
+ */
+function oracleTicks(): { median: number; positions: number; scanMedian: number } {
+  const t0 = performance.now();
+  const { engine, time: built } = buildPositions();
+  let positions = 0;
+  for (const ms of engine.bySlot) positions += ms.holders.size;
+  console.log(`built ${fmt(positions)} positions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const rng = createPrng(5);
+  const prices = new Map<number, number>();
+  const indexed: number[] = [];
+  const scanned: number[] = [];
+  let liquidations = 0;
+  let time = built;
+  let events = 0;
+  engine.sink = (e) => {
+    events++;
+    if (e.type === 'liquidation') liquidations++;
+  };
+  for (let t = 0; t < TICKS; t++) {
+    for (let m = 1; m <= MARKETS; m++) {
+      const price = (prices.get(m) ?? MID) + rng.int(61) - 30;
+      prices.set(m, price);
+      const start = performance.now();
+      apply(engine, { type: 'setOraclePrice', time: ++time, marketId: m, price });
+      indexed.push(performance.now() - start);
+      const scanStart = performance.now();
+      scanAll(engine, m);
+      scanned.push(performance.now() - scanStart);
+    }
   }
+  indexed.sort((a, b) => a - b);
+  scanned.sort((a, b) => a - b);
+  const median = percentile(indexed, 0.5);
+  const scanMedian = percentile(scanned, 0.5);
+  console.log(`oracle tick (liquidation index)  median ${median.toFixed(3)} ms  p99 ${percentile(indexed, 0.99).toFixed(3)} ms  (${liquidations} liquidations, ${fmt(events)} events)`);
+  console.log(`baseline: scan every position   median ${scanMedian.toFixed(3)} ms  p99 ${percentile(scanned, 0.99).toFixed(3)} ms  (index = ${(scanMedian / median).toFixed(1)}x faster)`);
+  console.log(`target: median <= 5 ms with 100,000 positions: ${median <= 5 && POSITIONS >= 100_000 ? 'met' : POSITIONS < 100_000 ? 'n/a (smaller run)' : 'NOT met'}`);
+  return { median, positions, scanMedian };
 }
-indexed.sort((a, b) => a - b);
-scanned.sort((a, b) => a - b);
-const median = percentile(indexed, 0.5);
-const scanMedian = percentile(scanned, 0.5);
-console.log(`oracle tick (liquidation index)  median ${median.toFixed(3)} ms  p99 ${percentile(indexed, 0.99).toFixed(3)} ms  (${liquidations} liquidations, ${fmt(events)} events)`);
-console.log(`baseline: scan every position   median ${scanMedian.toFixed(3)} ms  p99 ${percentile(scanned, 0.99).toFixed(3)} ms  (index = ${(scanMedian / median).toFixed(1)}x faster)`);
-console.log(`target: median <= 5 ms with 100,000 positions: ${median <= 5 && POSITIONS >= 100_000 ? 'met' : POSITIONS < 100_000 ? 'n/a (smaller run)' : 'NOT met'}`);
+const { median, positions, scanMedian } = oracleTicks();
 
 const stream = generateStream({ ops: OPS, seed: 42, mix: MIX_PLACE_HEAVY, targetPerMarket: 1000 });
 let best = 0;
+// Ops per CPU-second of the process (GC threads included): steadier than wall clock on a shared VM.
+let bestCpu = 0;
 for (let pass = 0; pass < 2; pass++) {
   const st = perpsimRunner.prepare(stream);
+  globalThis.gc?.();
+  const c0 = process.cpuUsage();
   const start = performance.now();
   perpsimRunner.run(st, stream, stream.prefill, stream.length);
   best = Math.max(best, OPS / ((performance.now() - start) / 1000));
+  const cpu = process.cpuUsage(c0);
+  bestCpu = Math.max(bestCpu, OPS / ((cpu.user + cpu.system) / 1e6));
 }
-console.log(`full engine (risk + matching + events, funded accounts, issue 2 mix): ${fmt(best)} ops/s (target >= 1,000,000: ${best >= 1_000_000 ? 'met' : 'NOT met'})`);
+console.log(`full engine (risk + matching + events, funded accounts, issue 2 mix): ${fmt(best)} ops/s, ${fmt(bestCpu)} ops per CPU-second (target >= 1,000,000: ${best >= 1_000_000 ? 'met' : 'NOT met'})`);
 console.log(JSON.stringify({ bench: 'risk', oracleTickMsMedian: Number(median.toFixed(4)), positions, fullEngineOpsPerSec: Math.round(best), scanAllMsMedian: Number(scanMedian.toFixed(4)) }));

@@ -6,8 +6,11 @@
  *     `BENCH_WS_CONNECTIONS` connections, each keeping `BENCH_WS_WINDOW` posts in flight (the
  *     interface allows 50 per connection). Figures: orders acknowledged (status 202) per second
  *     and the send-to-reply latency p50 / p99. Baseline, same run, same messages: single-core
- *     Ed25519 verifies/s through gateway/auth `verifyEd25519` (node:crypto, cached KeyObject) —
- *     the ceiling a gateway that verifies every order on one core cannot pass.
+ *     Ed25519 verifies/s through gateway/auth `verifyEd25519` (sodium-native; node:crypto where
+ *     it cannot load) — the ceiling a gateway that verifies every order on one core cannot pass.
+ *     Also CPU µs per order: the server's process (verification threads included), its main
+ *     thread alone, and the clients' thread (bench/thread-cpu.ts), for the CPU budget of
+ *     docs/decisions.md.
  * (b) Fan-out. `BENCH_WS_SUBSCRIBERS` connections each subscribe to l2OrderbookUpdates and
  *     trades of ETH-USD while the main thread drives the book at `BENCH_WS_CHANGES_PER_SEC`
  *     changes/s offered for `BENCH_WS_DRIVE_MS` (resting GTT placements and cancels of one maker
@@ -32,6 +35,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { envInt } from './env.ts';
+import { threadCpuUs } from './thread-cpu.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 
@@ -77,6 +81,8 @@ interface RpcReport {
   elapsedMs: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU time of the clients' thread during the pass, µs. */
+  clientCpuUs: number;
 }
 
 interface SubscribeReport {
@@ -128,6 +134,7 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
   const others: Record<string, number> = {};
   let firstOther: string | undefined;
   const start = performance.now();
+  const cpuStart = threadCpuUs();
   await Promise.all(
     sockets.map(
       (ws, k) =>
@@ -162,9 +169,10 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
     ),
   );
   const elapsedMs = performance.now() - start;
+  const clientCpuUs = threadCpuUs() - cpuStart;
   for (const ws of sockets) ws.terminate();
   const sorted = latencies.subarray(0, replies).sort();
-  return { kind: 'rpc', acked, others, firstOther, elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+  return { kind: 'rpc', acked, others, firstOther, elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), clientCpuUs };
 }
 
 /** `{"type":"channel_data","channel":"` — the byte after it tells l2OrderbookUpdates from trades. */
@@ -296,6 +304,10 @@ interface SignedOrders {
   verifyBaselinePerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU µs per order: the server's process (verification threads included), its main thread (the event loop), the clients' thread. */
+  serverCpuUsPerOrder: number;
+  mainThreadCpuUsPerOrder: number;
+  clientCpuUsPerOrder: number;
 }
 
 async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
@@ -344,9 +356,23 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
     verifyAll(signed.length);
     const verifyBaselinePerSec = Math.round(signed.length / ((performance.now() - t) / 1000));
 
+    // The process figure counts the clients' worker too: its own figure is taken out.
+    const processCpu = process.cpuUsage();
+    const mainCpu = threadCpuUs();
     const report = await clients.ask({ kind: 'rpc', url: server.url.replace(/^http/, 'ws') + '/v1/ws', window: CONFIG.window, connections }, 'rpc');
+    const mainCpuUs = threadCpuUs() - mainCpu;
+    const used = process.cpuUsage(processCpu);
     if (report.firstOther !== undefined) console.log(`  non-202 replies ${JSON.stringify(report.others)}; first: ${report.firstOther}`);
-    return { signedOrdersPerSec: Math.round(report.acked / (report.elapsedMs / 1000)), verifyBaselinePerSec, p50Ms: report.p50Ms, p99Ms: report.p99Ms };
+    const per = (us: number): number => Math.round(us / Math.max(1, report.acked));
+    return {
+      signedOrdersPerSec: Math.round(report.acked / (report.elapsedMs / 1000)),
+      verifyBaselinePerSec,
+      p50Ms: report.p50Ms,
+      p99Ms: report.p99Ms,
+      serverCpuUsPerOrder: per(used.user + used.system - report.clientCpuUs),
+      mainThreadCpuUsPerOrder: per(mainCpuUs),
+      clientCpuUsPerOrder: per(report.clientCpuUs),
+    };
   } finally {
     await server.close();
   }
@@ -478,12 +504,24 @@ async function main(): Promise<void> {
     const a = await benchSignedOrders(clients);
     console.log(`  acknowledged (202)          ${a.signedOrdersPerSec.toLocaleString('en-US').padStart(10)} orders/s   latency p50 ${a.p50Ms.toFixed(2)} ms, p99 ${a.p99Ms.toFixed(2)} ms`);
     console.log(`  verifyEd25519, one core     ${a.verifyBaselinePerSec.toLocaleString('en-US').padStart(10)} verifies/s (orders/s = ${(a.signedOrdersPerSec / a.verifyBaselinePerSec).toFixed(2)} × verifies/s)`);
+    console.log(`  CPU per order               server ${a.serverCpuUsPerOrder} µs (its main thread ${a.mainThreadCpuUsPerOrder} µs), clients ${a.clientCpuUsPerOrder} µs`);
     console.log(`(b) fan-out: ${CONFIG.subscribers.toLocaleString('en-US')} subscribers to l2OrderbookUpdates + trades of ETH-USD, ${CONFIG.changesPerSec.toLocaleString('en-US')} book changes/s offered for ${CONFIG.driveMs / 1000} s`);
     const b = await benchFanout(clients);
     console.log(`  book changes applied        ${b.changesPerSec.toLocaleString('en-US').padStart(10)} /s (offered ${b.offeredPerSec.toLocaleString('en-US')})`);
     console.log(`  frames delivered            ${b.framesPerSec.toLocaleString('en-US').padStart(10)} /s (${b.delivered.toLocaleString('en-US')} of ${b.expected.toLocaleString('en-US')} due, ${b.degraded} degraded frames)`);
     console.log(`  event-loop delay            p99 ${b.lagP99Ms} ms, max ${b.lagMaxMs} ms`);
-    console.log(JSON.stringify({ bench: 'ws', signedOrdersPerSec: a.signedOrdersPerSec, verifyBaselinePerSec: a.verifyBaselinePerSec, fanoutFramesPerSec: b.framesPerSec, eventLoopLagP99Ms: b.lagP99Ms }));
+    console.log(
+      JSON.stringify({
+        bench: 'ws',
+        signedOrdersPerSec: a.signedOrdersPerSec,
+        verifyBaselinePerSec: a.verifyBaselinePerSec,
+        fanoutFramesPerSec: b.framesPerSec,
+        eventLoopLagP99Ms: b.lagP99Ms,
+        mainThreadCpuUsPerOrder: a.mainThreadCpuUsPerOrder,
+        serverCpuUsPerOrder: a.serverCpuUsPerOrder,
+        clientCpuUsPerOrder: a.clientCpuUsPerOrder,
+      }),
+    );
   } finally {
     await clients.stop();
   }

@@ -38,6 +38,11 @@ export interface BookSide {
   side: SideCode;
   /** Worst to best. */
   levels: Level[];
+  /**
+   * The levels' sort keys, in step with `levels`: the binary searches of addLevel / dropLevel
+   * probe this small-integer array instead of ~9 level records scattered over the heap.
+   */
+  keys: number[];
   byPrice: PriceIndex<Level>;
 }
 
@@ -48,8 +53,8 @@ export interface Book {
 
 export function createBook(): Book {
   return {
-    bids: { side: 0, levels: [], byPrice: createPriceIndex() },
-    asks: { side: 1, levels: [], byPrice: createPriceIndex() },
+    bids: { side: 0, levels: [], keys: [], byPrice: createPriceIndex() },
+    asks: { side: 1, levels: [], keys: [], byPrice: createPriceIndex() },
   };
 }
 
@@ -110,19 +115,15 @@ function addLevel(side: BookSide, price: number): Level {
   const key = side.side === 0 ? price : -price;
   const level: Level = { price, key, side: side.side, size: 0, count: 0, head: null, tail: null };
   const levels = side.levels;
-  const n = levels.length;
-  if (n === 0 || levels[n - 1]!.key < key) {
+  const keys = side.keys;
+  const n = keys.length;
+  if (n === 0 || keys[n - 1]! < key) {
     levels.push(level);
+    keys.push(key);
   } else {
-    // Search from the top: new levels mostly appear near the best price.
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (levels[mid]!.key < key) lo = mid + 1;
-      else hi = mid;
-    }
-    levels.splice(lo, 0, level);
+    const at = searchKey(keys, key);
+    levels.splice(at, 0, level);
+    keys.splice(at, 0, key);
   }
   priceSet(side.byPrice, price, level);
   return level;
@@ -134,16 +135,24 @@ function dropLevel(side: BookSide, level: Level): void {
   const n = levels.length;
   if (levels[n - 1] === level) {
     levels.pop();
+    side.keys.pop();
     return;
   }
+  const at = searchKey(side.keys, level.key);
+  levels.splice(at, 1);
+  side.keys.splice(at, 1);
+}
+
+/** The first index whose key is not below `key` (keys ascending). */
+function searchKey(keys: number[], key: number): number {
   let lo = 0;
-  let hi = n - 1;
+  let hi = keys.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (levels[mid]!.key < level.key) lo = mid + 1;
+    if (keys[mid]! < key) lo = mid + 1;
     else hi = mid;
   }
-  levels.splice(lo, 1);
+  return lo;
 }
 
 /** The best `n` levels of a side as [price, size] pairs, best first. */

@@ -165,7 +165,7 @@ function effectiveImfF(m: PricedMarket, am: AccountMarket): number {
 
 /**
  * The cross side in floats. An account keeps the sums of its markets' cached contributions
- * (`riskSums`), valid while no mark has moved anywhere since (`epoch`, the engine's global mark
+ * (`sumEq`, `sumIm`, `sumMm`), valid while no mark has moved anywhere since (`sumEpoch`, the engine's global mark
  * epoch): then this is O(1) however many markets the account trades; otherwise it walks the
  * active markets once and refreshes the sums. Callers that change an AccountMarket bracket the
  * change with `beginChange` / `endChange` so the sums stay true. `extraSlot` ≥ 0 adds
@@ -173,8 +173,7 @@ function effectiveImfF(m: PricedMarket, am: AccountMarket): number {
  * object, valid until the next call.
  */
 export function crossRiskF(account: Account, markets: readonly PricedMarket[], epoch: number, extraSlot = -1, extraBuy = 0, extraSell = 0, extraPrice = 0): CrossRiskF {
-  const sums = account.riskSums;
-  if (sums.epoch !== epoch) {
+  if (account.sumEpoch !== epoch) {
     let eq = 0;
     let im = 0;
     let mm = 0;
@@ -187,12 +186,12 @@ export function crossRiskF(account: Account, markets: readonly PricedMarket[], e
       im += am.imF;
       mm += am.mmF;
     }
-    sums.eq = eq;
-    sums.im = im;
-    sums.mm = mm;
-    sums.epoch = epoch;
+    account.sumEq = eq;
+    account.sumIm = im;
+    account.sumMm = mm;
+    account.sumEpoch = epoch;
   }
-  let initial = sums.im;
+  let initial = account.sumIm;
   if (extraSlot >= 0) {
     const m = markets[extraSlot]!;
     const am = account.markets[extraSlot] ?? EMPTY;
@@ -200,10 +199,16 @@ export function crossRiskF(account: Account, markets: readonly PricedMarket[], e
     const ordersOnly = am.isolated ? withExtra - Math.abs(am.size) * marginPrice(m) * m.spec.valueMulF * effectiveImfF(m, am) : withExtra;
     initial += ordersOnly - (am.listed ? am.imF : 0);
   }
+  // Comparing the bigint with the one last converted is a pointer check while the balance has
+  // not changed, which spares reading the bigint itself (a cache miss on a cold account).
+  if (account.quoteB !== account.quote) {
+    account.quoteB = account.quote;
+    account.quoteF = Number(account.quote);
+  }
   const out = SCRATCH_F;
-  out.equity = Number(account.quote) + sums.eq;
+  out.equity = account.quoteF + account.sumEq;
   out.initial = initial;
-  out.maintenance = sums.mm;
+  out.maintenance = account.sumMm;
   return out;
 }
 
@@ -215,29 +220,27 @@ const SCRATCH_F: CrossRiskF = { equity: 0, initial: 0, maintenance: 0 };
 
 /** Before changing `am`: takes its contribution out of the account's float sums. */
 export function beginChange(account: Account, am: AccountMarket, epoch: number): void {
-  const sums = account.riskSums;
   // Running sums drift by a rounding per change; rebuild them now and then.
-  if (++sums.changes > 1000) {
-    sums.changes = 0;
-    sums.epoch = -1;
+  if (++account.sumChanges > 1000) {
+    account.sumChanges = 0;
+    account.sumEpoch = -1;
   }
-  if (sums.epoch === epoch && am.listed) {
-    sums.eq -= am.eqF;
-    sums.im -= am.imF;
-    sums.mm -= am.mmF;
+  if (account.sumEpoch === epoch && am.listed) {
+    account.sumEq -= am.eqF;
+    account.sumIm -= am.imF;
+    account.sumMm -= am.mmF;
   }
 }
 
 /** After changing `am` (and refreshing `listed`): puts its new contribution back. */
 export function endChange(account: Account, am: AccountMarket, markets: readonly PricedMarket[], epoch: number): void {
   am.cacheEpoch = -1;
-  const sums = account.riskSums;
-  if (sums.epoch !== epoch) return;
+  if (account.sumEpoch !== epoch) return;
   if (am.listed) {
     cacheContribution(markets[am.slot]!, am);
-    sums.eq += am.eqF;
-    sums.im += am.imF;
-    sums.mm += am.mmF;
+    account.sumEq += am.eqF;
+    account.sumIm += am.imF;
+    account.sumMm += am.mmF;
   }
 }
 

@@ -34,6 +34,11 @@ export function floorDivExact(a: number, b: number): number {
   return q;
 }
 
+/** An integer held in a double, or NaN when it is 2^52 or more in magnitude. */
+export function exactInteger(n: number): number {
+  return n < LIMIT && n > -LIMIT ? n : NaN;
+}
+
 /** `value` as an exact double, or NaN when it is 2^52 or more in magnitude. */
 export function exactNumber(value: bigint): number {
   const n = Number(value);

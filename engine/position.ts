@@ -14,7 +14,7 @@
  * The same record carries the account's per-market settings (leverage, cross/isolated, the
  * isolated margin pool), its resting-order exposure for initial margin, and funding totals.
  */
-import { exactNumber, floorDivExact, mulExact } from './money.ts';
+import { exactInteger, floorDivExact, mulExact } from './money.ts';
 import type { PositionEffect } from './spec.ts';
 import type { SideCode } from './types.ts';
 
@@ -56,26 +56,27 @@ export interface AccountMarket {
 
 export function createAccountMarket(slot: number, marketId: number): AccountMarket {
   return {
-    slot,
-    marketId,
-    size: 0,
-    cost: 0n,
-    costF: 0,
-    realizedPnl: 0n,
-    fundingAllTime: 0n,
-    fundingSinceOpen: 0n,
-    fundingSinceChange: 0n,
-    leverage: 0,
-    isolated: false,
-    isolatedMargin: 0n,
+    // The fields a place or cancel reads come first, so that they share the first cache lines.
     openOrders: 0,
     openBuy: 0,
     openSell: 0,
+    size: 0,
     listed: false,
+    isolated: false,
+    isolatedMargin: 0n,
+    leverage: 0,
     cacheEpoch: -1,
     eqF: 0,
     imF: 0,
     mmF: 0,
+    costF: 0,
+    slot,
+    marketId,
+    cost: 0n,
+    realizedPnl: 0n,
+    fundingAllTime: 0n,
+    fundingSinceOpen: 0n,
+    fundingSinceChange: 0n,
     trigger: NaN,
     triggerVersion: 0,
   };
@@ -118,9 +119,11 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
   }
   const open = before > 0 ? before : -before;
   const closedQty = qty < open ? qty : open;
-  const longBefore = am.cost >= 0n;
+  // `costF` is Number(cost), kept in step by every write of cost (all of them here): its sign is
+  // cost's, and below 2^52 it is cost exactly, so the bigint itself need not be read here.
+  const longBefore = am.costF >= 0;
   // The released basis and the closing value, exactly in doubles when they fit (NaN if not).
-  const basisF = exactNumber(longBefore ? am.cost : -am.cost);
+  const basisF = exactInteger(longBefore ? am.costF : -am.costF);
   const releasedF = closedQty === open ? basisF : floorDivExact(mulExact(basisF, closedQty), open);
   const closingF = closedQty === qty ? valueF : floorDivExact(mulExact(valueF, closedQty), qty);
   let released: bigint;

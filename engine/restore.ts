@@ -75,6 +75,24 @@ export function graftEngine(live: Engine, image: Engine): void {
   live.takerMarket = liveOf(image.takerMarket);
   copyData(live.accounts as unknown as Slots, image.accounts as unknown as Slots);
   copyData(live.orders as unknown as Slots, image.orders as unknown as Slots);
+  upgrade(live);
+}
+
+/**
+ * Fills in what an image written before a layout change lacks: the level key arrays of the
+ * book sides and the float margin sums on the account (they were a `riskSums` record).
+ */
+function upgrade(engine: Engine): void {
+  for (const ms of engine.bySlot) {
+    for (const side of [ms.book.bids, ms.book.asks]) {
+      if (side.keys === undefined) side.keys = side.levels.map((level) => level.key);
+    }
+  }
+  for (const account of engine.accounts.all) {
+    if (account.sumChanges !== undefined) continue;
+    delete (account as unknown as Slots).riskSums;
+    Object.assign(account, { sumEpoch: -1, sumEq: 0, sumIm: 0, sumMm: 0, sumChanges: 0, quoteB: 0n, quoteF: 0 });
+  }
 }
 
 function copyData(live: Slots, image: Slots): void {

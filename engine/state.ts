@@ -168,5 +168,5 @@ export function invalid(errorType: ErrorType, error: string, field?: string): In
 }
 
 export function getAccount(engine: Engine, address: string, index: number): Account {
-  return getOrCreateAccount(engine.accounts, address, index);
+  return getOrCreateAccount(engine.accounts, address, index, engine.bySlot.length);
 }

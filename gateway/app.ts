@@ -51,15 +51,16 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
 
   // No reply (a read included: it may show the change) leaves before the changes made so far
   // are durable; a failed commit turns the reply into a 503 (the state is then ahead of the file).
-  app.addHook('onSend', async (_req, reply, payload) => {
-    if (state.committed === undefined) return payload;
-    try {
-      await state.committed();
-      return payload;
-    } catch {
-      void reply.code(503).header('content-type', 'application/json; charset=utf-8');
-      return JSON.stringify({ error: 'the change could not be made durable; the exchange stops accepting writes', errorType: 'Unavailable' });
-    }
+  // Callback style: one promise hop per reply (the commit's), no async function around it.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (state.committed === undefined) return done(null, payload);
+    state.committed().then(
+      () => done(null, payload),
+      () => {
+        void reply.code(503).header('content-type', 'application/json; charset=utf-8');
+        done(null, JSON.stringify({ error: 'the change could not be made durable; the exchange stops accepting writes', errorType: 'Unavailable' }));
+      },
+    );
   });
 
   // Keep the body as received: Scheme 2 verifies against it as well as its canonical form.
@@ -130,14 +131,15 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
           }
           const result = await op.handle(state, operationRequest(req));
           if (weighted !== undefined) {
+            // Lists post-charge their rows; batches their elements (one reply row each).
+            const rows = rowsOf(result.body);
             const bucket = settleResponse(state.config.rateLimit, {
               ip,
               operation: weighted as WeightedOperation,
               bucket: state.ipBuckets.get(ip),
               nowMs: state.nowMs(),
-              // Lists post-charge their rows; batches their elements (one reply row each).
-              rows: rowsOf(result.body),
-              elements: rowsOf(result.body),
+              rows,
+              elements: rows,
             });
             if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
           }

@@ -13,6 +13,11 @@
  *   decided when the bar is read, so the same bar reads false, then true.
  * - Engine time never goes backwards, so each series only ever updates its newest bar or
  *   appends one; a series keeps its newest `barsPerSeries` bars (oldest dropped first).
+ * - With a closed-bar store (`closed()`, the SQLite history tables: gateway/history-store.ts) a
+ *   series is live state only: its newest `LIVE_BARS` bars. A bar goes to the closed-bar store
+ *   when the next one opens (final from then on: later trades are later in time), and reads
+ *   continue there below the oldest bar the series holds. The newest two stay in memory because
+ *   every trades event reads them (the WebSocket update names the bar it superseded).
  * - `attachCandles(exchange)` creates the store once per exchange (a WeakMap), fills it from
  *   the trades the exchange still remembers (`exchange.trades`, bounded by its limits), then
  *   follows new `trades` events as an exchange listener. Attaching at startup keeps every trade;
@@ -76,17 +81,29 @@ export interface CandleBar {
   tradeCount: number;
 }
 
+/** Bars that no longer change, kept outside the series (the SQLite history tables). */
+export interface ClosedBars {
+  add(marketId: number, timeframe: CandleTimeframe, bar: CandleBar): void;
+  /** Bars with from ≤ openTime < to, newest first, at most `limit`. */
+  read(marketId: number, timeframe: CandleTimeframe, window: CandleWindow): CandleBar[];
+}
+
 export interface CandleStore {
   /** Bars oldest first, by `marketId/timeframe`. */
   series: Map<string, CandleBar[]>;
   barsPerSeries: number;
+  /** Where closed bars go; undefined: they stay in `series`. Asked per event: persistence installs it after start-up. */
+  closed: () => ClosedBars | undefined;
 }
+
+/** Bars a series keeps when closed bars are stored elsewhere: the open one and the one before. */
+export const LIVE_BARS = 2;
 
 /** Bars kept per market and timeframe: 3.5 days of 1m bars, above the 1,500-bar page cap. */
 export const DEFAULT_BARS_PER_SERIES = 5000;
 
-export function createCandleStore(barsPerSeries = DEFAULT_BARS_PER_SERIES): CandleStore {
-  return { series: new Map(), barsPerSeries };
+export function createCandleStore(barsPerSeries = DEFAULT_BARS_PER_SERIES, closed: CandleStore['closed'] = () => undefined): CandleStore {
+  return { series: new Map(), barsPerSeries, closed };
 }
 
 function seriesKey(marketId: number, timeframe: CandleTimeframe): string {
@@ -96,6 +113,8 @@ function seriesKey(marketId: number, timeframe: CandleTimeframe): string {
 /** Adds the pairs of one trades event to every timeframe. `valueMul`: the market's quote quantums per tick·quantum. */
 export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint): void {
   const takerBuys = e.takerSide === 0;
+  const closed = store.closed();
+  const keep = closed === undefined ? store.barsPerSeries : LIVE_BARS;
   for (const timeframe of CANDLE_TIMEFRAMES) {
     const key = seriesKey(e.marketId, timeframe);
     let bars = store.series.get(key);
@@ -107,9 +126,10 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
     for (const entry of e.entries) {
       let bar = bars[bars.length - 1];
       if (bar === undefined || bar.openTime < openTime) {
+        if (bar !== undefined) closed?.add(e.marketId, timeframe, bar);
         bar = { openTime, open: entry.price, high: entry.price, low: entry.price, close: entry.price, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
         bars.push(bar);
-        if (bars.length > store.barsPerSeries) bars.shift();
+        while (bars.length > keep) bars.shift();
       }
       const notional = BigInt(entry.price) * BigInt(entry.size) * valueMul;
       if (entry.price > bar.high) bar.high = entry.price;
@@ -137,8 +157,7 @@ export interface CandleWindow {
 
 /** Bars of a series with from ≤ openTime < to, newest first, at most `limit`. */
 export function readCandles(store: CandleStore, marketId: number, timeframe: CandleTimeframe, window: CandleWindow): CandleBar[] {
-  const bars = store.series.get(seriesKey(marketId, timeframe));
-  if (bars === undefined) return [];
+  const bars = store.series.get(seriesKey(marketId, timeframe)) ?? [];
   // First bar with openTime >= to.
   let lo = 0;
   let hi = bars.length;
@@ -151,9 +170,14 @@ export function readCandles(store: CandleStore, marketId: number, timeframe: Can
   const from = window.from ?? -Infinity;
   for (let i = lo - 1; i >= 0 && out.length < window.limit; i--) {
     const bar = bars[i]!;
-    if (bar.openTime < from) break;
+    if (bar.openTime < from) return out;
     out.push(bar);
   }
+  const closed = store.closed();
+  if (closed === undefined || out.length >= window.limit) return out;
+  // The closed bars are all older than the series' oldest (a bar is stored when it is superseded).
+  const to = bars.length === 0 ? window.to : Math.min(window.to, bars[0]!.openTime);
+  for (const bar of closed.read(marketId, timeframe, { to, from: window.from, limit: window.limit - out.length })) out.push(bar);
   return out;
 }
 
@@ -201,7 +225,7 @@ const stores = new WeakMap<Exchange, CandleStore>();
 export function attachCandles(exchange: Exchange, barsPerSeries = DEFAULT_BARS_PER_SERIES): CandleStore {
   const existing = stores.get(exchange);
   if (existing !== undefined) return existing;
-  const store = createCandleStore(barsPerSeries);
+  const store = createCandleStore(barsPerSeries, () => exchange.history.candles);
   const valueMulOf = (marketId: number): bigint | undefined => exchange.engine.markets.get(marketId)?.spec.valueMul;
   for (const [marketId, events] of exchange.trades) {
     const valueMul = valueMulOf(marketId);

@@ -9,6 +9,11 @@
  *   database is open): indexed tables written in the journal's group-commit transaction; the
  *   exchange then keeps only live orders in memory and images carry only the journal position.
  *
+ * Candles, notifications and portfolio series: the SQLite store also keeps closed bars
+ * (`candles`, candles.ts), inbox items (`notifications`, notifications.ts) and portfolio points
+ * (`portfolio`, portfolio.ts); with the memory store they stay in the candle series, the inboxes
+ * and the portfolio series, bounded as before.
+ *
  * Contract (both): lists are oldest first, in event order, which is also time order; each list
  * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
  * limit), so a read sees the same rows in both modes until the memory lists drop old entries.
@@ -16,8 +21,30 @@
  * `exchange.orders`; `orderOf` asks both). Reads see the writes of the turn so far.
  */
 import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../engine/index.ts';
+import type { ClosedBars } from './candles.ts';
 import type { Exchange } from './exchange.ts';
+import type { NotificationLog } from './notifications.ts';
+import type { SampleLog } from './portfolio.ts';
 import { accountHistory, historyOf } from './history.ts';
+import { inWindow, newestFirst, type Page, type Window } from './operations/read-filters.ts';
+
+/** The per-account lists a filtered page is read from. */
+export interface AccountLists {
+  fills: FillEvent;
+  funding: FundingPaymentEvent;
+  interest: InterestEvent;
+  transfers: TransferEvent;
+}
+
+export interface PageQuery<T> {
+  /** Inclusive, on the event's time. */
+  window: Window;
+  /** Only this market's entries (fills, funding); null: every market. */
+  marketId: number | null;
+  /** Further conditions on the event (role, side, …). */
+  matches?: ((e: T) => boolean) | undefined;
+  limit: number;
+}
 
 export interface HistoryStore {
   readonly kind: 'memory' | 'sqlite';
@@ -34,6 +61,18 @@ export interface HistoryStore {
   funding(accountKey: string): readonly FundingPaymentEvent[];
   interest(accountKey: string): readonly InterestEvent[];
   transfers(accountKey: string): readonly TransferEvent[];
+  /**
+   * One list's entries that match `query`, newest first, up to `query.limit`; `total` counts
+   * every match — as `newestFirst` over the whole list (read-filters.ts). The SQLite store
+   * filters by time (and market, for fills) and counts in SQL.
+   */
+  page<K extends keyof AccountLists>(list: K, accountKey: string, query: PageQuery<AccountLists[K]>): Page<AccountLists[K]>;
+  /** Closed candle bars (candles.ts); undefined: the series in memory keep them. */
+  readonly candles?: ClosedBars | undefined;
+  /** Notification inbox items (notifications.ts); undefined: the inboxes in memory keep them. */
+  readonly notifications?: NotificationLog | undefined;
+  /** Portfolio points (portfolio.ts); undefined: the series in memory keep them. */
+  readonly portfolio?: SampleLog | undefined;
 }
 
 /** An order's latest update: live, or closed and still remembered. */
@@ -46,7 +85,7 @@ export function memoryHistoryStore(exchange: Exchange): HistoryStore {
     const cut = address.lastIndexOf('/');
     return accountHistory(historyOf(exchange), address.slice(0, cut), Number(address.slice(cut + 1)));
   };
-  return {
+  const store: HistoryStore = {
     kind: 'memory',
     record: () => {},
     // The memory read model keeps closed orders in `exchange.orders` with the live ones.
@@ -73,6 +112,15 @@ export function memoryHistoryStore(exchange: Exchange): HistoryStore {
     funding: (accountKey) => ledger(accountKey).funding,
     interest: (accountKey) => ledger(accountKey).interest,
     transfers: (accountKey) => ledger(accountKey).transfers,
+    page(list, accountKey, query) {
+      return newestFirst(store[list](accountKey) as readonly AccountLists[typeof list][], (e) => entryMatches(e, query), query.limit);
+    },
   };
+  return store;
+}
+
+/** Whether an entry passes a page query's window, market and further conditions. */
+export function entryMatches<T extends AccountLists[keyof AccountLists]>(e: T, query: PageQuery<T>): boolean {
+  return inWindow(e.time, query.window) && (query.marketId === null || ('marketId' in e && e.marketId === query.marketId)) && (query.matches === undefined || query.matches(e));
 }
 

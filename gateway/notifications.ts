@@ -15,6 +15,9 @@
  *   wallet-wide `notificationId` and `createdAtNs` from the simulated clock, strictly increasing
  *   per wallet (several events of one instant get consecutive nanoseconds), so
  *   (createdAtNs, notificationId) names one notification and `before_ns` pages without gaps.
+ * - With a notification log (`NotificationLog`, the SQLite history tables: history-store.ts) the
+ *   inbox holds live state only (tokens, `lastNs`): items go to the log, and pages, unseen
+ *   counts and markSeen act on the wallet's newest `INBOX_CAP` there — the same replies.
  */
 import type { Refusal } from './referral.ts';
 
@@ -54,6 +57,14 @@ export interface Inbox {
   lastNs: bigint;
 }
 
+/** Notifications kept outside the inboxes, per wallet; the functions below defer to it when given. */
+export interface NotificationLog {
+  add(address: string, item: StoredNotification): void;
+  page(address: string, beforeNs: bigint | undefined, limit: number): { rows: StoredNotification[]; more: boolean };
+  unseen(address: string): number;
+  markSeen(address: string, target: MarkSeenTarget): number;
+}
+
 export interface NotificationState {
   inboxes: Map<string, Inbox>;
   nextId: number;
@@ -88,12 +99,16 @@ export function upsertToken(ns: NotificationState, address: string, token: strin
 }
 
 /** Adds a notification to a subscriber's inbox; nothing for other wallets. */
-export function pushNotification(ns: NotificationState, address: string, nowNs: bigint, item: Omit<StoredNotification, 'notificationId' | 'createdAtNs' | 'seen'>): StoredNotification | undefined {
+export function pushNotification(ns: NotificationState, address: string, nowNs: bigint, item: Omit<StoredNotification, 'notificationId' | 'createdAtNs' | 'seen'>, log?: NotificationLog): StoredNotification | undefined {
   const inbox = ns.inboxes.get(address);
   if (inbox === undefined) return undefined;
   const createdAtNs = nowNs > inbox.lastNs ? nowNs : inbox.lastNs + 1n;
   inbox.lastNs = createdAtNs;
   const stored: StoredNotification = { notificationId: ns.nextId++, createdAtNs, seen: false, ...item };
+  if (log !== undefined) {
+    log.add(address, stored);
+    return stored;
+  }
   inbox.items.push(stored);
   if (inbox.items.length > INBOX_CAP) inbox.items.shift();
   return stored;
@@ -122,15 +137,16 @@ export type MarkSeenTarget = { all: true; limit: number } | { ids: { createdAtNs
  * double: a bare JSON number has lost its last digits (and schema coercion may have turned it
  * into a string); the notification id, unique per wallet, disambiguates.
  */
-function sameInstant(stored: bigint, sent: string | number): boolean {
+export function sameInstant(stored: bigint, sent: string | number): boolean {
   if (typeof sent === 'string' && /^[0-9]+$/.test(sent) && BigInt(sent) === stored) return true;
   return Number(sent) === Number(stored);
 }
 
 /** Flips the targeted notifications to seen; returns how many were unseen (idempotent). */
-export function markSeen(ns: NotificationState, address: string, target: MarkSeenTarget): number {
+export function markSeen(ns: NotificationState, address: string, target: MarkSeenTarget, log?: NotificationLog): number {
   const inbox = ns.inboxes.get(address);
   if (inbox === undefined) return 0;
+  if (log !== undefined) return log.markSeen(address, target);
   let marked = 0;
   const flip = (item: StoredNotification): void => {
     if (!item.seen) {

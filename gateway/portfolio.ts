@@ -17,6 +17,11 @@
  *   part held in positions (equity − netQuoteBalance: unrealized PnL, isolated pools, accrued
  *   funding); `perpPnl` realized PnL of perpetuals (Σ fill closedPnl, fees included, + funding)
  *   plus the unrealized PnL of open positions and the hour's funding accrued so far.
+ * - With a sample log (`SampleLog`, the SQLite history tables: history-store.ts) a series in
+ *   memory is live state only: its newest two points (the next sample compares with the newest;
+ *   the all-time halving may drop it and fall back on the one before), its cadence
+ *   and how many points it holds (`stored`); the points go to the log, and reads, the `keep`
+ *   bound and the all-time thinning act there — the same replies.
  */
 export interface RangeSpec {
   name: '24h' | '7d' | '30d' | 'allTime';
@@ -47,7 +52,19 @@ export interface Sample {
 
 export interface Series {
   cadenceUs: number;
+  /** Oldest first; with a sample log only the newest. */
   points: Sample[];
+  /** With a sample log: the points the series holds there. */
+  stored?: number;
+}
+
+/** Portfolio points kept outside the series, per account and range (index into RANGES). */
+export interface SampleLog {
+  add(key: string, rangeIndex: number, sample: Sample): void;
+  /** The series' points with from ≤ time ≤ to among its newest `keep`, oldest first. */
+  read(key: string, rangeIndex: number, from: number, to: number, keep: number): Sample[];
+  /** Drops every other point of the series, its oldest first (the all-time halving). */
+  thin(key: string, rangeIndex: number): void;
 }
 
 export interface AccountSeries {
@@ -94,7 +111,7 @@ export function sampleDue(ps: PortfolioState, now: number): boolean {
  * Samples every account `measure` yields at the latest cadence multiple ≤ `now` of each range
  * that has one newer than its last point.
  */
-export function takeSamples(ps: PortfolioState, now: number, accounts: Iterable<{ key: string; measure: () => Omit<Sample, 'time'> }>): void {
+export function takeSamples(ps: PortfolioState, now: number, accounts: Iterable<{ key: string; measure: () => Omit<Sample, 'time'> }>, log?: SampleLog): void {
   const stamps = RANGES.map((r) => Math.floor(now / r.cadenceUs) * r.cadenceUs);
   for (const { key, measure } of accounts) {
     const a = seriesOf(ps, key);
@@ -104,13 +121,34 @@ export function takeSamples(ps: PortfolioState, now: number, accounts: Iterable<
       const last = s.points[s.points.length - 1];
       if (last !== undefined && last.time >= stamp) return;
       value ??= measure();
-      s.points.push({ time: stamp, ...value });
+      const point = { time: stamp, ...value };
       const range = RANGES[i]!;
-      if (s.points.length <= range.keep) return;
+      if (log === undefined) {
+        s.points.push(point);
+        if (s.points.length <= range.keep) return;
+        if (Number.isFinite(range.spanUs)) {
+          s.points.shift();
+        } else {
+          s.points = s.points.filter((_, j) => j % 2 === 1);
+          s.cadenceUs *= 2;
+        }
+        return;
+      }
+      log.add(key, i, point);
+      const previous = s.points[s.points.length - 1];
+      s.points = previous === undefined ? [point] : [previous, point];
+      s.stored = (s.stored ?? 0) + 1;
+      if (s.stored <= range.keep) return;
+      // A finite range reads its newest `keep` points; the older rows wait for retention.
       if (Number.isFinite(range.spanUs)) {
-        s.points.shift();
+        s.stored--;
       } else {
-        s.points = s.points.filter((_, j) => j % 2 === 1);
+        log.thin(key, i);
+        // The halving keeps the odd positions: the point just taken only when the count is even.
+        // The next sample compares with the newest kept (not read back: in a replay the table
+        // already holds later points).
+        if (s.stored % 2 === 1 && previous !== undefined) s.points = [previous];
+        s.stored = Math.floor(s.stored / 2);
         s.cadenceUs *= 2;
       }
     });
@@ -119,9 +157,10 @@ export function takeSamples(ps: PortfolioState, now: number, accounts: Iterable<
 }
 
 /** The points of one range at `now`: samples within its span, oldest first. */
-export function rangePoints(ps: PortfolioState, key: string, rangeIndex: number, now: number): Sample[] {
+export function rangePoints(ps: PortfolioState, key: string, rangeIndex: number, now: number, log?: SampleLog): Sample[] {
   const a = ps.accounts.get(key);
   if (a === undefined) return [];
   const from = now - RANGES[rangeIndex]!.spanUs;
+  if (log !== undefined) return log.read(key, rangeIndex, Math.max(from, Number.MIN_SAFE_INTEGER), now, RANGES[rangeIndex]!.keep);
   return a.series[rangeIndex]!.points.filter((p) => p.time >= from && p.time <= now);
 }

@@ -42,7 +42,7 @@ export function sequenced<P, R>(state: GatewayState, wallet: string, prepare: ()
   const inTurn = async (): Promise<R> => {
     try {
       const ready = await prepared;
-      await previous;
+      if (previous !== undefined) await previous;
       return await commit(ready);
     } finally {
       leave();

@@ -49,7 +49,7 @@ export function attachServices(state: GatewayState): void {
 
 function notify(state: GatewayState, address: string, item: Parameters<typeof pushNotification>[3]): void {
   // The engine's time, not the clock's: a replay of the journal stamps the same nanoseconds.
-  pushNotification(notificationsOf(state), address, BigInt(state.exchange.engine.time) * 1000n, item);
+  pushNotification(notificationsOf(state), address, BigInt(state.exchange.engine.time) * 1000n, item, state.exchange.history.notifications);
 }
 
 function fillNotification(state: GatewayState, e: FillEvent): void {
@@ -123,7 +123,7 @@ function measure(state: GatewayState, account: Account): Omit<Sample, 'time'> {
 
 function sample(state: GatewayState, now: number): void {
   const accounts = state.exchange.engine.accounts.all.filter((a) => a.activated).map((a) => ({ key: a.key, measure: () => measure(state, a) }));
-  takeSamples(portfolioOf(state), now, accounts);
+  takeSamples(portfolioOf(state), now, accounts, state.exchange.history.portfolio);
 }
 
 /** The current values of one account (the portfolio's "now" point); undefined before its first deposit. */

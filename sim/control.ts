@@ -35,13 +35,15 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
   const { state, clock } = options;
   const exchange = state.exchange;
 
-  app.addHook('onRequest', async (req: FastifyRequest, reply) => {
-    if (!req.url.startsWith('/sim/')) return;
+  // Callback style: the venue's routes pass straight through (no promise per request).
+  app.addHook('onRequest', (req: FastifyRequest, reply, done) => {
+    if (!req.url.startsWith('/sim/')) return done();
     if (options.token !== undefined) {
-      if (req.headers.authorization !== `Bearer ${options.token}`) return reply.code(401).send({ error: 'control token required' });
+      if (req.headers.authorization !== `Bearer ${options.token}`) return void reply.code(401).send({ error: 'control token required' });
     } else if (!isLoopback(req.ip)) {
-      return reply.code(403).send({ error: 'the control API answers loopback callers only' });
+      return void reply.code(403).send({ error: 'the control API answers loopback callers only' });
     }
+    done();
   });
 
   // Registered as a plugin so the OpenAPI document (registered before) lists them.

@@ -226,7 +226,7 @@ function connectionStreams(faults: Faults, connection: object): ConnectionStream
 /** The WebSocket side: RPC calls meet their route's faults; frames may close or drop the connection; deltas may be withheld. */
 export function faultHooks(faults: Faults): Required<Pick<WsHooks, 'beforeRpc' | 'beforeSend' | 'withholdDelta'>> {
   return {
-    beforeRpc: async (operation, payload) => routeFault(faults, operation.path, payload),
+    beforeRpc: (operation, payload) => (faults.settings === undefined ? undefined : routeFault(faults, operation.path, payload)),
     beforeSend: (connection) => {
       const ws = faults.settings?.ws;
       if (ws === undefined || (ws.closeRate === 0 && ws.dropRate === 0)) return 'send';
@@ -258,13 +258,15 @@ const strictAjv = new Ajv({ allErrors: false, strict: false });
 
 /** The REST side (a preHandler on every /v1 route) and the /sim/faults routes. */
 export function registerFaults(app: FastifyInstance, faults: Faults, state: GatewayState): void {
-  app.addHook('preHandler', async (req, reply) => {
+  // Callback style: without faults a request passes straight through (no promise per request).
+  app.addHook('preHandler', (req, reply, done) => {
     const path = req.routeOptions.url;
-    if (faults.settings === undefined || path === undefined || !V1_PATHS.has(path)) return;
-    const injected = await routeFault(faults, path, req.body);
-    if (injected === undefined) return;
-    if (injected.headers !== undefined) reply.headers(injected.headers);
-    return reply.code(injected.status).send(injected.body);
+    if (faults.settings === undefined || path === undefined || !V1_PATHS.has(path)) return done();
+    routeFault(faults, path, req.body).then((injected) => {
+      if (injected === undefined) return done();
+      if (injected.headers !== undefined) reply.headers(injected.headers);
+      void reply.code(injected.status).send(injected.body);
+    }, done);
   });
 
   // Registered as a plugin so that the OpenAPI document lists them.

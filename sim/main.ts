@@ -177,7 +177,7 @@ function buildCli(): Command {
     .addOption(new Option('--sync <mode>', 'normal: a kill -9 loses nothing acknowledged, a power loss may lose the last commits; full: an fsync per commit').choices(['normal', 'full']).default('normal'))
     .option('--snapshot-every <records>', 'snapshot after this many journal records [default: 100000, or 5 minutes]', integer(1, Number.MAX_SAFE_INTEGER))
     .option('--keep-journal', 'keep the whole journal (a from-scratch replay stays possible) instead of pruning what two snapshots cover')
-    .option('--history-retention-days <days>', 'days of orders, fills and trades kept in the --db history tables (funding, interest, transfers: at least 90) [default: 30]', integer(1, 36_500))
+    .option('--history-retention-days <days>', 'days of orders, fills, trades, notifications and portfolio points kept in the --db history tables (funding, interest, transfers: at least 90; candle bars: at least 5,000 bars) [default: 30]', integer(1, 36_500))
     .option('--seed <n>', 'seed of the price feeds and liquidity agents [default: config feeds.seed, else 1]', integer(0, Number.MAX_SAFE_INTEGER))
     .option('--config <file>', 'JSON config file: markets, prices, feeTiers, agents, feeds, limits, geo (built-in defaults otherwise)')
     .addOption(new Option('--clock <mode>', 'realtime follows the wall clock; accelerated runs --speed times faster; virtual moves only via /sim/clock').choices(['realtime', 'accelerated', 'virtual']).default('realtime'))

@@ -12,6 +12,9 @@
  *   request is attributable to: the owner of the API key it names, else the body's `address`
  *   or `ethereumAddress`, else the query's `address` — lowercase.
  * - The ring keeps the newest `size` records; reads list newest first.
+ * - Cost on the request path: a record keeps the body as received (the raw text, or the RPC
+ *   frame's text) and the key owner; the body is parsed, and the address taken from it, when
+ *   the record is first read (once), not for every request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -35,9 +38,21 @@ export interface RequestRecord {
   address?: string;
 }
 
+/**
+ * A record as the request path adds it: `body` (and `bodyBytes`) may be left to `sent`, and
+ * `address` to `attribute`, both called on the record's first read.
+ */
+export type NewRecord = Omit<RequestRecord, 'id' | 'body'> & {
+  body?: unknown;
+  sent?: () => Pick<RequestRecord, 'body' | 'bodyBytes'>;
+  attribute?: (body: unknown) => string | undefined;
+};
+
+type Stored = Omit<RequestRecord, 'body'> & Pick<NewRecord, 'body' | 'sent' | 'attribute'>;
+
 export interface RequestLog {
   size: number;
-  ring: (RequestRecord | undefined)[];
+  ring: (Stored | undefined)[];
   /** Records ever added (the next id is count + 1). */
   count: number;
 }
@@ -47,11 +62,30 @@ export function createRequestLog(size = REQUEST_LOG_DEFAULT_SIZE): RequestLog {
   return { size, ring: new Array<RequestRecord | undefined>(size), count: 0 };
 }
 
-export function addRecord(log: RequestLog, record: Omit<RequestRecord, 'id'>): RequestRecord {
-  const stored = { id: log.count + 1, ...record };
-  log.ring[log.count % log.size] = stored;
+export function addRecord(log: RequestLog, record: NewRecord): void {
+  log.ring[log.count % log.size] = { id: log.count + 1, ...record };
   log.count++;
-  return stored;
+}
+
+/**
+ * The record at ring slot `slot` with its deferred body and address filled in, made once and
+ * kept; its keys in the order of a record made at once (id, time, transport, method, path,
+ * query, body, bodyBytes, status, address).
+ */
+function settled(log: RequestLog, slot: number): RequestRecord {
+  const stored = log.ring[slot]!;
+  const { sent, attribute, query, body, bodyBytes, status, address, ...head } = stored;
+  if (sent === undefined && attribute === undefined) return stored as RequestRecord;
+  const record: RequestRecord = {
+    ...head,
+    ...(query !== undefined && { query }),
+    ...(sent === undefined ? { body: body ?? null, ...(bodyBytes !== undefined && { bodyBytes }) } : sent()),
+    status,
+  };
+  const attributed = address ?? attribute?.(record.body);
+  if (attributed !== undefined) record.address = attributed;
+  log.ring[slot] = record;
+  return record;
 }
 
 /** Newest first, at most `limit`, only those attributable to `address` when given. */
@@ -59,7 +93,7 @@ export function listRecords(log: RequestLog, limit: number, address?: string): R
   const out: RequestRecord[] = [];
   const held = Math.min(log.count, log.size);
   for (let i = 1; i <= held && out.length < limit; i++) {
-    const record = log.ring[(log.count - i) % log.size]!;
+    const record = settled(log, (log.count - i) % log.size);
     if (address === undefined || record.address === address) out.push(record);
   }
   return out;
@@ -69,15 +103,20 @@ function field(value: unknown, name: string): unknown {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 }
 
-/** The address a request acts for or asks about (see the contract). */
-function attribution(state: GatewayState, apiKey: unknown, body: unknown, query: unknown): string | undefined {
+/**
+ * The address a request acts for or asks about (see the contract), given its body: the key's
+ * owner is looked up when the request is answered (a key may be revoked before the record is
+ * read).
+ */
+function attribution(state: GatewayState, apiKey: unknown, query: unknown): (body: unknown) => string | undefined {
   const owner = typeof apiKey === 'string' ? state.keys.byKey.get(apiKey.toLowerCase())?.address : undefined;
-  const candidates = [owner, field(body, 'address'), field(body, 'ethereumAddress'), field(query, 'address')];
-  for (const c of candidates) {
-    const address = normalizeAddress(c);
-    if (address !== null) return address;
-  }
-  return undefined;
+  return (body) => {
+    for (const c of [owner, field(body, 'address'), field(body, 'ethereumAddress'), field(query, 'address')]) {
+      const address = normalizeAddress(c);
+      if (address !== null) return address;
+    }
+    return undefined;
+  };
 }
 
 /** The body as sent: parsed, the raw text when it is not JSON, or left out when too large. */
@@ -97,10 +136,15 @@ const UNLOGGED = /^\/(sim|docs|openapi\.json)(\/|\?|$)/;
 export function requestLogHooks(log: RequestLog, state: GatewayState): Required<Pick<WsHooks, 'afterRpc'>> {
   return {
     afterRpc: (call) => {
-      const record: Omit<RequestRecord, 'id'> = { time: state.exchange.clock(), transport: 'ws', method: call.type.toUpperCase(), path: call.method, body: call.payload ?? null, status: call.status };
-      const address = attribution(state, call.apiKey, call.payload, undefined);
-      if (address !== undefined) record.address = address;
-      addRecord(log, record);
+      addRecord(log, {
+        time: state.exchange.clock(),
+        transport: 'ws',
+        method: call.type.toUpperCase(),
+        path: call.method,
+        status: call.status,
+        sent: () => ({ body: call.payload() ?? null }),
+        attribute: attribution(state, call.apiKey, undefined),
+      });
     },
   };
 }
@@ -109,14 +153,23 @@ const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
 
 /** Records REST requests (an onResponse hook) and serves GET /sim/journal. */
 export function registerRequestLog(app: FastifyInstance, log: RequestLog, state: GatewayState): void {
-  app.addHook('onResponse', async (req: FastifyRequest, reply) => {
-    if (UNLOGGED.test(req.url)) return;
-    const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
-    const query = (req.query ?? {}) as Record<string, unknown>;
-    const record: Omit<RequestRecord, 'id'> = { time: state.exchange.clock(), transport: 'rest', method: req.method, path: req.url.split('?')[0]!, query: { ...query }, ...sentBody(raw, req.body), status: reply.statusCode };
-    const address = attribution(state, req.headers['x-api-key'], record.body, query);
-    if (address !== undefined) record.address = address;
-    addRecord(log, record);
+  app.addHook('onResponse', (req: FastifyRequest, reply, done) => {
+    if (!UNLOGGED.test(req.url)) {
+      const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
+      const parsed: unknown = req.body;
+      const query = { ...((req.query ?? {}) as Record<string, unknown>) };
+      addRecord(log, {
+        time: state.exchange.clock(),
+        transport: 'rest',
+        method: req.method,
+        path: req.url.split('?')[0]!,
+        query,
+        status: reply.statusCode,
+        sent: () => sentBody(raw, parsed),
+        attribute: attribution(state, req.headers['x-api-key'], query),
+      });
+    }
+    done();
   });
 
   // Registered as a plugin so that the OpenAPI document lists it.

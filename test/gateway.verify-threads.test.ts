@@ -60,6 +60,19 @@ describe('signatures are verified on worker threads (sodium-native, off the even
     expect(await threaded.verify(w.apiKey, 'zz'.repeat(64), [message])).toBe(-1);
   });
 
+  it('a worker that dies answers its jobs -1 and is replaced; after close every job answers -1', async () => {
+    const { h, w } = await funded(0x35);
+    const message = '{"probe":3}';
+    const signature = h.sign(message, w);
+    const own = createVerifier({ threads: 1 });
+    // Candidates that are not a list make the worker throw outside its per-signature guard.
+    const crashed = own.verify(w.apiKey, signature, null as unknown as string[]);
+    expect(await crashed).toBe(-1);
+    expect(await own.verify(w.apiKey, signature, [message])).toBe(0);
+    await own.close();
+    expect(await own.verify(w.apiKey, signature, [message])).toBe(-1);
+  });
+
   it('a signed placeOrder verified on a worker thread is acknowledged; a forged one is 401', async () => {
     const { h, w } = await funded(0x33);
     h.state.verifier = threaded;

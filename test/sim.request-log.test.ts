@@ -46,6 +46,9 @@ describe('GET /sim/journal: the requests perpsim received (method, path, body, s
     });
     expect(order!.id as number).toBeLessThan(read!.id as number);
     expect(order!.time).toBe(server.exchange.clock());
+    // Bodies are parsed when first read: the record's keys keep the order of one made at once.
+    expect(Object.keys(order!)).toEqual(['id', 'time', 'transport', 'method', 'path', 'query', 'body', 'status', 'address']);
+    expect(await journal()).toEqual([read, order]);
   });
 
   it('records refused requests too: a bad signature (401) attributed to the key\'s owner, a body that is not JSON', async () => {
@@ -75,6 +78,7 @@ describe('GET /sim/journal: the requests perpsim received (method, path, body, s
     expect(calls.find((r) => r.path === 'l2orderbook')).toMatchObject({ transport: 'ws', method: 'GET', status: 200, body: { market: 'BTC-USD', extra: 1 } });
     const post = calls.find((r) => r.path === 'cancelAllOrders');
     expect(post).toMatchObject({ transport: 'ws', method: 'POST', address: bot.address });
+    expect(Object.keys(post!)).toEqual(['id', 'time', 'transport', 'method', 'path', 'body', 'status', 'address']);
     expect(post!.status).toBeGreaterThanOrEqual(400);
   });
 

@@ -80,3 +80,30 @@ describe('POST /sim/funding, /sim/liquidate and /sim/halt move the market for a 
   });
 });
 
+
+describe('the control API answers loopback callers, or callers with the control token', () => {
+  it('refuses /sim without the configured token (401) and from another host (403); /v1 routes pass', async () => {
+    server = await startServer({ port: 0, clock: 'virtual', agents: false, controlToken: 'secret' });
+    expect((await server.app.inject({ method: 'GET', url: '/sim/clock' })).statusCode).toBe(401);
+    const withToken = await server.app.inject({ method: 'GET', url: '/sim/clock', headers: { authorization: 'Bearer secret' } });
+    expect(withToken.statusCode).toBe(200);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/time' })).statusCode).toBe(200);
+    await server.close();
+    server = await startServer({ port: 0, clock: 'virtual', agents: false });
+    const remote = await server.app.inject({ method: 'GET', url: '/sim/clock', remoteAddress: '10.1.2.3' });
+    expect(remote.statusCode).toBe(403);
+    expect(remote.json()).toEqual({ error: 'the control API answers loopback callers only' });
+    expect((await server.app.inject({ method: 'GET', url: '/v1/time', remoteAddress: '10.1.2.3' })).statusCode).toBe(200);
+  });
+});
+
+describe('no reply leaves before the changes so far are durable', () => {
+  it('a failed commit turns the reply into a 503 Unavailable', async () => {
+    server = await startServer({ port: 0, clock: 'virtual', agents: false });
+    server.state.committed = () => Promise.reject(new Error('disk full'));
+    const res = await server.app.inject({ method: 'GET', url: '/v1/time' });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual({ error: 'the change could not be made durable; the exchange stops accepting writes', errorType: 'Unavailable' });
+  });
+});

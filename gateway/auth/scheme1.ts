@@ -254,6 +254,8 @@ function encode(op: Scheme1Op, spec: Scheme1Key, value: unknown): string | null 
       if (value === false || value === 0) return '0';
       throw new TypeError(`scheme 1 op ${op}: ${spec.field} must be a boolean or 0/1`);
     case 'int': {
+      // Safe integers print the same digits as their bigint, without making one.
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
       const int = toBigInt(value);
       if (int === null) throw new TypeError(`scheme 1 op ${op}: ${spec.field} must be an integer`);
       return int.toString();

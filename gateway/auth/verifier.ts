@@ -1,6 +1,6 @@
 /**
- * Where signatures are verified: on worker threads (piscina), so that verification runs on
- * every core while the event loop parses, answers and applies commands.
+ * Where signatures are verified: on worker threads, so that verification runs on every core
+ * while the event loop parses, answers and applies commands.
  *
  * Contract: `verify(key, signature, candidates)` resolves to the index of the first candidate
  * message the signature covers, or -1. Jobs asked for in one event-loop turn leave together
@@ -9,14 +9,26 @@
  * promise is already settled: the choice for tests and for in-process fixtures that want no
  * threads. Results do not depend on the mode; only timing does — callers that must keep an
  * account's commands in arrival order use `sequencer.ts`.
+ *
+ * The threads are plain `worker_threads` Workers running `verify-worker.mjs`, one message per
+ * task each way, answered in order (a queue of tasks in flight per worker). A worker that dies
+ * answers its tasks in flight with -1 ("not verified") and is replaced. piscina did the same
+ * job with more bookkeeping: a task cost the event loop about twice as much with it
+ * (docs/decisions.md, Authentication). A worker holds the process open only while it has tasks.
  */
-import { Piscina } from 'piscina';
+import { Worker } from 'node:worker_threads';
 import { verifyEd25519 } from './ed25519.ts';
 
 export interface Verifier {
   readonly threads: number;
   verify(apiKeyHex: string, signatureHex: string, candidates: readonly string[]): Promise<number>;
   close(): Promise<void>;
+}
+
+interface Thread {
+  worker: Worker;
+  /** Tasks sent and not yet answered, oldest first: the worker answers in order. */
+  inFlight: Job[][];
 }
 
 interface Job {
@@ -41,32 +53,55 @@ export function createVerifier(options: { threads: number }): Verifier {
       close: async () => {},
     };
   }
-  const pool = new Piscina({
-    filename: new URL('./verify-worker.mjs', import.meta.url).href,
-    minThreads: threads,
-    maxThreads: threads,
-    // Idle workers stay: spawning one costs more than thousands of verifications.
-    idleTimeout: 2 ** 31 - 1,
-  });
+  const filename = new URL('./verify-worker.mjs', import.meta.url);
+  const workers: Thread[] = [];
+  let closed = false;
+  const spawn = (slot: number): void => {
+    const worker = new Worker(filename, { workerData: { perpsimVerifier: true } });
+    worker.unref();
+    const thread: Thread = { worker, inFlight: [] };
+    workers[slot] = thread;
+    worker.on('message', (found: Int16Array) => {
+      const slice = thread.inFlight.shift();
+      if (slice === undefined) return;
+      if (thread.inFlight.length === 0) worker.unref();
+      for (let i = 0; i < slice.length; i++) slice[i]!.resolve(found[i]!);
+    });
+    const died = (): void => {
+      if (workers[slot] !== thread) return;
+      for (const slice of thread.inFlight.splice(0)) for (const job of slice) job.resolve(-1);
+      if (!closed) spawn(slot);
+    };
+    worker.on('error', died);
+    worker.on('exit', died);
+  };
+  for (let slot = 0; slot < threads; slot++) spawn(slot);
+
   let queued: Job[] = [];
   let scheduled = false;
   const dispatch = (): void => {
     scheduled = false;
     const jobs = queued;
     queued = [];
+    if (closed) {
+      for (const job of jobs) job.resolve(-1);
+      return;
+    }
     const per = Math.ceil(jobs.length / threads);
-    for (let from = 0; from < jobs.length; from += per) {
-      const slice = jobs.slice(from, from + per);
-      const task = { keys: slice.map((j) => j.key), signatures: slice.map((j) => j.signature), candidates: slice.map((j) => j.candidates) };
-      pool.run(task).then(
-        (found: Int16Array) => {
-          for (let i = 0; i < slice.length; i++) slice[i]!.resolve(found[i]!);
-        },
-        // A worker that died answers "not verified"; the pool replaces it.
-        () => {
-          for (const job of slice) job.resolve(-1);
-        },
-      );
+    for (let from = 0, slot = 0; from < jobs.length; from += per, slot++) {
+      const slice = per === jobs.length ? jobs : jobs.slice(from, from + per);
+      const keys = new Array<string>(slice.length);
+      const signatures = new Array<string>(slice.length);
+      const candidates = new Array<readonly string[]>(slice.length);
+      for (let i = 0; i < slice.length; i++) {
+        keys[i] = slice[i]!.key;
+        signatures[i] = slice[i]!.signature;
+        candidates[i] = slice[i]!.candidates;
+      }
+      const thread = workers[slot]!;
+      if (thread.inFlight.length === 0) thread.worker.ref();
+      thread.inFlight.push(slice);
+      thread.worker.postMessage({ keys, signatures, candidates });
     }
   };
   return {
@@ -80,6 +115,11 @@ export function createVerifier(options: { threads: number }): Verifier {
         }
       });
     },
-    close: () => pool.destroy(),
+    close: async () => {
+      // Jobs not yet dispatched, and any asked for from now on, are answered -1 by dispatch;
+      // those in flight by their worker's exit.
+      closed = true;
+      await Promise.all(workers.map((thread) => thread.worker.terminate()));
+    },
   };
 }

@@ -1,5 +1,7 @@
 /**
- * The verification worker (piscina): checks batches of Ed25519 signatures off the event loop.
+ * The verification worker (a worker thread of gateway/auth/verifier.ts): checks batches of
+ * Ed25519 signatures off the event loop. Each message is one task; each task is answered, in
+ * order, by one message.
  *
  * Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader under
  * every runner (vitest's workers do not), and this file needs nothing but libsodium.
@@ -11,6 +13,7 @@
  */
 import { createPublicKey, verify } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
 
 const sodium = (() => {
   try {
@@ -57,4 +60,14 @@ export default function verifyBatch({ keys: keyList, signatures, candidates }) {
     }
   }
   return out;
+}
+
+// Started by verifier.ts (which marks its workers): answer each task with its results, the
+// Int16Array's buffer transferred rather than copied.
+if (parentPort !== null && workerData?.perpsimVerifier === true) {
+  const port = parentPort;
+  port.on('message', (task) => {
+    const found = verifyBatch(task);
+    port.postMessage(found, [found.buffer]);
+  });
 }

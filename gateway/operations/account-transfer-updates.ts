@@ -26,7 +26,7 @@ import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
-import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newestFirst, windowOf } from './read-filters.ts';
+import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
 
 export const AccountTransferUpdatesQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 
@@ -103,11 +103,7 @@ export const accountTransferUpdates: Operation = {
     const ref = accountOf(request.query);
     const window = windowOf(request.query, exchange.clock());
     if (isFilterReply(window)) return window;
-    const page = newestFirst(
-      exchange.history.transfers(accountKeyOf(ref.address, ref.accountIndex)),
-      (e) => inWindow(e.time, window),
-      limitOf(request.query),
-    );
+    const page = exchange.history.page('transfers', accountKeyOf(ref.address, ref.accountIndex), { window, marketId: null, limit: limitOf(request.query) });
     const body: AccountTransferUpdatesReply = { accountTransferUpdates: page.rows.map((e) => transferUpdate(exchange, e)) };
     return ok(body);
   },

@@ -13,6 +13,7 @@ import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 
 export const ADDRESS_PATTERN = '^(0x|0X)?[0-9a-fA-F]{40}$';
+const ADDRESS_RE = new RegExp(ADDRESS_PATTERN);
 
 /** Query of account-scoped reads: address required, accountIndex 0-9 (default 0). */
 export const AccountQuery = Type.Object(
@@ -30,7 +31,7 @@ export interface AccountRef {
 
 /** Lowercase 0x-prefixed address; null when it is not 40 hex digits. */
 export function parseAddress(value: unknown): string | null {
-  if (typeof value !== 'string' || !new RegExp(ADDRESS_PATTERN).test(value)) return null;
+  if (typeof value !== 'string' || !ADDRESS_RE.test(value)) return null;
   return normalizeAddress(value);
 }
 
@@ -49,7 +50,8 @@ export interface SignedContext {
  * The checks every signed request shares: the header triple and timestamp window (401), the
  * address in the query and/or body (400 malformed, 403 mismatch with each other or the key).
  * `outer` is what the X-Signature header must be: verified later by the operation, or only
- * present (REST batches).
+ * present (REST batches). `body` is where the body address is read (a batch element's own
+ * body, say); the request's body by default.
  */
 export function signedContext(
   state: GatewayState,
@@ -57,11 +59,12 @@ export function signedContext(
   accountIndex: number,
   permission: KeyPermission = 'trade',
   outer: 'verified' | 'present' = 'verified',
+  body: unknown = request.body,
 ): SignedContext | Reply {
   const checked = checkSignedHeaders(headersFromHttp(request.headers), state.clocks(), outer);
   if (!checked.ok) return fail(checked.error.status, checked.error.error);
   const fromQuery = request.query.address;
-  const fromBody = (request.body as Record<string, unknown> | undefined)?.address;
+  const fromBody = (body as Record<string, unknown> | undefined)?.address;
   if (fromQuery === undefined && fromBody === undefined) return fail(400, 'address is required');
   const queryAddress = fromQuery === undefined ? undefined : parseAddress(fromQuery);
   const bodyAddress = fromBody === undefined ? undefined : parseAddress(fromBody);

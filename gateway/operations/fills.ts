@@ -14,7 +14,7 @@ import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { formatFill, sideName, type FillRecord } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
-import { accountQueryWith, enumFilter, inWindow, isFilterReply, limitOf, LIST_PARAMS, marketFilter, newestFirst, windowOf } from './read-filters.ts';
+import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf } from './read-filters.ts';
 import { orderOf } from '../history-store.ts';
 
 export const FillsQuery = accountQueryWith({ ...LIST_PARAMS, role: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
@@ -59,15 +59,12 @@ export const fills: Operation = {
     if (isFilterReply(side)) return side;
     const window = windowOf(query, exchange.clock());
     if (isFilterReply(window)) return window;
-    const page = newestFirst(
-      exchange.history.fills(accountKeyOf(ref.address, ref.accountIndex)),
-      (e) =>
-        (market === null || e.marketId === market.spec.id) &&
-        (role === null || e.role === role) &&
-        (side === null || sideName(e.side) === side) &&
-        inWindow(e.time, window),
-      limitOf(query),
-    );
+    const page = exchange.history.page('fills', accountKeyOf(ref.address, ref.accountIndex), {
+      window,
+      marketId: market === null ? null : market.spec.id,
+      matches: role === null && side === null ? undefined : (e) => (role === null || e.role === role) && (side === null || sideName(e.side) === side),
+      limit: limitOf(query),
+    });
     const body: FillsReply = { fills: page.rows.map((e) => fillRecord(exchange, e)), total: page.total };
     return ok(body);
   },

@@ -19,7 +19,7 @@ import { size, usd } from '../format.ts';
 import type { Operation, OperationRequest, GatewayState } from '../operation.ts';
 import type { Reply } from '../errors.ts';
 import { accountOf } from './common.ts';
-import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, marketFilter, newestFirst, signed, windowOf } from './read-filters.ts';
+import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, marketFilter, signed, windowOf } from './read-filters.ts';
 
 export const FundingQuery = accountQueryWith(LIST_PARAMS);
 
@@ -62,11 +62,7 @@ function handle(state: GatewayState, request: OperationRequest): Reply {
   if (isFilterReply(market)) return market;
   const window = windowOf(query, exchange.clock(), LIMITS.fundingDefaultWindowUs);
   if (isFilterReply(window)) return window;
-  const page = newestFirst(
-    exchange.history.funding(accountKeyOf(ref.address, ref.accountIndex)),
-    (e) => (market === null || e.marketId === market.spec.id) && inWindow(e.time, window),
-    limitOf(query),
-  );
+  const page = exchange.history.page('funding', accountKeyOf(ref.address, ref.accountIndex), { window, marketId: market === null ? null : market.spec.id, limit: limitOf(query) });
   const body: FundingReply = { fundingPayments: page.rows.map((e) => fundingPaymentRecord(exchange, e)), total: page.total };
   return ok(body);
 }

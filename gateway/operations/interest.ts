@@ -16,7 +16,7 @@ import { usd } from '../format.ts';
 import { accountKeyOf } from '../exchange.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
-import { accountQueryWith, inWindow, isFilterReply, limitOf, LIST_PARAMS, newestFirst, windowOf } from './read-filters.ts';
+import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
 
 export const InterestQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 
@@ -41,11 +41,7 @@ export const interest: Operation = {
     const ref = accountOf(request.query);
     const window = windowOf(request.query, exchange.clock(), LIMITS.fundingDefaultWindowUs);
     if (isFilterReply(window)) return window;
-    const page = newestFirst(
-      exchange.history.interest(accountKeyOf(ref.address, ref.accountIndex)),
-      (e) => inWindow(e.time, window),
-      limitOf(request.query),
-    );
+    const page = exchange.history.page('interest', accountKeyOf(ref.address, ref.accountIndex), { window, marketId: null, limit: limitOf(request.query) });
     const body: InterestReply = { interestPayments: page.rows.map((e) => ({ payment: usd(e.payment), time: e.time })) };
     return ok(body);
   },

@@ -51,7 +51,7 @@ export const notificationsMarkSeen: Operation = {
         body.ids === undefined
           ? { all: true, limit: body.limit ?? INBOX_CAP }
           : { ids: body.ids.map((id) => ({ createdAtNs: id.created_at_ns, notificationId: Number(id.notification_id) })) };
-      return ok({ marked: markSeen(notificationsOf(state), ctx.address, target) });
+      return ok({ marked: markSeen(notificationsOf(state), ctx.address, target, state.exchange.history.notifications) });
     });
   },
 };

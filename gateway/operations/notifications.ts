@@ -57,11 +57,12 @@ export const notifications: Operation = {
     if (enrolling) state.serviceWritten?.('notifications', address);
     const before = request.query.before_ns === undefined ? undefined : BigInt(String(request.query.before_ns));
     const limit = Math.min(PAGE_MAX, request.query.limit === undefined ? PAGE_DEFAULT : Number(request.query.limit));
-    const page = inboxPage(inbox, before, limit);
+    const log = state.exchange.history.notifications;
+    const page = log === undefined ? inboxPage(inbox, before, limit) : log.page(address, before, limit);
     const last = page.rows[page.rows.length - 1];
     return ok({
       notifications: page.rows.map(notificationRecord),
-      unseen: unseenCount(inbox),
+      unseen: log === undefined ? unseenCount(inbox) : log.unseen(address),
       nextBeforeNs: page.more && last !== undefined ? last.createdAtNs.toString() : null,
     });
   },

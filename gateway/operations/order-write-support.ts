@@ -107,7 +107,7 @@ export function orderWriteContext(
   source: ErrorSource,
   outer: 'verified' | 'present',
 ): OrderWriteContext | Reply {
-  const ctx = signedContext(state, { ...request, body }, body.accountIndex, 'trade', outer);
+  const ctx = signedContext(state, request, body.accountIndex, 'trade', outer, body);
   if (isReply(ctx)) return ctx;
   const ms = resolveMarket(state.exchange, body.marketId);
   return ms === undefined ? orderError(source, 'InvalidRequest', 'unknown market') : { ctx, ms };
@@ -235,7 +235,7 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
     }
   }
   if (accountIndex === undefined) return orderError(source, 'InvalidRequest', 'accountIndex is required');
-  return signedContext(state, { ...request, body: address === undefined ? {} : { address } }, accountIndex, 'trade', 'present');
+  return signedContext(state, request, accountIndex, 'trade', 'present', address === undefined ? {} : { address });
 }
 
 /** The batch's one replay slot: its operation and its elements' signatures. */

@@ -13,7 +13,8 @@
  *   SQLite history tables — as the journal position the image was taken at (`HistoryPart`);
  *   restoring the latter truncates the tables after that position (history-tables.ts).
  * - `stateHash(state)` digests the live parts (gateway/persistence/state-hash.ts): the engine,
- *   the live orders, candles, funding rates, the gateway's collections and the service stores
+ *   the live orders, the open candle bars, the inboxes without their items, the newest point of
+ *   each portfolio series, funding rates, the gateway's collections and the service stores
  *   — not history (its rows are in the tables or the memory lists, depending on the mode, and a
  *   from-scratch replay rebuilds the same live state either way), not the journal and not the
  *   wall-clock token buckets of IPs.
@@ -147,10 +148,19 @@ function applyService(state: GatewayState, record: Extract<JournalRecord, { kind
  * pools do) means nothing.
  */
 export function stateHash(state: GatewayState): string {
-  const { keys, pools, replay, nonces, history: _history, orders, ...rest } = durableParts(state);
+  const { keys, pools, replay, nonces, history: _history, orders, candles, notifications, portfolio, ...rest } = durableParts(state);
   const live = new Map<number, unknown>();
   for (const [id, e] of orders) if (!TERMINAL_ORDER_STATUSES.has(e.status)) live.set(id, e);
-  const graph = { ...rest, orders: live };
+  // A series' open bar is live; the closed ones are history (memory series or SQLite rows).
+  const openBars = new Map<string, unknown>();
+  for (const [key, bars] of candles) openBars.set(key, bars[bars.length - 1]);
+  // Inbox items are history (the inboxes or SQLite rows); tokens and the clock of each inbox are live.
+  const inboxes = new Map<string, unknown>();
+  for (const [wallet, inbox] of notifications.inboxes) inboxes.set(wallet, { tokens: inbox.tokens, lastNs: inbox.lastNs });
+  // A portfolio series' newest point and cadence decide the next sample; its older points are history.
+  const accounts = new Map<string, unknown>();
+  for (const [key, a] of portfolio.accounts) accounts.set(key, { realized: a.realized, series: a.series.map((s) => ({ cadenceUs: s.cadenceUs, last: s.points[s.points.length - 1] })) });
+  const graph = { ...rest, orders: live, candles: openBars, notifications: { inboxes, nextId: notifications.nextId }, portfolio: { nextSampleAt: portfolio.nextSampleAt, accounts } };
   const entries = (map: Map<string, unknown>): [string, string][] => [...map].map(([k, v]) => [k, digest(v)]);
   return digest({ graph, keys: entries(keys), pools: entries(pools), replay, nonces });
 }

@@ -3,9 +3,14 @@
  * fills, trades and the account ledgers (funding, interest, transfers) as indexed tables.
  *
  * Contract:
- * - Rows are written as the engine emits them, inside the turn's open transaction
- *   (`ensureTransaction`), which the journal's group commit closes (journal.ts): history is
- *   never ahead of or behind the journal, and a read in the same turn sees the rows already.
+ * - Rows are buffered per table as the engine emits them. The journal's group commit stores the
+ *   turn's rows in its journal row (journal.ts `turnRows`), in the same transaction as the
+ *   records; the tables are filled from the buffer (`flush`, at most once a second, and before
+ *   snapshots and the stop), and a read first fills them inside the turn's transaction
+ *   (`ensureTransaction`), so it sees every row so far. `meta.history_from` names the first
+ *   journal row whose rows the tables may lack; `recoverHistoryRows` inserts those after a
+ *   crash. So history is never ahead of or behind the journal. `closedOrder` — asked after every
+ *   order write — answers the pending closed orders from memory, so the rows stay batched.
  * - Every row carries `seq`, the journal position of the command that produced it, and `time`
  *   (engine µs). Both grow with the row id: a truncation after a position and a retention cut
  *   before a time are a suffix and a prefix of each table.
@@ -16,16 +21,32 @@
  *   to the image's position — rows of later commands are deleted. Rows deleted before (by an
  *   earlier reset, or by retention) stay deleted.
  * - `prune(nowUs)`: retention, at most `batch` rows per table per call, oldest first.
+ * - Closed candle bars (`candles`, candles.ts) follow the same rules: buffered with the turn,
+ *   truncated by seq; retention keeps at least the span of DEFAULT_BARS_PER_SERIES bars of
+ *   their timeframe (the memory series' bound), so daily and weekly bars outlive the days.
+ * - Notification inbox items (`notifications`, notifications.ts): rows like the others; a
+ *   markSeen updates `seen` in the turn's transaction and stamps it with its journal position,
+ *   which `truncateAfter` also undoes. Retention as orders.
+ * - Portfolio points (`portfolio`, portfolio.ts): the all-time halving marks the dropped points
+ *   (`dropped_seq`) rather than deleting them, so `truncateAfter` can bring them back; retention
+ *   deletes a finite range's points older than its span (never read again) and dropped ones.
  * - Events are stored v8-serialized (bigints, undefined fields kept) and read back as equal
  *   objects; lists are capped like the memory read models (ExchangeLimits, history.ts).
  */
 import { deserialize, serialize } from 'node:v8';
 import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../../engine/index.ts';
+import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
+import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
-import type { HistoryStore } from '../history-store.ts';
+import { entryMatches, type AccountLists, type HistoryStore } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
-import type { SqliteDatabase } from './schema.ts';
+import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
+import { RANGES, type SampleLog } from '../portfolio.ts';
+import type { TurnRows } from './journal.ts';
+import { readMeta, type SqliteDatabase } from './schema.ts';
+
+type Statement = ReturnType<SqliteDatabase['prepare']>;
 
 export const DAY_US = 86_400_000_000;
 /** Orders, fills and trades (`--history-retention-days`). */
@@ -35,16 +56,24 @@ export const MIN_LEDGER_RETENTION_DAYS = 90;
 export const PRUNE_BATCH = 5_000;
 
 const LEDGER_KIND = { funding: 0, interest: 1, transfer: 2 } as const;
+const MAX_INT64 = 2n ** 63n - 1n;
 
 export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
+  /** The buffered rows, for the journal's group commit (journal.ts `turnRows`). */
+  readonly rows: TurnRows;
+  /** Inserts the pending rows into the tables (at most once a second; before snapshots, at close). */
+  flush(): void;
   /** The journal position history is written up to (the images' `seq`). */
   position(): number;
   truncateAfter(seq: number): void;
   /** Deletes up to `batch` expired rows per table; returns how many went. */
   prune(nowUs: number, batch?: number): number;
   /** Row counts per table (tests, logs). */
-  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger', number>;
+  counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'notifications' | 'candles' | 'portfolio', number>;
+  readonly candles: ClosedBars;
+  readonly notifications: NotificationLog;
+  readonly portfolio: SampleLog;
 }
 
 export interface HistoryTableOptions {
@@ -53,7 +82,24 @@ export interface HistoryTableOptions {
   seq: () => number;
   /** Opens the turn's transaction when none is open (the journal commits it). */
   ensureTransaction: () => void;
+  /** Makes sure a group commit follows (it journals the buffered rows). */
+  schedule: () => void;
+  /** The first journal position of the next journal row. */
+  nextJournalRow: () => number;
   retentionDays?: number;
+}
+
+interface BarRow {
+  open_time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  taker_buy_volume: number;
+  notional: string;
+  taker_buy_notional: string;
+  trade_count: number;
 }
 
 const encode = (e: EngineEvent): Buffer => serialize(e);
@@ -64,54 +110,207 @@ const decode = <T>(rows: { event: Buffer }[]): T[] => {
   return out;
 };
 
+/** Rows per multi-row INSERT; a batch is cut greedily into these (one prepared statement each). */
+const BATCH_BUCKETS = [64, 16, 4, 1] as const;
+
+/**
+ * One table's rows of the turn, as flat parameter lists: inserted together at the group commit
+ * (one statement per bucket of rows instead of one `run` per row).
+ */
+class TableBuffer {
+  params: unknown[] = [];
+  /** Params up to here are in a journal row already. */
+  private journaled = 0;
+  private readonly statements = new Map<number, Statement>();
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly head: string,
+    private readonly width: number,
+  ) {}
+  get rows(): number {
+    return this.params.length / this.width;
+  }
+  /** The params no journal row holds yet; from now on one does. */
+  fresh(): unknown[] {
+    const out = this.journaled === 0 ? this.params.slice() : this.params.slice(this.journaled);
+    this.journaled = this.params.length;
+    return out;
+  }
+  write(): void {
+    const params = this.params;
+    this.params = [];
+    this.journaled = 0;
+    let at = 0;
+    for (const bucket of BATCH_BUCKETS) {
+      const n = bucket * this.width;
+      while (params.length - at >= n) {
+        this.statement(bucket).run(at === 0 && params.length === n ? params : params.slice(at, at + n));
+        at += n;
+      }
+    }
+  }
+  private statement(rows: number): Statement {
+    let statement = this.statements.get(rows);
+    if (statement === undefined) {
+      const tuple = '(' + new Array<string>(this.width).fill('?').join(', ') + ')';
+      statement = this.db.prepare(this.head + new Array<string>(rows).fill(tuple).join(', '));
+      this.statements.set(rows, statement);
+    }
+    return statement;
+  }
+}
+
+/** One buffer per history table, in the order journal rows carry them. */
+function tableBuffers(db: SqliteDatabase): TableBuffer[] {
+  return [
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES ', 6),
+    new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6),
+    new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4),
+    new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5),
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13),
+    new TableBuffer(db, 'INSERT INTO history_notifications (wallet, notification_id, created_at_ns, seen, seq, time, item) VALUES ', 7),
+    new TableBuffer(db, 'INSERT INTO history_portfolio (account, range, time, seq, equity, pnl, perp_equity, perp_pnl) VALUES ', 8),
+  ];
+}
+
+/**
+ * Puts into the tables the rows that committed only inside journal rows (`journal.history`):
+ * those of the rows from `history_from` on (meta), written after the tables were last filled.
+ * Recovery runs it before anything reads the tables. Returns how many rows it inserted.
+ */
+export function recoverHistoryRows(db: SqliteDatabase): number {
+  const from = Number(readMeta(db, 'history_from')?.toString() ?? '0');
+  const buffers = tableBuffers(db);
+  let rows = 0;
+  let next = from;
+  for (const row of db.prepare('SELECT seq, count, history FROM journal WHERE seq >= ? AND history IS NOT NULL ORDER BY seq').iterate(from) as IterableIterator<{ seq: number; count: number; history: Buffer }>) {
+    const parts = deserialize(row.history) as unknown[][];
+    parts.forEach((params, i) => {
+      for (const p of params) buffers[i]!.params.push(p);
+    });
+    next = row.seq + row.count;
+  }
+  db.transaction(() => {
+    for (const b of buffers) {
+      rows += b.rows;
+      if (b.rows > 0) b.write();
+    }
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)").run(Buffer.from(String(next)));
+  })();
+  return rows;
+}
+
 export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOptions): SqliteHistoryStore {
-  const { limits, seq, ensureTransaction } = options;
+  const { limits, seq, ensureTransaction, schedule, nextJournalRow } = options;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const ledgerDays = Math.max(retentionDays, MIN_LEDGER_RETENTION_DAYS);
-  const insertOrder = db.prepare('INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertFill = db.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertTrades = db.prepare('INSERT INTO history_trades (market, seq, time, event) VALUES (?, ?, ?, ?)');
-  const insertLedger = db.prepare('INSERT INTO history_ledger (kind, account, seq, time, event) VALUES (?, ?, ?, ?, ?)');
+  const buffers = tableBuffers(db);
+  const [orders, fills, trades, ledger, candles, notes, points] = buffers as [TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer];
+  const setFrom = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)");
+  /** Closed orders not in the table yet, by id: `closedOrder` answers them without filling it. */
+  let closedPending = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
   const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
   const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account = ? ORDER BY id DESC LIMIT ?');
   const fillOfTrade = db.prepare('SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1');
   const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY id DESC LIMIT ?');
   const ledgerOf = db.prepare('SELECT event FROM history_ledger WHERE account = ? AND kind = ? ORDER BY id DESC LIMIT ?');
-  const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger'] as const;
-  const truncate = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
+  const barsOf = db.prepare('SELECT open_time, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count FROM history_candles WHERE market = ? AND timeframe = ? AND open_time >= ? AND open_time < ? ORDER BY open_time DESC LIMIT ?');
+  // A wallet's inbox is its newest INBOX_CAP items, as in memory.
+  const inbox = `(SELECT id, notification_id, created_at_ns, seen, item FROM history_notifications WHERE wallet = ? ORDER BY id DESC LIMIT ${INBOX_CAP})`;
+  const notesPage = db.prepare(`SELECT seen, item FROM ${inbox} WHERE created_at_ns < ? ORDER BY id DESC LIMIT ?`);
+  const notesUnseen = db.prepare(`SELECT COUNT(*) AS n FROM ${inbox} WHERE seen = 0`);
+  const noteById = db.prepare(`SELECT id, created_at_ns, seen FROM ${inbox} WHERE notification_id = ?`).safeIntegers(true);
+  const seeNewest = db.prepare('UPDATE history_notifications SET seen = 1, seen_seq = ? WHERE id IN (SELECT id FROM history_notifications WHERE wallet = ? ORDER BY id DESC LIMIT ?) AND seen = 0');
+  const seeOne = db.prepare('UPDATE history_notifications SET seen = 1, seen_seq = ? WHERE id = ? AND seen = 0');
+  const unsee = db.prepare('UPDATE history_notifications SET seen = 0, seen_seq = NULL WHERE seen_seq > ?');
+  const pointsOf = db.prepare('SELECT time, equity, pnl, perp_equity, perp_pnl FROM (SELECT id, time, equity, pnl, perp_equity, perp_pnl FROM history_portfolio WHERE account = ? AND range = ? AND dropped_seq IS NULL ORDER BY id DESC LIMIT ?) WHERE time >= ? AND time <= ? ORDER BY id');
+  const thinPoints = db.prepare('UPDATE history_portfolio SET dropped_seq = ? WHERE id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM history_portfolio WHERE account = ? AND range = ? AND dropped_seq IS NULL) WHERE n % 2 = 1)');
+  const undrop = db.prepare('UPDATE history_portfolio SET dropped_seq = NULL WHERE dropped_seq > ?');
+  // A finite range never reads a point older than its span; all-time points go only once dropped.
+  const prunePoints = db.prepare('DELETE FROM history_portfolio WHERE id IN (SELECT id FROM history_portfolio WHERE range = ? AND time < ? AND (? OR dropped_seq IS NOT NULL) LIMIT ?)');
+  // Pages: the newest `cap` rows of the list (what the memory list holds), then the window (and
+  // market) in SQL; conditions on other fields run on the rows the SQL part let through.
+  const fillsWhere = 'FROM (SELECT id, market, time, event FROM history_fills WHERE account = @account ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to AND (@market IS NULL OR market = @market)';
+  const ledgerWhere = 'FROM (SELECT id, time, event FROM history_ledger WHERE account = @account AND kind = @kind ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to';
+  const pageStatements = (where: string): { count: Statement; rows: Statement; all: Statement } => ({
+    count: db.prepare(`SELECT COUNT(*) AS n ${where}`),
+    rows: db.prepare(`SELECT event ${where} ORDER BY id DESC LIMIT @limit`),
+    all: db.prepare(`SELECT event ${where} ORDER BY id DESC`),
+  });
+  const fillsPage = pageStatements(fillsWhere);
+  const ledgerPage = pageStatements(ledgerWhere);
+  const TABLES = ['history_orders', 'history_fills', 'history_trades', 'history_ledger', 'history_notifications'] as const;
+  const truncate = [...TABLES, 'history_candles', 'history_portfolio'].map((t) => db.prepare(`DELETE FROM ${t} WHERE seq > ?`));
+  const pruneBars = db.prepare('DELETE FROM history_candles WHERE id IN (SELECT id FROM history_candles WHERE timeframe = ? AND open_time < ? LIMIT ?)');
   // Time grows with the id: the expired rows are a prefix; look at most `batch` rows deep.
   const pruneStatements = TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE id <= (SELECT MAX(id) FROM (SELECT id, time FROM ${t} ORDER BY id LIMIT ?) WHERE time < ?)`));
-  const countStatements = TABLES.map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
+  const countStatements = [...TABLES, 'history_candles', 'history_portfolio'].map((t) => db.prepare(`SELECT COUNT(*) AS n FROM ${t}`));
+  /** Rows not in the tables yet; of those, rows no journal row holds yet (`fresh`). */
+  let pending = false;
+  let fresh = false;
+  const buffer = (): void => {
+    pending = true;
+    if (!fresh) (schedule(), (fresh = true));
+  };
+  /** Inserts every pending row; inside a transaction (the turn's, or its own). */
+  const fill = (): void => {
+    for (const b of buffers) if (b.rows > 0) b.write();
+    // Journal rows before the next one hold no row the tables lack.
+    setFrom.run(Buffer.from(String(nextJournalRow())));
+    pending = false;
+    fresh = false;
+    closedPending = new Map();
+  };
+  /** A read of the tables must see every row so far: fill them in the turn's transaction. */
+  const written = (): void => {
+    if (!pending) return;
+    ensureTransaction();
+    fill();
+  };
+  const rows: TurnRows = {
+    get buffered() {
+      return fresh;
+    },
+    take() {
+      fresh = false;
+      return serialize(buffers.map((b) => b.fresh()));
+    },
+    write: () => fill(),
+  };
 
   const store: SqliteHistoryStore = {
     kind: 'sqlite',
     muted: false,
     position: seq,
+    rows,
+    flush() {
+      if (pending) db.transaction(fill)();
+    },
     record(events) {
       if (store.muted) return;
-      let opened = false;
       const at = seq();
       for (const e of events) {
         switch (e.type) {
           case 'order':
             if (!TERMINAL_ORDER_STATUSES.has(e.status)) break;
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertOrder.run(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
+            buffer();
+            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
+            closedPending.set(e.orderId, e);
             break;
           case 'fill':
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertFill.run(accountKeyOf(e.address, e.accountIndex), e.marketId, e.tradeId, at, e.time, encode(e));
+            buffer();
+            fills.params.push(accountKeyOf(e.address, e.accountIndex), e.marketId, e.tradeId, at, e.time, encode(e));
             break;
           case 'trades':
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertTrades.run(e.marketId, at, e.time, encode(e));
+            buffer();
+            trades.params.push(e.marketId, at, e.time, encode(e));
             break;
           case 'funding':
           case 'interest':
           case 'transfer':
-            if (!opened) (ensureTransaction(), (opened = true));
-            insertLedger.run(LEDGER_KIND[e.type], accountKeyOf(e.address, e.accountIndex), at, e.time, encode(e));
+            buffer();
+            ledger.params.push(LEDGER_KIND[e.type], accountKeyOf(e.address, e.accountIndex), at, e.time, encode(e));
             break;
           default:
             break;
@@ -119,26 +318,125 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       }
     },
     closedOrder(orderId) {
+      const recent = closedPending.get(orderId);
+      if (recent !== undefined) return recent;
       const row = orderById.get(orderId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : (deserialize(row.event) as OrderEvent);
     },
-    closedOrders: (accountKey) => decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[]),
-    fills: (accountKey) => decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[]),
+    closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
+    fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
+      written();
       const row = fillOfTrade.get(accountKey, tradeId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : (deserialize(row.event) as FillEvent);
     },
-    trades: (marketId) => decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[]),
+    trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
     *newestTrades(marketId) {
+      written();
       for (const row of tradesOf.iterate(marketId, limits.tradesPerMarket) as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
     },
-    funding: (accountKey) => decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[]),
-    interest: (accountKey) => decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[]),
-    transfers: (accountKey) => decode<TransferEvent>(ledgerOf.all(accountKey, LEDGER_KIND.transfer, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[]),
+    funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    transfers: (accountKey) => (written(), decode<TransferEvent>(ledgerOf.all(accountKey, LEDGER_KIND.transfer, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
+    page(list, accountKey, query) {
+      written();
+      type Entry = AccountLists[typeof list];
+      const { from, to } = query.window;
+      const fills = list === 'fills';
+      const params: Record<string, unknown> = { account: accountKey, from, to, cap: fills ? limits.fillsPerAccount : DEFAULT_HISTORY_LIMIT };
+      if (fills) params.market = query.marketId;
+      else params.kind = list === 'transfers' ? LEDGER_KIND.transfer : list === 'funding' ? LEDGER_KIND.funding : LEDGER_KIND.interest;
+      const statements = fills ? fillsPage : ledgerPage;
+      // Funding's market is inside the event: a condition like the others.
+      const residual = query.matches !== undefined || (!fills && query.marketId !== null);
+      if (!residual) {
+        const rows = (statements.rows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as Entry);
+        return { rows, total: (statements.count.get(params) as { n: number }).n };
+      }
+      const rows: Entry[] = [];
+      let total = 0;
+      for (const r of statements.all.iterate(params) as IterableIterator<{ event: Buffer }>) {
+        const e = deserialize(r.event) as Entry;
+        if (!entryMatches(e, query)) continue;
+        total++;
+        if (rows.length < query.limit) rows.push(e);
+      }
+      return { rows, total };
+    },
+    candles: {
+      add(marketId, timeframe, bar) {
+        if (store.muted) return;
+        buffer();
+        candles.params.push(marketId, timeframe, bar.openTime, seq(), bar.open, bar.high, bar.low, bar.close, bar.volume, bar.takerBuyVolume, String(bar.notional), String(bar.takerBuyNotional), bar.tradeCount);
+      },
+      read(marketId, timeframe, window) {
+        written();
+        const from = Math.max(window.from ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER);
+        const to = Math.min(window.to, Number.MAX_SAFE_INTEGER);
+        const rows = barsOf.all(marketId, timeframe, from, to, window.limit) as BarRow[];
+        return rows.map((r) => ({ openTime: r.open_time, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, takerBuyVolume: r.taker_buy_volume, notional: BigInt(r.notional), takerBuyNotional: BigInt(r.taker_buy_notional), tradeCount: r.trade_count }));
+      },
+    },
+    notifications: {
+      add(address, item) {
+        if (store.muted) return;
+        buffer();
+        notes.params.push(address, item.notificationId, item.createdAtNs, 0, seq(), Number(item.createdAtNs / 1000n), serialize(item));
+      },
+      page(address, beforeNs, limit) {
+        written();
+        const rows = notesPage.all(address, beforeNs ?? MAX_INT64, limit + 1) as { seen: number; item: Buffer }[];
+        const items = rows.slice(0, limit).map((r) => {
+          const item = deserialize(r.item) as StoredNotification;
+          item.seen = r.seen === 1;
+          return item;
+        });
+        return { rows: items, more: rows.length > limit };
+      },
+      unseen(address) {
+        written();
+        return (notesUnseen.get(address) as { n: number }).n;
+      },
+      markSeen(address, target) {
+        ensureTransaction();
+        written();
+        // The journal position of the service record the write appends next (its reply waits
+        // for it): a restore to any earlier image flips the notification back.
+        const at = seq() + 1;
+        if ('all' in target) return seeNewest.run(at, address, Math.min(target.limit, INBOX_CAP)).changes;
+        let marked = 0;
+        for (const id of target.ids) {
+          const row = noteById.get(address, id.notificationId) as { id: bigint; created_at_ns: bigint; seen: bigint } | undefined;
+          if (row !== undefined && row.seen === 0n && sameInstant(row.created_at_ns, id.createdAtNs)) marked += seeOne.run(at, row.id).changes;
+        }
+        return marked;
+      },
+    },
+    portfolio: {
+      add(key, rangeIndex, sample) {
+        if (store.muted) return;
+        buffer();
+        points.params.push(key, rangeIndex, sample.time, seq(), String(sample.equity), String(sample.pnl), String(sample.perpEquity), String(sample.perpPnl));
+      },
+      read(key, rangeIndex, from, to, keep) {
+        written();
+        const rows = pointsOf.all(key, rangeIndex, keep, from, to) as { time: number; equity: string; pnl: string; perp_equity: string; perp_pnl: string }[];
+        return rows.map((r) => ({ time: r.time, equity: BigInt(r.equity), pnl: BigInt(r.pnl), perpEquity: BigInt(r.perp_equity), perpPnl: BigInt(r.perp_pnl) }));
+      },
+      thin(key, rangeIndex) {
+        if (store.muted) return;
+        ensureTransaction();
+        written();
+        thinPoints.run(seq(), key, rangeIndex);
+      },
+    },
     truncateAfter(after) {
       if (store.muted) return;
       ensureTransaction();
+      written();
       for (const statement of truncate) statement.run(after);
+      unsee.run(after);
+      undrop.run(after);
     },
     prune(nowUs, batch = PRUNE_BATCH) {
       let deleted = 0;
@@ -147,12 +445,22 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           const days = TABLES[i] === 'history_ledger' ? ledgerDays : retentionDays;
           deleted += pruneStatements[i]!.run(batch, nowUs - days * DAY_US).changes;
         });
+        // A series keeps at least what the memory series would (DEFAULT_BARS_PER_SERIES bars).
+        for (const timeframe of CANDLE_TIMEFRAMES) {
+          const keepUs = Math.max(retentionDays * DAY_US, DEFAULT_BARS_PER_SERIES * TIMEFRAME_US[timeframe]);
+          deleted += pruneBars.run(timeframe, nowUs - keepUs, batch).changes;
+        }
+        RANGES.forEach((range, i) => {
+          const finite = Number.isFinite(range.spanUs);
+          deleted += prunePoints.run(i, nowUs - Math.max(retentionDays * DAY_US, finite ? range.spanUs : 0), finite ? 1 : 0, batch).changes;
+        });
       })();
       return deleted;
     },
     counts() {
-      const [orders, fills, trades, ledger] = countStatements.map((s) => (s.get() as { n: number }).n);
-      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger! };
+      written();
+      const [orders, fills, trades, ledger, notifications, candles, portfolio] = countStatements.map((s) => (s.get() as { n: number }).n);
+      return { orders: orders!, fills: fills!, trades: trades!, ledger: ledger!, notifications: notifications!, candles: candles!, portfolio: portfolio! };
     },
   };
   return store;

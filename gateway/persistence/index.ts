@@ -11,9 +11,10 @@
  *    applies (stamped with its time) and every change of the gateway's durable collections.
  * 3. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
  * 2a. With a file, `attach` also installs the SQLite history store (history-tables.ts) in place of
- *    the exchange's memory one: history rows go to indexed tables in the turn's transaction,
- *    images hold live state only, and expired rows are pruned in batches after group commits
- *    (at most once a second; `historyRetentionDays`).
+ *    the exchange's memory one: history rows commit inside the turn's journal row and fill the
+ *    indexed tables at most once a second (and before reads, snapshots and the stop; recovery
+ *    fills what a crash left in journal rows), images hold live state only, and expired rows
+ *    are pruned in batches after group commits (at most once a second; `historyRetentionDays`).
  * 4. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
  *    `snapshotEveryMs` have passed since the last; unless `keepJournal`, the journal before the
  *    older of the two newest snapshots is deleted. `close()` commits, snapshots and closes.
@@ -29,7 +30,7 @@ import type { GatewayState } from '../operation.ts';
 import { rateLimitConfig } from '../rate-limit/index.ts';
 import { attachServices } from '../services.ts';
 import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
-import { DEFAULT_RETENTION_DAYS, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
+import { DEFAULT_RETENTION_DAYS, recoverHistoryRows, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
 import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
 import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
 
@@ -147,6 +148,8 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
   const snapshot = (): void => {
     const { state: s, journal: j } = attached();
     j.flush();
+    // The journal rows the snapshot lets go of must not be the only holders of history rows.
+    history?.flush();
     const image = captureImage(s);
     const seq = j.lastSeq;
     db.transaction(() => {
@@ -194,11 +197,16 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         // Before the journal exists (the initial image): position 0, i.e. no history.
         seq: () => journal?.lastSeq ?? 0,
         ensureTransaction: () => journal!.openTurn(),
+        schedule: () => journal!.schedule(),
+        nextJournalRow: () => journal!.nextRow,
         retentionDays: options.historyRetentionDays ?? DEFAULT_RETENTION_DAYS,
       });
       s.exchange.history = history;
       initial = captureImage(s);
       journal = createJournal(db);
+      journal.turnRows = history.rows;
+      // Before anything reads the tables: the rows that committed only inside journal rows.
+      recoverHistoryRows(db);
       journal.muted = true;
       // The tables already hold the history of every committed record (history-tables.ts).
       history.muted = true;
@@ -216,6 +224,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         sinceSnapshot += count;
         if (Date.now() - lastPruneAt >= 1000) {
           lastPruneAt = Date.now();
+          history!.flush();
           history!.prune(s.exchange.engine.time);
         }
         if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
@@ -246,6 +255,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         // The closing snapshot, if any, is the one below, not the periodic one.
         journal.onCommit = undefined;
         journal.flush();
+        history?.flush();
         if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
       }
       db.close();

@@ -17,9 +17,10 @@
  * - A transaction either commits whole or not at all (SQLite), so after a crash the journal is
  *   a prefix of what was appended.
  * - `muted` turns `append` into a no-op while the journal itself is being replayed.
- * - `openTurn()` starts the turn's transaction early, for the history rows the turn writes as it
- *   goes (gateway/persistence/history-tables.ts): the group commit then inserts the journal row
- *   into that same transaction and commits both, so history and journal commit or fail together.
+ * - `turnRows` (history-tables.ts) buffers history rows; the group commit stores the turn's in
+ *   the journal row itself (`history`), so they commit with the records that produced them; the
+ *   indexed tables are filled from the buffer later (history-tables.ts), or from the journal
+ *   rows by recovery after a crash.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SqliteDatabase } from './schema.ts';
@@ -29,6 +30,8 @@ export interface Journal {
   readonly lastSeq: number;
   /** Records appended but not yet committed. */
   readonly pending: number;
+  /** The first sequence number of the next journal row. */
+  readonly nextRow: number;
   muted: boolean;
   append(record: unknown): void;
   committed(): Promise<void>;
@@ -40,10 +43,23 @@ export interface Journal {
   readonly failure: Error | undefined;
   /** Opens the turn's transaction (if none is open); the group commit commits it. */
   openTurn(): void;
+  /** Schedules the group commit without opening a transaction (rows buffered for it). */
+  schedule(): void;
+  /** Rows the turn buffered outside the journal: written inside the group-commit transaction, before the journal row. */
+  turnRows: TurnRows | undefined;
+}
+
+export interface TurnRows {
+  /** Rows no journal row holds yet. */
+  readonly buffered: boolean;
+  /** Those rows, encoded for the journal row's `history`. */
+  take(): Buffer;
+  /** Inserts every pending row into the tables (a group commit without records). */
+  write(): void;
 }
 
 export function createJournal(db: SqliteDatabase): Journal {
-  const insert = db.prepare('INSERT INTO journal (seq, count, records) VALUES (?, ?, ?)');
+  const insert = db.prepare('INSERT INTO journal (seq, count, records, history) VALUES (?, ?, ?, ?)');
   const last = db.prepare('SELECT MAX(seq + count - 1) AS seq FROM journal').get() as { seq: number | null };
   // A snapshot may cover a journal pruned to nothing: numbering goes on after it, never below
   // (recovery replays only what is above the newest snapshot's position).
@@ -55,7 +71,9 @@ export function createJournal(db: SqliteDatabase): Journal {
   let failure: Error | undefined;
   let waiters: { resolve(): void; reject(err: Error): void }[] = [];
   const writeAll = db.transaction((records: unknown[], from: number) => {
-    insert.run(from, records.length, serialize(records));
+    const rows = journal.turnRows?.buffered === true ? journal.turnRows : undefined;
+    if (records.length > 0) insert.run(from, records.length, serialize(records), rows?.take() ?? null);
+    else rows?.write();
   });
 
   const journal: Journal = {
@@ -65,16 +83,23 @@ export function createJournal(db: SqliteDatabase): Journal {
     get pending() {
       return buffer.length;
     },
+    get nextRow() {
+      return firstSeq;
+    },
     get failure() {
       return failure;
     },
     muted: false,
     onCommit: undefined,
+    turnRows: undefined,
     append(record) {
       if (journal.muted) return;
       if (failure !== undefined) throw failure;
       buffer.push(record);
       lastSeq++;
+      journal.schedule();
+    },
+    schedule() {
       if (!scheduled) {
         scheduled = true;
         setImmediate(commitTurn);
@@ -88,17 +113,11 @@ export function createJournal(db: SqliteDatabase): Journal {
     openTurn() {
       if (failure !== undefined) throw failure;
       if (!db.inTransaction) db.exec('BEGIN');
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(commitTurn);
-      }
+      journal.schedule();
     },
     flush() {
       if (failure !== undefined) throw failure;
-      if (buffer.length === 0) {
-        if (db.inTransaction) commitOpen();
-        return;
-      }
+      if (buffer.length === 0 && !db.inTransaction && journal.turnRows?.buffered !== true) return;
       const rows = buffer;
       const from = firstSeq;
       const done = waiters;
@@ -116,19 +135,9 @@ export function createJournal(db: SqliteDatabase): Journal {
         throw failure;
       }
       for (const w of done) w.resolve();
-      journal.onCommit?.(rows.length);
+      if (rows.length > 0) journal.onCommit?.(rows.length);
     },
   };
-
-  function commitOpen(): void {
-    try {
-      db.exec('COMMIT');
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      failure = err instanceof Error ? err : new Error(String(err));
-      throw failure;
-    }
-  }
 
   function commitTurn(): void {
     scheduled = false;

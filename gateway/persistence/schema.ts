@@ -26,7 +26,7 @@ export class PersistenceError extends Error {
   }
 }
 
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
    CREATE TABLE journal (seq INTEGER PRIMARY KEY, count INTEGER NOT NULL, records BLOB NOT NULL);
    CREATE TABLE snapshots (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
@@ -45,6 +45,35 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX history_trades_by_market ON history_trades (market, id);
    CREATE TABLE history_ledger (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, account TEXT NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL, event BLOB NOT NULL);
    CREATE INDEX history_ledger_by_account ON history_ledger (account, kind, id);`,
+  // Every index on a per-account key dirties one page per account a turn touches, and a commit
+  // writes each dirty page whole: a fill's lookup by trade scans the account's newest fills
+  // (history_fills_by_account) instead of keeping a second per-account index.
+  `DROP INDEX history_fills_by_trade;`,
+  // Closed candle bars (candles.ts): one row per market, timeframe and openTime; retention cuts
+  // by timeframe and openTime. Values as columns (notionals as decimal text: they may pass 2^63).
+  `CREATE TABLE history_candles (id INTEGER PRIMARY KEY, market INTEGER NOT NULL, timeframe TEXT NOT NULL, open_time INTEGER NOT NULL, seq INTEGER NOT NULL,
+     open INTEGER NOT NULL, high INTEGER NOT NULL, low INTEGER NOT NULL, close INTEGER NOT NULL, volume INTEGER NOT NULL, taker_buy_volume INTEGER NOT NULL,
+     notional TEXT NOT NULL, taker_buy_notional TEXT NOT NULL, trade_count INTEGER NOT NULL);
+   CREATE UNIQUE INDEX history_candles_by_series ON history_candles (market, timeframe, open_time);
+   CREATE INDEX history_candles_by_age ON history_candles (timeframe, open_time);`,
+  // Notification inbox items (notifications.ts): `seen_seq` is the journal position of the
+  // markSeen that flipped `seen`, so restoring an earlier image can flip it back.
+  `CREATE TABLE history_notifications (id INTEGER PRIMARY KEY, wallet TEXT NOT NULL, notification_id INTEGER NOT NULL, created_at_ns INTEGER NOT NULL,
+     seen INTEGER NOT NULL, seen_seq INTEGER, seq INTEGER NOT NULL, time INTEGER NOT NULL, item BLOB NOT NULL);
+   CREATE INDEX history_notifications_by_wallet ON history_notifications (wallet, id);
+   CREATE INDEX history_notifications_by_seen_seq ON history_notifications (seen_seq) WHERE seen_seq IS NOT NULL;`,
+  // Portfolio points (portfolio.ts) per account and range; `dropped_seq` marks the points the
+  // all-time halving dropped (restoring an earlier image brings them back). Values as decimal text.
+  `CREATE TABLE history_portfolio (id INTEGER PRIMARY KEY, account TEXT NOT NULL, range INTEGER NOT NULL, time INTEGER NOT NULL, seq INTEGER NOT NULL, dropped_seq INTEGER,
+     equity TEXT NOT NULL, pnl TEXT NOT NULL, perp_equity TEXT NOT NULL, perp_pnl TEXT NOT NULL);
+   CREATE INDEX history_portfolio_by_series ON history_portfolio (account, range, id);
+   CREATE INDEX history_portfolio_by_age ON history_portfolio (range, time);
+   CREATE INDEX history_portfolio_by_dropped_seq ON history_portfolio (dropped_seq) WHERE dropped_seq IS NOT NULL;`,
+  // The history rows of a turn ride in its journal row (history-tables.ts): the indexed tables
+  // are filled at most once a second, so a commit no longer rewrites their per-account pages.
+  // The rows of every journal row so far are in the tables already.
+  `ALTER TABLE journal ADD COLUMN history BLOB;
+   INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', CAST(COALESCE((SELECT MAX(seq + count) FROM journal), 1) AS BLOB));`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -76,6 +105,10 @@ export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDat
       throw new PersistenceError(`${file} has schema version ${version}, newer than this perpsim understands (${SCHEMA_VERSION}); use a newer perpsim or another --db file`);
     }
     db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    // A checkpoint (copy to the main file, and its fsync) runs inside the COMMIT that crosses the
+    // threshold; 40 MB instead of 4 MB runs it a tenth as often, and the hot pages (index leaves
+    // of active accounts) are copied once per checkpoint however many commits rewrote them.
+    db.pragma('wal_autocheckpoint = 10000');
     // The write lock is taken here, so a read-only file or a second perpsim fails at start-up.
     for (let v = version; v < SCHEMA_VERSION; v++) {
       db.transaction(() => {

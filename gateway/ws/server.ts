@@ -18,6 +18,13 @@
  * buffer grows past `maxBufferedBytes` gets one `degraded` frame and then loses updates until
  * it drains (the subscription is kept); the engine and other clients never wait for it.
  * Connections close with 1001 on shutdown.
+ *
+ * Writes: the frames a connection gets in one event-loop turn (the RPC replies whose
+ * verifications came back together, one command's channel_data frames) leave in one socket
+ * write: the socket is corked at the turn's first frame and uncorked once the turn's
+ * callbacks and microtasks are done (`process.nextTick`). The bytes are the same frames in the
+ * same order; only the number of writes changes (one write per frame cost the event loop more
+ * than building the frame).
  */
 import AjvModule, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
@@ -62,6 +69,20 @@ interface Connection {
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
   degraded: boolean;
+  /** The socket is corked until the end of this turn (see the module comment). */
+  corked: boolean;
+}
+
+/** The socket under a `ws` WebSocket (its `_socket`, a net.Socket once open). */
+function socketOf(ws: WebSocket): { cork(): void; uncork(): void } | undefined {
+  return (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket ?? undefined;
+}
+
+/** Ends the turn's cork: the frames buffered since its first one leave in one write. */
+function flush(c: Connection): void {
+  if (!c.corked) return;
+  c.corked = false;
+  socketOf(c.ws)?.uncork();
 }
 
 export interface WsOptions {
@@ -76,7 +97,8 @@ export interface WsRpcRecord {
   /** The envelope's type: post or get. */
   type: string;
   method: string;
-  payload: unknown;
+  /** The payload as the client sent it (parsed again from the frame when called: validation coerces the one the call used). */
+  payload: () => unknown;
   status: number;
   ip: string;
   apiKey: string | undefined;
@@ -88,7 +110,7 @@ export interface WsRpcRecord {
  */
 export interface WsHooks {
   /** After validation, before an RPC call runs: a reply to answer instead (may also delay). */
-  beforeRpc?(operation: Operation, payload: Record<string, unknown>): Promise<Reply | undefined>;
+  beforeRpc?(operation: Operation, payload: Record<string, unknown>): Reply | undefined | Promise<Reply | undefined>;
   /** Before any frame goes out: send it, or close the connection with 1001, or drop it. */
   beforeSend?(connection: object): 'send' | 'close' | 'drop';
   /** Whether this l2OrderbookUpdates delta (named by its event's global sequence) is withheld from this subscription. */
@@ -126,8 +148,17 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const sendText = (c: Connection, text: string): void => {
     if (c.ws.readyState !== c.ws.OPEN) return;
     const fate = hooks.beforeSend?.(c) ?? 'send';
+    if (fate !== 'send') flush(c);
     if (fate === 'close') return c.ws.close(1001, 'fault injected');
     if (fate === 'drop') return c.ws.terminate();
+    if (!c.corked) {
+      const socket = socketOf(c.ws);
+      if (socket !== undefined) {
+        socket.cork();
+        c.corked = true;
+        process.nextTick(flush, c);
+      }
+    }
     if (c.ws.bufferedAmount > maxBuffered) {
       if (!c.degraded) {
         c.degraded = true;
@@ -162,8 +193,11 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const listener = (events: readonly EngineEvent[]): void => {
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity and shared by every connection that holds it.
-    const shared = new Map<string, Frame[]>();
+    let shared: Map<string, Frame[]> | undefined;
     for (const c of connections) {
+      // RPC-only connections (no subscription) cost the fan-out nothing.
+      if (c.subs.size === 0) continue;
+      shared ??= new Map();
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
         let frames: Frame[];
@@ -309,16 +343,16 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     send(c, { type: 'unsubscribed', ...frameBase(sub) });
   };
 
-  const rpc = async (c: Connection, msg: Record<string, unknown>): Promise<void> => {
+  const rpc = async (c: Connection, msg: Record<string, unknown>, text: string): Promise<void> => {
     const request = (msg.request ?? {}) as Record<string, unknown>;
     if (hooks.afterRpc === undefined) {
       await answerRpc(c, msg, request);
       return;
     }
-    // Validation coerces and strips the payload in place: record it as the client sent it.
-    const sent: unknown = request.payload === undefined ? undefined : structuredClone(request.payload);
     const status = await answerRpc(c, msg, request);
-    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload: sent, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+    // Validation coerced and stripped the payload in place: the frame still holds it as sent.
+    const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
+    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -354,7 +388,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (inflight === undefined) return reply({ status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
     try {
-      const injected = await hooks.beforeRpc?.(op, payload);
+      let injected = hooks.beforeRpc?.(op, payload);
+      if (injected instanceof Promise) injected = await injected;
       if (injected !== undefined) return reply(errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
@@ -373,7 +408,10 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         headers,
         ip: c.ip,
         path: `/v1/${op.name}`,
-        rawBody: op.method === 'POST' ? JSON.stringify(payload) : undefined,
+        // Only Scheme 2 reads it: written when read.
+        get rawBody() {
+          return op.method === 'POST' ? JSON.stringify(payload) : undefined;
+        },
       });
       // Like a REST reply, the answer waits until the change is durable.
       if (state.committed !== undefined) {
@@ -395,8 +433,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
 
   const onMessage = (c: Connection, data: Buffer): void => {
     let msg: Record<string, unknown>;
+    const text = data.toString('utf8');
     try {
-      msg = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      msg = JSON.parse(text) as Record<string, unknown>;
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new Error('not an object');
     } catch {
       const counted = receiveFrame(ips.get(c.ip), 'malformed', state.nowMs(), state.config.rateLimit.ws);
@@ -415,7 +454,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         return unsubscribe(c, msg);
       case 'post':
       case 'get':
-        void rpc(c, msg).catch(() => fail(c, 500, 'internal error'));
+        void rpc(c, msg, text).catch(() => fail(c, 500, 'internal error'));
         return;
       default:
         return fail(c, 400, `unknown message type: ${type}`);
@@ -433,7 +472,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       return socket.destroy();
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false };
+      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false, corked: false };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -451,7 +490,10 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     close(): void {
       state.exchange.listeners.delete(listener);
       clearInterval(periodic);
-      for (const c of connections) c.ws.close(1001, 'server shutting down');
+      for (const c of connections) {
+        flush(c);
+        c.ws.close(1001, 'server shutting down');
+      }
       wss.close();
     },
   };
