@@ -9,7 +9,7 @@ import { Backtest, MarketDataReader, MarketDataWriter, type ParseMode } from '..
 import { DataFormatError, type ReplayEvent } from '../sim/backtest/data-format.ts';
 import { decimalUnits } from '../sim/backtest/decimal-units.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
-import { WorkerReader } from '../sim/backtest/jsonl-pipeline.ts';
+import { WorkerReader, workerModule } from '../sim/backtest/jsonl-pipeline.ts';
 import { CHUNK } from '../sim/backtest/jsonl-worker.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { T0 } from './support/backtest-data.ts';
@@ -24,9 +24,16 @@ function file(text: string): string {
   return path;
 }
 
-/** Every event of a file as plain text (the fast readers reuse their event objects); `worker` is the worker route (jsonl-pipeline.ts). */
-function events(path: string, mode: ParseMode, from = -Infinity, to = Infinity): { events: string[]; fallbackLines: number } {
-  const reader = mode === 'worker' ? new WorkerReader(path, specs, from, to) : new MarketDataReader(path, specs, from, to, mode);
+/** How the worker route splits a file: reader threads, block and head bytes (undefined: its defaults). */
+type Split = [threads: number, block?: number, head?: number];
+
+/**
+ * Every event of a file as plain text (the fast readers reuse their event objects); `worker`
+ * is the worker route (jsonl-pipeline.ts), by default with small blocks shared between two
+ * threads and a head read in this thread, so small files cross every seam.
+ */
+function events(path: string, mode: ParseMode, from = -Infinity, to = Infinity, split: Split = [2, 1024, 3000]): { events: string[]; fallbackLines: number } {
+  const reader = mode === 'worker' ? new WorkerReader(path, specs, from, to, workerModule(), ...split) : new MarketDataReader(path, specs, from, to, mode);
   const out: string[] = [];
   try {
     for (let e: ReplayEvent | undefined = reader.next(); e !== undefined; e = reader.next()) {
@@ -102,7 +109,8 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
     const json = events(path, 'json');
     expect(fast.events.length).toBe(16);
     expect(fast.events).toEqual(json.events);
-    expect(events(path, 'worker')).toEqual(fast);
+    // Blocks of 64 KB: a block inside the 4-MB line reads on to its end.
+    expect(events(path, 'worker', -Infinity, Infinity, [2, 64 * 1024, 1000])).toEqual(fast);
     expect(fast.fallbackLines).toBeGreaterThan(8);
   });
 
@@ -124,6 +132,7 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
       bids: fc.array(fc.tuple(decimal, decimal), { maxLength: 4 }),
       asks: fc.array(fc.tuple(decimal, decimal), { maxLength: 4 }),
     });
+    let cases = 0;
     fc.assert(
       fc.property(fc.array(fc.tuple(record, fc.boolean(), fc.integer({ min: 0, max: 1000 })), { minLength: 1, maxLength: 30 }), (rows) => {
         const text = rows
@@ -136,7 +145,10 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
           })
           .join('\n');
         const path = file(text);
-        expect(events(path, 'fast').events).toEqual(events(path, 'json').events);
+        const fast = events(path, 'fast');
+        expect(fast.events).toEqual(events(path, 'json').events);
+        // The reader threads on a sixth of the cases (each starts two threads).
+        if (++cases % 6 === 0) expect(events(path, 'worker', -Infinity, Infinity, [2, 256, 300])).toEqual(fast);
       }),
       { numRuns: 60 },
     );
@@ -161,7 +173,7 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
 });
 
 describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s events, errors and window', () => {
-  it('a file of several chunks whose size is not a multiple of one, with unrecognized lines among them', () => {
+  it('a file of several chunks and blocks, its size a multiple of neither, with unrecognized lines among them, split in several ways', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
     generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 60_000, seed: 4, start: T0 + 3_595_000_000 });
     // Other writers' shapes, another market and an empty line in the middle of the file.
@@ -172,7 +184,9 @@ describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s 
     expect(scan.events.length).toBe(60_001);
     expect(scan.fallbackLines).toBeGreaterThan(2);
     expect(statSync(path).size % (CHUNK * 8)).not.toBe(0);
-    expect(events(path, 'worker')).toEqual(scan);
+    expect(events(path, 'worker', -Infinity, Infinity, [2])).toEqual(scan);
+    expect(events(path, 'worker', -Infinity, Infinity, [1, 1 << 20, 0])).toEqual(scan);
+    expect(events(path, 'worker', -Infinity, Infinity, [3, 100_000, 0])).toEqual(scan);
     expect(events(path, 'json').events).toEqual(scan.events);
   });
 
@@ -180,6 +194,7 @@ describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s 
     const whole = '{"type":"oracle","ts":1735689600000000,"market":"BTC-USD","price":"1.0"}\n{"type":"funding","ts":1735689600000001,"market":"BTC-USD","rate":"0.00001"}\n';
     const truncated = file(`${whole}{"type":"book","ts":1735689600000002,"market":"BTC-USD","bids":[["1.0","2"]`);
     expect(errorOf(truncated, 'worker')).toBe(errorOf(truncated, 'scan'));
+    expect(errorOf(truncated, 'worker')).toBe(errorOf(truncated, 'json'));
     expect(errorOf(truncated, 'worker')).toBe(`${DataFormatError.name}: line 3: not JSON`);
     const missing = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'none.jsonl');
     expect(() => new WorkerReader(missing, specs).next()).toThrow(/ENOENT/);
@@ -192,9 +207,11 @@ describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s 
     expect(early.next()).toBeDefined();
     early.close();
     await early.exited;
-    const window = new WorkerReader(path, specs, -Infinity, T0 + 100_000);
-    while (window.next() !== undefined);
-    await window.exited;
+    for (const split of [[2], [2, 64 * 1024, 0]] as Split[]) {
+      const window = new WorkerReader(path, specs, -Infinity, T0 + 100_000, workerModule(), ...split);
+      while (window.next() !== undefined);
+      await window.exited;
+    }
   });
 
   it('a backtest whose strategy throws closes the reader', async () => {

@@ -160,8 +160,10 @@ export class MarketDataReader {
     private readonly from = -Infinity,
     private readonly to = Infinity,
     mode: ParseMode = 'fast',
+    /** Read only the lines that start before this byte (line-reader.ts). */
+    endByte = Infinity,
   ) {
-    this.lines = new LineReader(path);
+    this.lines = new LineReader(path, 0, endByte);
     this.scanner = mode === 'json' ? undefined : new LineScanner(specs);
   }
 
@@ -169,6 +171,14 @@ export class MarketDataReader {
   get bytesRead(): number {
     return this.lines.bytesRead;
   }
+
+  /** Lines read so far, empty ones included. */
+  get linesRead(): number {
+    return this.lines.lineNo;
+  }
+
+  /** True once an event at or after `to` ended the replay. */
+  reachedTo = false;
 
   next(): ReplayEvent | undefined {
     const scanner = this.scanner;
@@ -186,6 +196,7 @@ export class MarketDataReader {
       }
       if (event.ts < this.from) continue;
       if (event.ts >= this.to) {
+        this.reachedTo = true;
         this.close();
         return undefined;
       }

@@ -2,8 +2,8 @@
  * Opens a recording for replay, choosing the reader: the binary format (binary-format.ts) when
  * the file starts with its magic; otherwise JSONL by the parse mode (data-format.ts ParseMode):
  * in `fast` mode, the worker route (jsonl-pipeline.ts) for files of at least WORKER_MIN_BYTES,
- * the in-thread scanner for smaller ones, whose whole replay takes about as long as starting
- * the worker (docs/decisions.md "Speed: the worker route").
+ * the in-thread scanner for smaller ones, where the threads' start-up and their extra CPU time
+ * eat the gain (docs/decisions.md "Speed: the worker route").
  */
 import { statSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';
@@ -11,8 +11,8 @@ import { BinaryReader, isBinaryFile } from './binary-format.ts';
 import { MarketDataReader, type MarketDataSource, type ParseMode } from './data-format.ts';
 import { WorkerReader, workerModule } from './jsonl-pipeline.ts';
 
-/** The smallest JSONL file `fast` mode reads on a worker thread (≈ 450,000 events of the bench's recording). */
-export const WORKER_MIN_BYTES = 64 * 1024 * 1024;
+/** The smallest JSONL file `fast` mode reads with reader threads (≈ 1.9 M events of the bench's recording). */
+export const WORKER_MIN_BYTES = 256 * 1024 * 1024;
 
 export function openMarketData(path: string, specs: ReadonlyMap<string, MarketSpec>, from = -Infinity, to = Infinity, mode: ParseMode = 'fast'): MarketDataSource {
   if (isBinaryFile(path)) return new BinaryReader(path, specs, from, to);
