@@ -71,7 +71,7 @@ async function measure(name: string, file: string, strategy: Strategy, parse: Pa
 const file = recordingFile();
 const binary = binaryFile(file);
 const eventsPerSec = await measure('do-nothing, binary file', binary, {});
-const jsonlEventsPerSec = await measure('do-nothing, JSONL default route (reader thread)', file, {});
+const jsonlEventsPerSec = await measure('do-nothing, JSONL default route (reader threads from 256 MB)', file, {});
 const jsonlInThreadEventsPerSec = await measure('do-nothing, JSONL byte scanner in this thread', file, {}, 'scan');
 const jsonParseEventsPerSec = await measure('do-nothing, JSONL with every line JSON.parsed', file, {}, 'json');
 const marketMakerEventsPerSec = await measure('market maker, binary file', binary, marketMaker({ requoteMs: 1_000 }));
