@@ -196,6 +196,12 @@ describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s 
     expect(errorOf(truncated, 'worker')).toBe(errorOf(truncated, 'scan'));
     expect(errorOf(truncated, 'worker')).toBe(errorOf(truncated, 'json'));
     expect(errorOf(truncated, 'worker')).toBe(`${DataFormatError.name}: line 3: not JSON`);
+    // A bad line deep in a block a reader thread reads: the same line number.
+    const lines = Array.from({ length: 3_000 }, (_, i) => `{"type":"oracle","ts":${T0 + i},"market":"BTC-USD","price":"97000.${i % 10}"}`);
+    lines[2_500] = '{"type":"oracle","ts":';
+    const bad = file(lines.join('\n'));
+    expect(errorOf(bad, 'scan')).toBe(`${DataFormatError.name}: line 2501: not JSON`);
+    expect(errorOf(bad, 'worker')).toBe(errorOf(bad, 'scan'));
     const missing = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'none.jsonl');
     expect(() => new WorkerReader(missing, specs).next()).toThrow(/ENOENT/);
   });
