@@ -190,6 +190,21 @@ describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s 
     expect(events(path, 'json').events).toEqual(scan.events);
   });
 
+  it('without esbuild, the tsx entry (jsonl-worker-entry.mjs) runs the same threads', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 2_000, seed: 8, start: T0 });
+    const entry = new URL('../sim/backtest/jsonl-worker-entry.mjs', import.meta.url).href;
+    const reader = new WorkerReader(path, specs, -Infinity, Infinity, entry, 2, 16 * 1024, 0);
+    let count = 0;
+    try {
+      while (reader.next() !== undefined) count++;
+    } finally {
+      reader.close();
+    }
+    expect(count).toBe(2_000);
+    expect(reader.fallbackLines).toBe(events(path, 'scan').fallbackLines);
+  });
+
   it('a truncated file and a missing file fail with the in-thread reader’s errors', () => {
     const whole = '{"type":"oracle","ts":1735689600000000,"market":"BTC-USD","price":"1.0"}\n{"type":"funding","ts":1735689600000001,"market":"BTC-USD","rate":"0.00001"}\n';
     const truncated = file(`${whole}{"type":"book","ts":1735689600000002,"market":"BTC-USD","bids":[["1.0","2"]`);
