@@ -38,12 +38,14 @@ describe('deterministic: same config + data + seed gives byte-identical fills an
     expect(JSON.stringify(c.fills)).not.toBe(JSON.stringify(a.fills));
   });
 
-  it('the fast reader and the JSON.parse reader give byte-identical fills, summary and report on the same data', async () => {
+  it('the fast reader, the worker route and the JSON.parse reader give byte-identical fills, summary and report on the same data', async () => {
     const config = replayConfig;
     const fast = await new Backtest({ ...config, data: { file, parse: 'fast' } }, marketMaker({ requoteMs: 500 })).run();
     const json = await new Backtest({ ...config, data: { file, parse: 'json' } }, marketMaker({ requoteMs: 500 })).run();
+    const worker = await new Backtest({ ...config, data: { file, parse: 'worker' } }, marketMaker({ requoteMs: 500 })).run();
     expect(fast.summary.fills.total).toBeGreaterThan(0);
     expect(bytes(fast)).toEqual(bytes(json));
+    expect(bytes(worker)).toEqual(bytes(fast));
     const idleFast = await new Backtest({ ...config, data: { file, parse: 'fast' } }, {}).run();
     const idleJson = await new Backtest({ ...config, data: { file, parse: 'json' } }, {}).run();
     expect(idleFast.summary.events).toBe(30_000);

@@ -1,14 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { compileMarket, toUnits } from '../engine/index.ts';
-import { MarketDataReader, MarketDataWriter, type ParseMode } from '../index.ts';
+import { Backtest, MarketDataReader, MarketDataWriter, type ParseMode } from '../index.ts';
 import { DataFormatError, type ReplayEvent } from '../sim/backtest/data-format.ts';
 import { decimalUnits } from '../sim/backtest/decimal-units.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
+import { WorkerReader, workerModule } from '../sim/backtest/jsonl-pipeline.ts';
+import { CHUNK } from '../sim/backtest/jsonl-worker.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { T0 } from './support/backtest-data.ts';
 
@@ -22,12 +24,23 @@ function file(text: string): string {
   return path;
 }
 
-/** Every event of a file as plain text (the fast reader reuses its event objects). */
-function events(path: string, mode: ParseMode, from = -Infinity, to = Infinity): { events: string[]; fallbackLines: number } {
-  const reader = new MarketDataReader(path, specs, from, to, mode);
+/** How the worker route splits a file: reader threads, block and head bytes (undefined: its defaults). */
+type Split = [threads: number, block?: number, head?: number];
+
+/**
+ * Every event of a file as plain text (the fast readers reuse their event objects); `worker`
+ * is the worker route (jsonl-pipeline.ts), by default with small blocks shared between two
+ * threads and a head read in this thread, so small files cross every seam.
+ */
+function events(path: string, mode: ParseMode, from = -Infinity, to = Infinity, split: Split = [2, 1024, 3000]): { events: string[]; fallbackLines: number } {
+  const reader = mode === 'worker' ? new WorkerReader(path, specs, from, to, workerModule(), ...split) : new MarketDataReader(path, specs, from, to, mode);
   const out: string[] = [];
-  for (let e: ReplayEvent | undefined = reader.next(); e !== undefined; e = reader.next()) {
-    out.push(JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+  try {
+    for (let e: ReplayEvent | undefined = reader.next(); e !== undefined; e = reader.next()) {
+      out.push(JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+    }
+  } finally {
+    reader.close();
   }
   return { events: out, fallbackLines: reader.fallbackLines };
 }
@@ -49,6 +62,7 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
     const json = events(path, 'json');
     expect(fast.events.length).toBe(20_000);
     expect(fast.events).toEqual(json.events);
+    expect(events(path, 'worker')).toEqual(fast);
     const funding = json.events.filter((e) => e.includes('"funding"')).length;
     expect(funding).toBeGreaterThan(0);
     expect(fast.fallbackLines).toBe(1 + funding);
@@ -95,6 +109,8 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
     const json = events(path, 'json');
     expect(fast.events.length).toBe(16);
     expect(fast.events).toEqual(json.events);
+    // Blocks of 64 KB: a block inside the 4-MB line reads on to its end.
+    expect(events(path, 'worker', -Infinity, Infinity, [2, 64 * 1024, 1000])).toEqual(fast);
     expect(fast.fallbackLines).toBeGreaterThan(8);
   });
 
@@ -116,6 +132,7 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
       bids: fc.array(fc.tuple(decimal, decimal), { maxLength: 4 }),
       asks: fc.array(fc.tuple(decimal, decimal), { maxLength: 4 }),
     });
+    let cases = 0;
     fc.assert(
       fc.property(fc.array(fc.tuple(record, fc.boolean(), fc.integer({ min: 0, max: 1000 })), { minLength: 1, maxLength: 30 }), (rows) => {
         const text = rows
@@ -128,7 +145,10 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
           })
           .join('\n');
         const path = file(text);
-        expect(events(path, 'fast').events).toEqual(events(path, 'json').events);
+        const fast = events(path, 'fast');
+        expect(fast.events).toEqual(events(path, 'json').events);
+        // The reader threads on a sixth of the cases (each starts two threads).
+        if (++cases % 6 === 0) expect(events(path, 'worker', -Infinity, Infinity, [2, 256, 300])).toEqual(fast);
       }),
       { numRuns: 60 },
     );
@@ -137,6 +157,7 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
   it('a line that is not JSON fails with the same error and line number on both routes', () => {
     const path = file('{"type":"oracle","ts":1735689600000000,"market":"BTC-USD","price":"1.0"}\n\n{"type":"oracle","ts":17356896\n');
     expect(errorOf(path, 'fast')).toBe(errorOf(path, 'json'));
+    expect(errorOf(path, 'worker')).toBe(errorOf(path, 'json'));
     expect(errorOf(path, 'fast')).toBe(`${DataFormatError.name}: line 3: not JSON`);
   });
 
@@ -147,6 +168,84 @@ describe('the fast reader answers exactly the events the JSON.parse reader answe
     const fast = events(path, 'fast', ...window);
     expect(fast.events.length).toBeGreaterThan(100);
     expect(fast.events).toEqual(events(path, 'json', ...window).events);
+    expect(events(path, 'worker', ...window)).toEqual(fast);
+  });
+});
+
+describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s events, errors and window', () => {
+  it('a file of several chunks and blocks, its size a multiple of neither, with unrecognized lines among them, split in several ways', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 60_000, seed: 4, start: T0 + 3_595_000_000 });
+    // Other writers' shapes, another market and an empty line in the middle of the file.
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines.splice(30_000, 0, '{ "type": "oracle", "ts": 1735693195000000, "market": "BTC-USD", "price": "97000.0" }', '', '{"type":"oracle","ts":1735693195000001,"market":"ETH-USD","price":"3500.0"}');
+    writeFileSync(path, lines.join('\n'));
+    const scan = events(path, 'scan');
+    expect(scan.events.length).toBe(60_001);
+    expect(scan.fallbackLines).toBeGreaterThan(2);
+    expect(statSync(path).size % (CHUNK * 8)).not.toBe(0);
+    expect(events(path, 'worker', -Infinity, Infinity, [2])).toEqual(scan);
+    expect(events(path, 'worker', -Infinity, Infinity, [1, 1 << 20, 0])).toEqual(scan);
+    expect(events(path, 'worker', -Infinity, Infinity, [3, 100_000, 0])).toEqual(scan);
+    expect(events(path, 'json').events).toEqual(scan.events);
+  });
+
+  it('without esbuild, the tsx entry (jsonl-worker-entry.mjs) runs the same threads', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 2_000, seed: 8, start: T0 });
+    const entry = new URL('../sim/backtest/jsonl-worker-entry.mjs', import.meta.url).href;
+    const reader = new WorkerReader(path, specs, -Infinity, Infinity, entry, 2, 16 * 1024, 0);
+    let count = 0;
+    try {
+      while (reader.next() !== undefined) count++;
+    } finally {
+      reader.close();
+    }
+    expect(count).toBe(2_000);
+    expect(reader.fallbackLines).toBe(events(path, 'scan').fallbackLines);
+  });
+
+  it('a truncated file and a missing file fail with the in-thread reader’s errors', () => {
+    const whole = '{"type":"oracle","ts":1735689600000000,"market":"BTC-USD","price":"1.0"}\n{"type":"funding","ts":1735689600000001,"market":"BTC-USD","rate":"0.00001"}\n';
+    const truncated = file(`${whole}{"type":"book","ts":1735689600000002,"market":"BTC-USD","bids":[["1.0","2"]`);
+    expect(errorOf(truncated, 'worker')).toBe(errorOf(truncated, 'scan'));
+    expect(errorOf(truncated, 'worker')).toBe(errorOf(truncated, 'json'));
+    expect(errorOf(truncated, 'worker')).toBe(`${DataFormatError.name}: line 3: not JSON`);
+    // A bad line deep in a block a reader thread reads: the same line number.
+    const lines = Array.from({ length: 3_000 }, (_, i) => `{"type":"oracle","ts":${T0 + i},"market":"BTC-USD","price":"97000.${i % 10}"}`);
+    lines[2_500] = '{"type":"oracle","ts":';
+    const bad = file(lines.join('\n'));
+    expect(errorOf(bad, 'scan')).toBe(`${DataFormatError.name}: line 2501: not JSON`);
+    expect(errorOf(bad, 'worker')).toBe(errorOf(bad, 'scan'));
+    const missing = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'none.jsonl');
+    expect(() => new WorkerReader(missing, specs).next()).toThrow(/ENOENT/);
+  });
+
+  it('the thread ends when the reader is closed early and when the window ends', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 50_000, seed: 5, start: T0 });
+    const early = new WorkerReader(path, specs);
+    expect(early.next()).toBeDefined();
+    early.close();
+    await early.exited;
+    for (const split of [[2], [2, 64 * 1024, 0]] as Split[]) {
+      const window = new WorkerReader(path, specs, -Infinity, T0 + 100_000, workerModule(), ...split);
+      while (window.next() !== undefined);
+      await window.exited;
+    }
+  });
+
+  it('a backtest whose strategy throws closes the reader', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpsim-fast-')), 'gen.jsonl');
+    generateRecording(path, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 5_000, seed: 6, start: T0 });
+    const close = vi.spyOn(WorkerReader.prototype, 'close');
+    try {
+      const failing = new Backtest({ data: { file: path, parse: 'worker' }, markets: ['BTC-USD'] }, { onTrade: () => { throw new Error('strategy failed'); } });
+      await expect(failing.run()).rejects.toThrow('strategy failed');
+      expect(close).toHaveBeenCalled();
+    } finally {
+      close.mockRestore();
+    }
   });
 });
 

@@ -49,7 +49,8 @@ import { DEFAULT_AGENTS } from '../agents.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../markets.ts';
 import { startMarket } from '../server.ts';
 import { BacktestClient, DEFAULT_GTT_US, InProcessGateway, WRITE_KINDS, type Reply } from './client.ts';
-import { openMarketData, type MarketDataSource, type ReplayEvent } from './data-format.ts';
+import type { MarketDataSource, ReplayEvent } from './data-format.ts';
+import { openMarketData } from './open-market-data.ts';
 import { isZeroLatency, latencyModel, type LatencyModel } from './latency.ts';
 import { createQueueModel, tradeAgainst, type OwnOrder, type QueueModel } from './queue-model.ts';
 import { ReplayBook } from './replay-book.ts';
@@ -272,15 +273,25 @@ export class Backtest {
       const size = statSync(file).size;
       const r = reader;
       this.fraction = () => (size > 0 ? r.bytesRead / size : undefined);
-      first = reader.next();
+      try {
+        first = reader.next();
+      } catch (err) {
+        reader.close();
+        throw err;
+      }
       this.now = Number.isFinite(this.from) ? this.from : first?.ts ?? 0;
     }
-    this.primeFundingClock();
-    const balance = BigInt(Math.round(Number(this.config.balance ?? '100000') * 1e6)) * 1000n;
-    this.exchange.submit({ type: 'deposit', address: STRATEGY_ADDRESS, accountIndex: 0, amount: balance });
-    this.recorder.start(this.now, balance);
-    if (reader !== undefined) return this.runReplay(reader, first);
-    return this.runSim();
+    try {
+      this.primeFundingClock();
+      const balance = BigInt(Math.round(Number(this.config.balance ?? '100000') * 1e6)) * 1000n;
+      this.exchange.submit({ type: 'deposit', address: STRATEGY_ADDRESS, accountIndex: 0, amount: balance });
+      this.recorder.start(this.now, balance);
+      if (reader !== undefined) return await this.runReplay(reader, first);
+      return await this.runSim();
+    } finally {
+      // The data's end closes it; a failing strategy or hook must not leave the file or the reader thread open.
+      reader?.close();
+    }
   }
 
   /**

@@ -30,10 +30,18 @@ export const BINARY_MAGIC = 'PSMDBIN1';
 export const BINARY_FORMAT_NAME = 'perpsim-market-data-binary';
 const BLOCK = 4 * 1024 * 1024;
 
-const ORACLE = 1;
-const TRADE = 2;
-const BOOK = 3;
+export const ORACLE_RECORD = 1;
+export const TRADE_RECORD = 2;
+export const BOOK_RECORD = 3;
 const FUNDING = 4;
+/**
+ * Never in a file: a line of the JSONL the worker route (jsonl-pipeline.ts) hands over as text,
+ * [RAW_LINE, line number, byte length, the UTF-8 bytes padded to 8].
+ */
+export const RAW_LINE_RECORD = 5;
+const ORACLE = ORACLE_RECORD;
+const TRADE = TRADE_RECORD;
+const BOOK = BOOK_RECORD;
 
 export interface BinaryHeader {
   format: typeof BINARY_FORMAT_NAME;
@@ -125,54 +133,37 @@ export class BinaryWriter {
 }
 
 /**
- * Pull reader over a binary file, with MarketDataReader's contract: `next()` answers the next
+ * Pull reader over binary records, with MarketDataReader's contract: `next()` answers the next
  * event of a configured market in [from, to), in objects it reuses (valid until the next call).
+ * Subclasses supply the records (`fill`) and the configured spec per record market index.
  */
-export class BinaryReader {
-  private readonly fd: number;
-  /** Float64 view of the block; unread values are [pos, end). */
-  private values = new Float64Array(BLOCK / 8);
-  private pos = 0;
-  private end = 0;
-  private eof = false;
-  private done = false;
-  /** File position of the next read. */
-  private offset = 0;
-  /** Configured spec per file market index, undefined when not configured. */
-  private readonly specs: (MarketSpec | undefined)[] = [];
+export abstract class RecordReader {
+  /** Float64 view of the records at hand; unread values are [pos, end). */
+  protected values = new Float64Array(BLOCK / 8);
+  protected pos = 0;
+  protected end = 0;
+  /** Configured spec per record market index, undefined when not configured. */
+  protected readonly specs: (MarketSpec | undefined)[] = [];
   readonly oracle: OracleEvent = { type: 'oracle', ts: 0, lts: 0, marketId: 0, price: 0 };
   readonly trade: TradeEvent = { type: 'trade', ts: 0, lts: 0, marketId: 0, side: 0, price: 0, size: 0 };
   readonly book: BookEvent = { type: 'book', ts: 0, lts: 0, marketId: 0, snapshot: false, bids: [], asks: [] };
-  bytesRead = 0;
 
   constructor(
-    path: string,
-    specs: ReadonlyMap<string, MarketSpec>,
-    private readonly from = -Infinity,
-    private readonly to = Infinity,
-  ) {
-    this.fd = openSync(path, 'r');
-    const head = Buffer.alloc(12);
-    if (readSync(this.fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 8) !== BINARY_MAGIC) throw new BinaryFormatError(`${path} is not a perpsim binary market-data file`);
-    const json = Buffer.alloc(head.readUInt32LE(8));
-    readSync(this.fd, json, 0, json.length, 12);
-    const header = JSON.parse(json.toString('utf8')) as BinaryHeader;
-    if (header.format !== BINARY_FORMAT_NAME || header.version !== 1) throw new BinaryFormatError(`${path}: unsupported binary format ${header.format} v${header.version}`);
-    for (const m of header.markets) {
-      const spec = specs.get(m.name);
-      if (spec !== undefined && (spec.tick.text !== m.tick || spec.step.text !== m.step)) {
-        throw new BinaryFormatError(`${path}: ${m.name} was converted with tick ${m.tick} and step ${m.step}, configured ${spec.tick.text} and ${spec.step.text}; convert the JSONL again`);
-      }
-      this.specs.push(spec);
-    }
-    this.offset = Math.ceil((12 + json.length) / 8) * 8;
-    this.bytesRead = this.offset;
-  }
+    protected readonly from: number,
+    protected readonly to: number,
+  ) {}
 
   next(): BinaryEvent | undefined {
     for (;;) {
       if (this.pos >= this.end && !this.fill(1)) return undefined;
       const type = this.values[this.pos]! & 0xff;
+      let event: BinaryEvent | undefined;
+      if (type === RAW_LINE_RECORD) {
+        event = this.rawLine();
+        if (event === undefined || event.ts < this.from) continue;
+        if (event.ts >= this.to) return this.stop();
+        return event;
+      }
       const fixed = type === TRADE ? 6 : type === BOOK ? 5 : type === ORACLE || type === FUNDING ? 4 : 0;
       if (fixed === 0) throw new BinaryFormatError(`corrupt binary market-data file: record type ${type}`);
       if (this.end - this.pos < fixed) this.need(fixed);
@@ -185,7 +176,6 @@ export class BinaryReader {
       const word = v[at]!;
       const spec = this.specs[(word >> 8) & 0xff];
       const ts = v[at + 1]!;
-      let event: BinaryEvent;
       switch (type) {
         case ORACLE: {
           this.pos = at + 4;
@@ -222,11 +212,7 @@ export class BinaryReader {
         }
       }
       if (spec === undefined || ts < this.from) continue;
-      if (ts >= this.to) {
-        this.close();
-        this.pos = this.end;
-        return undefined;
-      }
+      if (ts >= this.to) return this.stop();
       event.ts = ts;
       event.lts = v[at + 2]!;
       event.marketId = spec.id;
@@ -234,13 +220,60 @@ export class BinaryReader {
     }
   }
 
-  /** Makes `n` values available from `pos`, or fails: the file ends inside a record. */
+  /** The end of the window: nothing more is read. */
+  private stop(): undefined {
+    this.close();
+    this.pos = this.end;
+    return undefined;
+  }
+
+  /** Makes `n` values available from `pos`, or fails: the data ends inside a record. */
   private need(n: number): void {
     if (!this.fill(n)) throw new BinaryFormatError('truncated binary market-data file');
   }
 
+  /** The event of the RAW_LINE_RECORD at `pos` (undefined when it has none), `pos` moved past it. Files never hold one. */
+  protected rawLine(): BinaryEvent | undefined {
+    throw new BinaryFormatError(`corrupt binary market-data file: record type ${RAW_LINE_RECORD}`);
+  }
+
+  /** Makes at least `n` values unread from `pos`; false when the records end first. */
+  protected abstract fill(n: number): boolean;
+
+  abstract close(): void;
+}
+
+/** RecordReader over a binary file, read in 4 MB blocks. */
+export class BinaryReader extends RecordReader {
+  private readonly fd: number;
+  private eof = false;
+  private done = false;
+  /** File position of the next read. */
+  private offset = 0;
+  bytesRead = 0;
+
+  constructor(path: string, specs: ReadonlyMap<string, MarketSpec>, from = -Infinity, to = Infinity) {
+    super(from, to);
+    this.fd = openSync(path, 'r');
+    const head = Buffer.alloc(12);
+    if (readSync(this.fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 8) !== BINARY_MAGIC) throw new BinaryFormatError(`${path} is not a perpsim binary market-data file`);
+    const json = Buffer.alloc(head.readUInt32LE(8));
+    readSync(this.fd, json, 0, json.length, 12);
+    const header = JSON.parse(json.toString('utf8')) as BinaryHeader;
+    if (header.format !== BINARY_FORMAT_NAME || header.version !== 1) throw new BinaryFormatError(`${path}: unsupported binary format ${header.format} v${header.version}`);
+    for (const m of header.markets) {
+      const spec = specs.get(m.name);
+      if (spec !== undefined && (spec.tick.text !== m.tick || spec.step.text !== m.step)) {
+        throw new BinaryFormatError(`${path}: ${m.name} was converted with tick ${m.tick} and step ${m.step}, configured ${spec.tick.text} and ${spec.step.text}; convert the JSONL again`);
+      }
+      this.specs.push(spec);
+    }
+    this.offset = Math.ceil((12 + json.length) / 8) * 8;
+    this.bytesRead = this.offset;
+  }
+
   /** Moves the unread values to the front and reads until at least `n` are unread; false when the file ends first. */
-  private fill(n: number): boolean {
+  protected fill(n: number): boolean {
     if (this.eof || this.done) return false;
     const left = this.end - this.pos;
     if (n > this.values.length) {

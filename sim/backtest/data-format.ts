@@ -23,8 +23,9 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';
-import { BinaryReader, BinaryWriter, isBinaryFile } from './binary-format.ts';
+import { BinaryWriter } from './binary-format.ts';
 import { decimalUnits } from './decimal-units.ts';
+import { LineReader } from './line-reader.ts';
 import { LineScanner, type BookEvent, type OracleEvent, type TradeEvent } from './line-scanner.ts';
 
 export const FORMAT_NAME = 'perpsim-market-data';
@@ -129,8 +130,15 @@ export function toReplayEvent(record: MarketDataRecord | HeaderRecord, specs: Re
 const BLOCK = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
-/** How the reader parses lines: `fast` scans perpsim's own shapes and JSON.parses the rest; `json` JSON.parses every line. */
-export type ParseMode = 'fast' | 'json';
+/**
+ * How a JSONL file is read: `scan` scans perpsim's own shapes with the byte scanner
+ * (line-scanner.ts) and JSON.parses the rest, in this thread; `worker` does the same in a
+ * worker thread while this one replays (jsonl-pipeline.ts); `fast` (the default) is `worker`
+ * for files of at least WORKER_MIN_BYTES and `scan` otherwise (open-market-data.ts); `json`
+ * JSON.parses every line. All four answer the same events. MarketDataReader is the in-thread
+ * reader: it scans in every mode but `json`.
+ */
+export type ParseMode = 'fast' | 'scan' | 'worker' | 'json';
 
 /**
  * Pull reader over a JSONL file: `next()` answers the next replayable event, or undefined at
@@ -141,17 +149,8 @@ export type ParseMode = 'fast' | 'json';
  * reuses: an event is valid until the next `next()`.
  */
 export class MarketDataReader {
-  private readonly fd: number;
-  private buffer = Buffer.allocUnsafe(BLOCK);
-  /** Unread bytes are buffer[pos, end). */
-  private pos = 0;
-  private end = 0;
-  private eof = false;
-  private done = false;
-  private lineNo = 0;
+  private readonly lines: LineReader;
   private readonly scanner: LineScanner | undefined;
-  /** Bytes read so far, for progress. */
-  bytesRead = 0;
   /** Lines the fast path handed to JSON.parse (header, funding, unrecognized shapes). */
   fallbackLines = 0;
 
@@ -161,78 +160,65 @@ export class MarketDataReader {
     private readonly from = -Infinity,
     private readonly to = Infinity,
     mode: ParseMode = 'fast',
+    /** Read only the lines that start before this byte (line-reader.ts). */
+    endByte = Infinity,
   ) {
-    this.fd = openSync(path, 'r');
-    this.scanner = mode === 'fast' ? new LineScanner(specs) : undefined;
+    this.lines = new LineReader(path, 0, endByte);
+    this.scanner = mode === 'json' ? undefined : new LineScanner(specs);
   }
+
+  /** Bytes read so far, for progress. */
+  get bytesRead(): number {
+    return this.lines.bytesRead;
+  }
+
+  /** Lines read so far, empty ones included. */
+  get linesRead(): number {
+    return this.lines.lineNo;
+  }
+
+  /** True once an event at or after `to` ended the replay. */
+  reachedTo = false;
 
   next(): ReplayEvent | undefined {
     const scanner = this.scanner;
-    for (;;) {
-      let nl = this.buffer.indexOf(NEWLINE, this.pos);
-      if (nl < 0 || nl >= this.end) {
-        if (this.fill()) continue;
-        // The last line, without a newline.
-        if (this.pos >= this.end) return undefined;
-        nl = this.end;
-      }
-      const start = this.pos;
-      this.pos = nl + 1;
-      this.lineNo++;
+    const lines = this.lines;
+    while (lines.next()) {
+      const start = lines.start;
+      const nl = lines.stop;
       if (nl === start) continue;
-      let event: ReplayEvent | null | undefined = scanner === undefined ? undefined : scanner.scan(this.buffer, start, nl);
+      let event: ReplayEvent | null | undefined = scanner === undefined ? undefined : scanner.scan(lines.buffer, start, nl);
       if (event === null) continue;
       if (event === undefined) {
         if (scanner !== undefined) this.fallbackLines++;
-        let record: MarketDataRecord | HeaderRecord;
-        try {
-          record = JSON.parse(this.buffer.toString('utf8', start, nl)) as MarketDataRecord | HeaderRecord;
-        } catch {
-          throw new DataFormatError(`line ${this.lineNo}: not JSON`);
-        }
-        event = toReplayEvent(record, this.specs, this.lineNo);
+        event = parseLine(lines.buffer.toString('utf8', start, nl), this.specs, lines.lineNo);
         if (event === undefined) continue;
       }
       if (event.ts < this.from) continue;
       if (event.ts >= this.to) {
+        this.reachedTo = true;
         this.close();
-        this.pos = this.end;
         return undefined;
       }
       return event;
     }
-  }
-
-  /** Reads more bytes behind the unread ones; false at the end of the file. */
-  private fill(): boolean {
-    if (this.eof || this.done) return false;
-    const left = this.end - this.pos;
-    if (left > 0 && this.pos === 0 && this.end === this.buffer.length) {
-      // One line longer than the buffer: grow it.
-      const bigger = Buffer.allocUnsafe(this.buffer.length * 2);
-      this.buffer.copy(bigger, 0, 0, this.end);
-      this.buffer = bigger;
-    } else if (this.pos > 0) {
-      this.buffer.copy(this.buffer, 0, this.pos, this.end);
-    }
-    this.pos = 0;
-    this.end = left;
-    const n = readSync(this.fd, this.buffer, left, this.buffer.length - left, null);
-    this.bytesRead += n;
-    if (n === 0) {
-      this.eof = true;
-      this.close();
-      return false;
-    }
-    this.end += n;
-    return true;
+    return undefined;
   }
 
   close(): void {
-    if (this.done) return;
-    this.done = true;
-    closeSync(this.fd);
+    this.lines.close();
   }
+}
+
+/** One line JSON.parsed into engine units: undefined for the header and for markets not configured; DataFormatError when it is not JSON. */
+export function parseLine(text: string, specs: ReadonlyMap<string, MarketSpec>, lineNo: number): ReplayEvent | undefined {
+  let record: MarketDataRecord | HeaderRecord;
+  try {
+    record = JSON.parse(text) as MarketDataRecord | HeaderRecord;
+  } catch {
+    throw new DataFormatError(`line ${lineNo}: not JSON`);
+  }
+  return toReplayEvent(record, specs, lineNo);
 }
 
 /** What the backtest pulls events from: a JSONL or a binary reader. */
@@ -240,11 +226,6 @@ export interface MarketDataSource {
   next(): ReplayEvent | undefined;
   close(): void;
   readonly bytesRead: number;
-}
-
-/** Opens a recording: the binary format (binary-format.ts) when the file starts with its magic, JSONL otherwise. */
-export function openMarketData(path: string, specs: ReadonlyMap<string, MarketSpec>, from = -Infinity, to = Infinity, mode: ParseMode = 'fast'): MarketDataSource {
-  return isBinaryFile(path) ? new BinaryReader(path, specs, from, to) : new MarketDataReader(path, specs, from, to, mode);
 }
 
 /** The markets of a JSONL file's header line, or undefined when it has none. */

@@ -20,7 +20,15 @@
  * Decimals convert with decimal-units.ts `unitsOf`, the function the JSON.parse path uses.
  */
 import type { MarketSpec } from '../../engine/index.ts';
+import { BOOK_RECORD, ORACLE_RECORD, TRADE_RECORD } from './binary-format.ts';
 import { MAX_DIGITS, unitsOf } from './decimal-units.ts';
+
+/** What the scanner needs of a market: its id and units (a MarketSpec, or its copy in a worker thread). */
+export interface ScanMarket {
+  id: number;
+  tick: Pick<MarketSpec['tick'], 'scale' | 'mantissa'>;
+  step: Pick<MarketSpec['step'], 'scale' | 'mantissa'>;
+}
 
 export interface OracleEvent { type: 'oracle'; ts: number; lts: number; marketId: number; price: number }
 export interface TradeEvent { type: 'trade'; ts: number; lts: number; marketId: number; side: 0 | 1; price: number; size: number }
@@ -38,9 +46,10 @@ const ZERO = 0x30;
 const NINE = 0x39;
 const BACKSLASH = 0x5c;
 
-const ORACLE = 1;
-const TRADE = 2;
-const BOOK = 3;
+/** `read`'s answer for a well-formed line of a market that is not configured. */
+export const OTHER_MARKET = -1;
+/** `read`'s answer for a line the scanner does not recognize. */
+export const UNRECOGNIZED = 0;
 
 /** A "key": its bytes as a number, for keys of up to 6 ASCII bytes (all the format's short keys). */
 function keyCode(text: string): number {
@@ -80,7 +89,7 @@ export class LineScanner {
   readonly trade: TradeEvent = { type: 'trade', ts: 0, lts: 0, marketId: 0, side: 0, price: 0, size: 0 };
   readonly book: BookEvent = { type: 'book', ts: 0, lts: 0, marketId: 0, snapshot: false, bids: [], asks: [] };
   private readonly names: Buffer[] = [];
-  private readonly specs: MarketSpec[] = [];
+  private readonly specs: ScanMarket[] = [];
   private bytes: Uint8Array = new Uint8Array(0);
   private p = 0;
   /** The last decimal read: n·10^-d. */
@@ -88,8 +97,20 @@ export class LineScanner {
   private d = 0;
   private readonly rawBids = new RawLevels();
   private readonly rawAsks = new RawLevels();
+  /** The last line `read` recognized (its levels are rawBids and rawAsks). */
+  private type = 0;
+  /** Exchange time of the last line `read` recognized. */
+  ts = 0;
+  private lts = 0;
+  private market = 0;
+  private side = 0;
+  private snapshot = false;
+  private priceN = 0;
+  private priceD = 0;
+  private sizeN = 0;
+  private sizeD = 0;
 
-  constructor(specs: ReadonlyMap<string, MarketSpec>) {
+  constructor(specs: ReadonlyMap<string, ScanMarket>) {
     for (const [name, spec] of specs) {
       this.names.push(Buffer.from(name, 'utf8'));
       this.specs.push(spec);
@@ -98,9 +119,84 @@ export class LineScanner {
 
   /** One line, `bytes[start, end)` without its newline (see the module contract). */
   scan(bytes: Uint8Array, start: number, end: number): OracleEvent | TradeEvent | BookEvent | null | undefined {
+    const type = this.read(bytes, start, end);
+    if (type === UNRECOGNIZED) return undefined;
+    if (type === OTHER_MARKET) return null;
+    const spec = this.specs[this.market]!;
+    switch (type) {
+      case ORACLE_RECORD: {
+        const e = this.oracle;
+        e.ts = this.ts;
+        e.lts = this.lts;
+        e.marketId = spec.id;
+        e.price = unitsOf(this.priceN, this.priceD, spec.tick.scale, spec.tick.mantissa);
+        return e;
+      }
+      case TRADE_RECORD: {
+        const e = this.trade;
+        e.ts = this.ts;
+        e.lts = this.lts;
+        e.marketId = spec.id;
+        e.side = this.side as 0 | 1;
+        e.price = unitsOf(this.priceN, this.priceD, spec.tick.scale, spec.tick.mantissa);
+        e.size = unitsOf(this.sizeN, this.sizeD, spec.step.scale, spec.step.mantissa);
+        return e;
+      }
+      default: {
+        const e = this.book;
+        e.ts = this.ts;
+        e.lts = this.lts;
+        e.marketId = spec.id;
+        e.snapshot = this.snapshot;
+        e.bids = convert(this.rawBids, spec);
+        e.asks = convert(this.rawAsks, spec);
+        return e;
+      }
+    }
+  }
+
+  /** The float64 words the last line `read` recognized takes as a binary record. */
+  recordLength(): number {
+    return this.type === ORACLE_RECORD ? 4 : this.type === TRADE_RECORD ? 6 : 5 + 2 * (this.rawBids.count + this.rawAsks.count);
+  }
+
+  /**
+   * Writes the last line `read` recognized as a binary record (binary-format.ts layout, the
+   * market word being the index of its market in the scanner's map) at `out[at]`, converted
+   * with the `unitsOf` `scan` uses; answers the index after it. `out` has `recordLength()` words from `at`.
+   */
+  writeRecord(out: Float64Array, at: number): number {
+    const spec = this.specs[this.market]!;
+    const type = this.type;
+    out[at + 1] = this.ts;
+    out[at + 2] = this.lts;
+    if (type === ORACLE_RECORD) {
+      out[at] = ORACLE_RECORD | (this.market << 8);
+      out[at + 3] = unitsOf(this.priceN, this.priceD, spec.tick.scale, spec.tick.mantissa);
+      return at + 4;
+    }
+    if (type === TRADE_RECORD) {
+      out[at] = TRADE_RECORD | (this.market << 8);
+      out[at + 3] = this.side;
+      out[at + 4] = unitsOf(this.priceN, this.priceD, spec.tick.scale, spec.tick.mantissa);
+      out[at + 5] = unitsOf(this.sizeN, this.sizeD, spec.step.scale, spec.step.mantissa);
+      return at + 6;
+    }
+    out[at] = BOOK_RECORD | (this.market << 8) | ((this.snapshot ? 1 : 0) << 16);
+    out[at + 3] = this.rawBids.count;
+    out[at + 4] = this.rawAsks.count;
+    return convertInto(this.rawAsks, spec, out, convertInto(this.rawBids, spec, out, at + 5));
+  }
+
+  /**
+   * Reads one line into the scanner's fields: answers its record type (ORACLE_RECORD,
+   * TRADE_RECORD, BOOK_RECORD), OTHER_MARKET for a well-formed line of a market not configured,
+   * UNRECOGNIZED for anything else (see the module contract).
+   */
+  read(bytes: Uint8Array, start: number, end: number): number {
     this.bytes = bytes;
     this.p = start;
-    if (bytes[this.p++] !== OPEN_BRACE) return undefined;
+    if (bytes[this.p++] !== OPEN_BRACE) return UNRECOGNIZED;
     let type = 0;
     let ts = -1;
     let lts = -1;
@@ -115,110 +211,89 @@ export class LineScanner {
     let asks = false;
     for (;;) {
       let p = this.p;
-      if (bytes[p++] !== QUOTE) return undefined;
+      if (bytes[p++] !== QUOTE) return UNRECOGNIZED;
       const keyStart = p;
       let code = 0;
       for (;;) {
         const c = bytes[p++]!;
         if (c === QUOTE) break;
-        if (c === BACKSLASH || c < 0x20 || p >= end) return undefined;
+        if (c === BACKSLASH || c < 0x20 || p >= end) return UNRECOGNIZED;
         code = code * 256 + c;
       }
       const keyLength = p - 1 - keyStart;
-      if (bytes[p++] !== COLON) return undefined;
+      if (bytes[p++] !== COLON) return UNRECOGNIZED;
       this.p = p;
       if (keyLength > 6) {
-        if (keyLength !== 8 || !this.equals(keyStart, SNAPSHOT)) return undefined;
+        if (keyLength !== 8 || !this.equals(keyStart, SNAPSHOT)) return UNRECOGNIZED;
         if (this.word(TRUE)) snapshot = true;
         else if (this.word(FALSE)) snapshot = false;
-        else return undefined;
+        else return UNRECOGNIZED;
       } else if (code === K_TYPE) {
         const v = this.shortString();
-        if (v === V_ORACLE) type = ORACLE;
-        else if (v === V_TRADE) type = TRADE;
-        else if (v === V_BOOK) type = BOOK;
-        else return undefined;
+        if (v === V_ORACLE) type = ORACLE_RECORD;
+        else if (v === V_TRADE) type = TRADE_RECORD;
+        else if (v === V_BOOK) type = BOOK_RECORD;
+        else return UNRECOGNIZED;
       } else if (code === K_TS) {
         ts = this.integer();
-        if (ts < 0) return undefined;
+        if (ts < 0) return UNRECOGNIZED;
       } else if (code === K_LTS) {
         lts = this.integer();
-        if (lts < 0) return undefined;
+        if (lts < 0) return UNRECOGNIZED;
       } else if (code === K_MARKET) {
-        market = this.market();
-        if (market === -2) return undefined;
+        market = this.marketName();
+        if (market === -2) return UNRECOGNIZED;
       } else if (code === K_PRICE) {
-        if (!this.decimal()) return undefined;
+        if (!this.decimal()) return UNRECOGNIZED;
         priceN = this.n;
         priceD = this.d;
       } else if (code === K_SIZE) {
-        if (!this.decimal()) return undefined;
+        if (!this.decimal()) return UNRECOGNIZED;
         sizeN = this.n;
         sizeD = this.d;
       } else if (code === K_MARK) {
-        if (!this.decimal()) return undefined;
+        if (!this.decimal()) return UNRECOGNIZED;
       } else if (code === K_SIDE) {
         const v = this.shortString();
         if (v === V_BUY) side = 0;
         else if (v === V_SELL) side = 1;
-        else return undefined;
+        else return UNRECOGNIZED;
       } else if (code === K_BIDS) {
-        if (!this.levels(this.rawBids)) return undefined;
+        if (!this.levels(this.rawBids)) return UNRECOGNIZED;
         bids = true;
       } else if (code === K_ASKS) {
-        if (!this.levels(this.rawAsks)) return undefined;
+        if (!this.levels(this.rawAsks)) return UNRECOGNIZED;
         asks = true;
       } else {
-        return undefined;
+        return UNRECOGNIZED;
       }
       const c = bytes[this.p++];
       if (c === COMMA) continue;
       if (c === CLOSE_BRACE && this.p === end) break;
-      return undefined;
+      return UNRECOGNIZED;
     }
-    if (ts < 0 || market === -2) return undefined;
-    if (lts < 0) lts = ts;
-    switch (type) {
-      case ORACLE: {
-        if (priceN < 0) return undefined;
-        if (market < 0) return null;
-        const spec = this.specs[market]!;
-        const e = this.oracle;
-        e.ts = ts;
-        e.lts = lts;
-        e.marketId = spec.id;
-        e.price = unitsOf(priceN, priceD, spec.tick.scale, spec.tick.mantissa);
-        return e;
-      }
-      case TRADE: {
-        if (priceN < 0 || sizeN < 0 || side < 0) return undefined;
-        if (market < 0) return null;
-        const spec = this.specs[market]!;
-        const e = this.trade;
-        e.ts = ts;
-        e.lts = lts;
-        e.marketId = spec.id;
-        e.side = side as 0 | 1;
-        e.price = unitsOf(priceN, priceD, spec.tick.scale, spec.tick.mantissa);
-        e.size = unitsOf(sizeN, sizeD, spec.step.scale, spec.step.mantissa);
-        return e;
-      }
-      case BOOK: {
-        if (!bids || !asks) return undefined;
-        if (market < 0) return null;
-        const spec = this.specs[market]!;
-        const e = this.book;
-        e.ts = ts;
-        e.lts = lts;
-        e.marketId = spec.id;
-        e.snapshot = snapshot;
-        e.bids = convert(this.rawBids, spec);
-        e.asks = convert(this.rawAsks, spec);
-        return e;
-      }
-      default:
-        return undefined;
+    if (ts < 0 || market === -2) return UNRECOGNIZED;
+    if (type === ORACLE_RECORD) {
+      if (priceN < 0) return UNRECOGNIZED;
+    } else if (type === TRADE_RECORD) {
+      if (priceN < 0 || sizeN < 0 || side < 0) return UNRECOGNIZED;
+    } else if (type === BOOK_RECORD) {
+      if (!bids || !asks) return UNRECOGNIZED;
+    } else {
+      return UNRECOGNIZED;
     }
+    if (market < 0) return OTHER_MARKET;
+    this.type = type;
+    this.ts = ts;
+    this.lts = lts < 0 ? ts : lts;
+    this.market = market;
+    this.side = side;
+    this.snapshot = snapshot;
+    this.priceN = priceN;
+    this.priceD = priceD;
+    this.sizeN = sizeN;
+    this.sizeD = sizeD;
+    return type;
   }
 
   private equals(at: number, word: Uint8Array): boolean {
@@ -272,7 +347,7 @@ export class LineScanner {
   }
 
   /** A market name string: the configured market's index, -1 for another market, -2 when not a plain string. */
-  private market(): number {
+  private marketName(): number {
     const bytes = this.bytes;
     let p = this.p;
     if (bytes[p++] !== QUOTE) return -2;
@@ -350,7 +425,7 @@ export class LineScanner {
 }
 
 /** Converted levels in a fresh array (resizing one array in place costs more than a young allocation); empty sides share one. */
-function convert(raw: RawLevels, spec: MarketSpec): number[] {
+function convert(raw: RawLevels, spec: ScanMarket): number[] {
   const count = raw.count;
   if (count === 0) return NO_LEVELS;
   const { scale: ps, mantissa: pm } = spec.tick;
@@ -360,6 +435,17 @@ function convert(raw: RawLevels, spec: MarketSpec): number[] {
     out.push(unitsOf(raw.n[k]!, raw.d[k]!, ps, pm), unitsOf(raw.n[k + 1]!, raw.d[k + 1]!, ss, sm));
   }
   return out;
+}
+
+/** Converted levels written at `out[at]`; answers the index after them. */
+function convertInto(raw: RawLevels, spec: ScanMarket, out: Float64Array, at: number): number {
+  const { scale: ps, mantissa: pm } = spec.tick;
+  const { scale: ss, mantissa: sm } = spec.step;
+  for (let k = 0; k < 2 * raw.count; k += 2) {
+    out[at++] = unitsOf(raw.n[k]!, raw.d[k]!, ps, pm);
+    out[at++] = unitsOf(raw.n[k + 1]!, raw.d[k + 1]!, ss, sm);
+  }
+  return at;
 }
 
 /** The empty side of a one-sided delta (never written to). */

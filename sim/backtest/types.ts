@@ -22,8 +22,10 @@ export type { FillRecord, OrderRecord, LatencySpec, ParseMode, QueueModelName };
 /**
  * Where market data comes from: the seeded simulator, or a recorded file — JSONL
  * (data-format.ts) or its binary conversion (`perpsim convert`, binary-format.ts), told apart
- * by the binary format's magic. For JSONL, `parse` picks the reader's route: 'fast' (default)
- * scans perpsim's own line shapes without JSON.parse; 'json' JSON.parses every line (the
+ * by the binary format's magic. For JSONL, `parse` picks the reader's route: 'scan' scans
+ * perpsim's own line shapes without JSON.parse in the replaying thread; 'worker' scans them in
+ * two reader threads while the replaying thread replays (jsonl-pipeline.ts); 'fast' (default)
+ * is 'worker' for files of 256 MB and more, 'scan' otherwise; 'json' JSON.parses every line (the
  * reference route; same events, slower).
  */
 export type DataSource = 'sim' | { file: string; parse?: ParseMode };
