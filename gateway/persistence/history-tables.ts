@@ -163,7 +163,8 @@ class TableBuffer {
 /** One buffer per history table, in the order journal rows carry them. */
 function tableBuffers(db: SqliteDatabase): TableBuffer[] {
   return [
-    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES ', 6),
+    // The filter columns last: a version-7 journal row's lists are these without them (schema.ts).
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event, market, side, status, created_at) VALUES ', 10),
     new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6),
     new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4),
     new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5),
@@ -213,7 +214,20 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
   const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account = ? ORDER BY id DESC LIMIT ?');
   const fillOfTrade = db.prepare('SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1');
-  const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY id DESC LIMIT ?');
+  const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY time DESC, id DESC LIMIT ?');
+  // A market's newest `cap` trades (what the memory list holds) within a window, newest first:
+  // time never decreases with the id, so (time, id) order is id order and the window is a range
+  // of history_trades_by_market; the cap is the id of the cap-th newest row.
+  const tradesIn = db.prepare(`SELECT event FROM history_trades WHERE market = @market AND time >= @from AND time <= @to
+    AND id >= COALESCE((SELECT id FROM history_trades WHERE market = @market ORDER BY time DESC, id DESC LIMIT 1 OFFSET @cap - 1), 0) ORDER BY time DESC, id DESC`);
+  // An account's closed orders: its newest `cap` listed ones (what the memory list holds), then
+  // the filters on the columns history_orders_by_account carries; only the page's events are read.
+  const closedWhere = `FROM (SELECT id, order_id, market, side, status, created_at FROM history_orders WHERE account = @account AND listed = 1 ORDER BY id DESC LIMIT @cap)
+    WHERE created_at >= @from AND created_at <= @to AND (@market IS NULL OR market = @market) AND (@side IS NULL OR side = @side)
+    AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))`;
+  const closedCount = db.prepare(`SELECT COUNT(*) AS n ${closedWhere}`);
+  const closedRows = db.prepare(`SELECT h.event FROM (SELECT id, order_id, created_at ${closedWhere} ORDER BY created_at DESC, order_id DESC LIMIT @limit) r
+    JOIN history_orders h ON h.id = r.id ORDER BY r.created_at DESC, r.order_id DESC`);
   const ledgerOf = db.prepare('SELECT event FROM history_ledger WHERE account = ? AND kind = ? ORDER BY id DESC LIMIT ?');
   const barsOf = db.prepare('SELECT open_time, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count FROM history_candles WHERE market = ? AND timeframe = ? AND open_time >= ? AND open_time < ? ORDER BY open_time DESC LIMIT ?');
   // A wallet's inbox is its newest INBOX_CAP items, as in memory.
@@ -295,7 +309,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           case 'order':
             if (!TERMINAL_ORDER_STATUSES.has(e.status)) break;
             buffer();
-            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
+            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e), e.marketId, e.side, e.status, e.createdAt);
             closedPending.set(e.orderId, e);
             break;
           case 'fill':
@@ -324,6 +338,20 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       return row === undefined ? undefined : (deserialize(row.event) as OrderEvent);
     },
     closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
+    closedOrderPage(accountKey, query) {
+      written();
+      const params = {
+        account: accountKey,
+        cap: limits.closedOrdersPerAccount,
+        from: query.window.from,
+        to: query.window.to,
+        market: query.marketId,
+        side: query.side,
+        statuses: query.statuses === null ? null : JSON.stringify([...query.statuses]),
+      };
+      const rows = (closedRows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent);
+      return { rows, total: (closedCount.get(params) as { n: number }).n };
+    },
     fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
       written();
@@ -331,9 +359,10 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       return row === undefined ? undefined : (deserialize(row.event) as FillEvent);
     },
     trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
-    *newestTrades(marketId) {
+    *newestTrades(marketId, window = {}) {
       written();
-      for (const row of tradesOf.iterate(marketId, limits.tradesPerMarket) as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
+      const range = { market: marketId, cap: limits.tradesPerMarket, from: window.from ?? Number.MIN_SAFE_INTEGER, to: window.to ?? Number.MAX_SAFE_INTEGER };
+      for (const row of tradesIn.iterate(range) as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
     },
     funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
