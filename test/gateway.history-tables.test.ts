@@ -11,7 +11,7 @@ import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchange.ts';
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
-import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, recoverHistoryRows } from '../gateway/persistence/history-tables.ts';
+import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, recoverHistoryRows, type SqliteHistoryStore } from '../gateway/persistence/history-tables.ts';
 import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
 import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
 import { notificationsOf } from '../gateway/services.ts';
@@ -480,5 +480,53 @@ describe('order lists and trades filter and page in SQL (closed orders by market
     expect(plan('SELECT COUNT(*) FROM (SELECT id, market, created_at FROM history_orders WHERE account = @account AND listed = 1 ORDER BY id DESC LIMIT @cap) WHERE created_at >= @from')).toContain('COVERING INDEX history_orders_by_account');
     expect(plan('SELECT event FROM history_trades WHERE market = @market AND time >= @from AND time <= @to ORDER BY time DESC, id DESC')).toContain('history_trades_by_market (market=? AND time>? AND time<?)');
     db.close();
+  });
+});
+
+describe('the background fill inserts whole journal rows in bounded slices, one event-loop turn each (a second\'s rows at once blocked the event loop); a read meanwhile fills the rest first', () => {
+  /** History rows in a copy of the file: in its fills table, and after recovery. */
+  const copied = (db: string): { inTable: number; recovered: number } => {
+    const copy = db + '.slice-' + Math.random().toString(36).slice(2);
+    copyFileSync(db, copy);
+    if (existsSync(db + '-wal')) copyFileSync(db + '-wal', copy + '-wal');
+    const raw = new Database(copy);
+    try {
+      const fills = (): number => (raw.prepare('SELECT COUNT(*) AS n FROM history_fills').get() as { n: number }).n;
+      const inTable = fills();
+      recoverHistoryRows(raw);
+      return { inTable, recovered: fills() };
+    } finally {
+      raw.close();
+    }
+  };
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('fills one slice per turn, keeps history_from on a journal-row boundary (a copy recovers exactly the rest), and a read mid-way sees every row', async () => {
+    const db = tempDb();
+    const server = await start({ db, persistence: { snapshotOnClose: false, historyFillSlice: { rows: 1, ms: 0 } } });
+    const store = server.exchange.history as SqliteHistoryStore;
+    // Separate turns: one journal row each, two fills each.
+    for (let i = 0; i < 6; i++) {
+      trade(server.exchange, 1, i > 0);
+      await server.persistence.committed();
+    }
+    const before = copied(db);
+    expect(before.recovered).toBe(12);
+    expect(before.inTable).toBeLessThan(12);
+    store.drain();
+    const sliced = copied(db);
+    expect(sliced.inTable).toBe(before.inTable + 2); // one journal row
+    expect(sliced.recovered).toBe(12); // never twice
+    for (let i = 0; i < 10; i++) await nextTurn();
+    expect(copied(db)).toEqual({ inTable: 12, recovered: 12 });
+    // A read mid-drain fills the rest first.
+    for (let i = 0; i < 3; i++) {
+      trade(server.exchange, 1);
+      await server.persistence.committed();
+    }
+    store.drain();
+    expect(store.fills(accountKeyOf(alice.address, 0))).toHaveLength(9);
+    await nextTurn(); // the read's fill commits with the turn
+    expect(copied(db)).toEqual({ inTable: 18, recovered: 18 });
   });
 });

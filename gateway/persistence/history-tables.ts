@@ -5,8 +5,9 @@
  * Contract:
  * - Rows are buffered per table as the engine emits them. The journal's group commit stores the
  *   turn's rows in its journal row (journal.ts `turnRows`), in the same transaction as the
- *   records; the tables are filled from the buffer (`flush`, at most once a second, and before
- *   snapshots and the stop), and a read first fills them inside the turn's transaction
+ *   records; the tables are filled from the buffer — in slices of whole journal rows over
+ *   event-loop turns (`drain`, started at most once a second), whole before snapshots and the
+ *   stop (`flush`) — and a read first fills them inside the turn's transaction
  *   (`ensureTransaction`), so it sees every row so far. `meta.history_from` names the first
  *   journal row whose rows the tables may lack; `recoverHistoryRows` inserts those after a
  *   crash. So history is never ahead of or behind the journal. `closedOrder` — asked after every
@@ -54,6 +55,11 @@ export const DEFAULT_RETENTION_DAYS = 30;
 /** Funding, interest and transfers are kept at least this long (reads default to 30 days back). */
 export const MIN_LEDGER_RETENTION_DAYS = 90;
 export const PRUNE_BATCH = 5_000;
+/**
+ * The background fill (`drain`): journal rows of about this many history rows per statement
+ * batch, and batches for at most this long per event-loop turn (one transaction each turn).
+ */
+export const FILL_SLICE = { rows: 1_000, ms: 4 };
 
 const LEDGER_KIND = { funding: 0, interest: 1, transfer: 2 } as const;
 const MAX_INT64 = 2n ** 63n - 1n;
@@ -62,8 +68,14 @@ export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
   /** The buffered rows, for the journal's group commit (journal.ts `turnRows`). */
   readonly rows: TurnRows;
-  /** Inserts the pending rows into the tables (at most once a second; before snapshots, at close). */
+  /** Inserts every pending row into the tables (before snapshots, restores, at close). */
   flush(): void;
+  /**
+   * Inserts the rows of the journal rows committed so far in slices (`FILL_SLICE`), one
+   * event-loop turn each, so the event loop is never blocked for a second's rows at once; a
+   * read meanwhile fills the rest first. Started at most once a second after a group commit.
+   */
+  drain(): void;
   /** The journal position history is written up to (the images' `seq`). */
   position(): number;
   truncateAfter(seq: number): void;
@@ -87,6 +99,8 @@ export interface HistoryTableOptions {
   /** The first journal position of the next journal row. */
   nextJournalRow: () => number;
   retentionDays?: number;
+  /** Bounds of the background fill's slices (tests). */
+  fillSlice?: { rows: number; ms: number };
 }
 
 interface BarRow {
@@ -125,7 +139,7 @@ class TableBuffer {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly head: string,
-    private readonly width: number,
+    readonly width: number,
   ) {}
   get rows(): number {
     return this.params.length / this.width;
@@ -136,10 +150,11 @@ class TableBuffer {
     this.journaled = this.params.length;
     return out;
   }
-  write(): void {
-    const params = this.params;
-    this.params = [];
-    this.journaled = 0;
+  /** Inserts the rows of the params before `end` (every row by default) and drops them. */
+  write(end = this.params.length): void {
+    const params = end === this.params.length ? this.params : this.params.slice(0, end);
+    this.params = end === this.params.length ? [] : this.params.slice(end);
+    this.journaled = Math.max(0, this.journaled - end);
     let at = 0;
     for (const bucket of BATCH_BUCKETS) {
       const n = bucket * this.width;
@@ -263,6 +278,14 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   /** Rows not in the tables yet; of those, rows no journal row holds yet (`fresh`). */
   let pending = false;
   let fresh = false;
+  /**
+   * The journal rows whose history rows are pending, oldest first: the first journal position
+   * after each, and where its rows end in each buffer. A slice fills whole journal rows only:
+   * `history_from` must name a journal row none of whose rows is in the tables.
+   */
+  let journaledRows: { next: number; ends: number[] }[] = [];
+  const slice = options.fillSlice ?? FILL_SLICE;
+  let draining = false;
   const buffer = (): void => {
     pending = true;
     if (!fresh) (schedule(), (fresh = true));
@@ -275,6 +298,19 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     pending = false;
     fresh = false;
     closedPending = new Map();
+    journaledRows = [];
+  };
+  /** Inserts the rows of the oldest journal rows, about `maxRows` of them (at least one journal row's). */
+  const fillSlice = (maxRows: number): void => {
+    let k = 0;
+    const rowsUpTo = (i: number): number => journaledRows[i]!.ends.reduce((n, end, t) => n + end / buffers[t]!.width, 0);
+    while (k < journaledRows.length && (k === 0 || rowsUpTo(k) <= maxRows)) k++;
+    const { next, ends } = journaledRows[k - 1]!;
+    for (let i = 0; i < orders.params.length && i < ends[0]!; i += orders.width) closedPending.delete(orders.params[i] as number);
+    buffers.forEach((b, t) => b.write(ends[t]));
+    journaledRows = journaledRows.slice(k).map((r) => ({ next: r.next, ends: r.ends.map((end, t) => end - ends[t]!) }));
+    setFrom.run(Buffer.from(String(next)));
+    pending = buffers.some((b) => b.rows > 0);
   };
   /** A read of the tables must see every row so far: fill them in the turn's transaction. */
   const written = (): void => {
@@ -288,7 +324,10 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     },
     take() {
       fresh = false;
-      return serialize(buffers.map((b) => b.fresh()));
+      const out = serialize(buffers.map((b) => b.fresh()));
+      // Called as the journal row is inserted: the next journal row starts after it.
+      journaledRows.push({ next: nextJournalRow(), ends: buffers.map((b) => b.params.length) });
+      return out;
     },
     write: () => fill(),
   };
@@ -300,6 +339,30 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     rows,
     flush() {
       if (pending) db.transaction(fill)();
+    },
+    drain() {
+      if (draining || journaledRows.length === 0) return;
+      // Up to the journal rows committed so far: later ones wait for the next second's drain.
+      const target = journaledRows[journaledRows.length - 1]!.next;
+      const more = (): boolean => journaledRows.length > 0 && journaledRows[0]!.next <= target;
+      draining = true;
+      const step = (): void => {
+        try {
+          if (!db.open || !more()) return void (draining = false);
+          const start = performance.now();
+          db.transaction(() => {
+            do fillSlice(slice.rows);
+            while (more() && performance.now() - start < slice.ms);
+          })();
+        } catch {
+          // The next full fill (a read, a snapshot, the stop) meets the failure and reports it.
+          draining = false;
+          return;
+        }
+        if (more()) setImmediate(step);
+        else draining = false;
+      };
+      step();
     },
     record(events) {
       if (store.muted) return;
