@@ -66,6 +66,9 @@ export function orderMatches(e: OrderEvent, q: OrderQuery): boolean {
 /** The order lists' order: newest first by createdAt, then by orderId (descending). */
 export const newestCreatedFirst = (a: OrderEvent, b: OrderEvent): number => b.createdAt - a.createdAt || b.orderId - a.orderId;
 
+/** Every time an event can carry (µs). */
+export const ALL_TIME: Window = { from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER };
+
 /** A time window whose ends may be open. */
 export type OpenWindow = Partial<Window>;
 
@@ -80,6 +83,8 @@ export interface HistoryStore {
    * orderId), up to `query.limit`; `total` counts every match. SQL on the SQLite store.
    */
   closedOrderPage(accountKey: string, query: OrderQuery): Page<OrderEvent>;
+  /** The same matches, the latest to close first, up to `query.limit` (no count). */
+  latestClosedOrders(accountKey: string, query: OrderQuery): OrderEvent[];
   fills(accountKey: string): readonly FillEvent[];
   /** The account's fill of that trade, newest first when there are two (self-trade). */
   fillOfTrade(accountKey: string, tradeId: number): FillEvent | undefined;
@@ -140,6 +145,12 @@ export function memoryHistoryStore(exchange: Exchange): HistoryStore {
       const kept = store.closedOrders(accountKey).filter((e) => orderMatches(e, query));
       kept.sort(newestCreatedFirst);
       return { rows: kept.slice(0, query.limit), total: kept.length };
+    },
+    latestClosedOrders(accountKey, query) {
+      const list = store.closedOrders(accountKey);
+      const out: OrderEvent[] = [];
+      for (let i = list.length - 1; i >= 0 && out.length < query.limit; i--) if (orderMatches(list[i]!, query)) out.push(list[i]!);
+      return out;
     },
     *newestTrades(marketId, window = {}) {
       const { from = -Infinity, to = Infinity } = window;

@@ -18,6 +18,7 @@ import { notificationsOf } from '../gateway/services.ts';
 import { openPersistence, replayFile, stateHash, type Persistence } from '../gateway/persistence/index.ts';
 import { migrate, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
+import { CHANNELS, type Subscription } from '../gateway/ws/channels.ts';
 import { gateway, USD, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
 import { get, post, serverPool, tempDb } from './support/persistence-fixture.ts';
 
@@ -471,6 +472,20 @@ describe('order lists and trades filter and page in SQL (closed orders by market
     expect(all.total).toBeGreaterThan(30);
     expect(((await read(tables, `/v1/orders?address=${alice.address}&status=CANCELED`)) as { total: number }).total).toBe(6);
     expect(((await read(tables, `/v1/trades?market=ETH-USD&from=${now - 10 * MINUTE}`)) as { trades: unknown[] }).trades.length).toBeGreaterThan(0);
+    // The WebSocket snapshots of fills and orders read the same pages.
+    for (const w of [alice, bob]) {
+      for (const market of [undefined, 2, 1]) {
+        for (const nFills of [500, 3]) {
+          const sub = (h: GatewayHarness): Subscription => ({ address: w.address, accountIndex: 0, market: market === undefined ? undefined : h.exchange.engine.markets.get(market), nFills }) as Subscription;
+          for (const channel of ['userFills', 'orders'] as const) {
+            expect(CHANNELS[channel].snapshot!(tables.state, sub(tables)), `${channel} ${market} ${nFills}`).toEqual(CHANNELS[channel].snapshot!(memory.state, sub(memory)));
+          }
+        }
+      }
+    }
+    const aliceSub = { address: alice.address, accountIndex: 0, market: undefined, nFills: 3 } as unknown as Subscription;
+    expect(CHANNELS.userFills.snapshot!(tables.state, aliceSub)).toMatchObject({ fills: { length: 3 } });
+    expect((CHANNELS.orders.snapshot!(tables.state, aliceSub) as { recentClosedOrders: unknown[] }).recentClosedOrders.length).toBeGreaterThan(30);
   });
 
   it('reads the closed orders\' filters from the per-account index and a trades window as a range of the per-market index', () => {

@@ -40,7 +40,7 @@ import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
-import { entryMatches, type AccountLists, type HistoryStore } from '../history-store.ts';
+import { entryMatches, type AccountLists, type HistoryStore, type OrderQuery } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
 import { RANGES, type SampleLog } from '../portfolio.ts';
@@ -241,6 +241,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     WHERE created_at >= @from AND created_at <= @to AND (@market IS NULL OR market = @market) AND (@side IS NULL OR side = @side)
     AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))`;
   const closedCount = db.prepare(`SELECT COUNT(*) AS n ${closedWhere}`);
+  const closedLatest = db.prepare(`SELECT h.event FROM (SELECT id ${closedWhere} ORDER BY id DESC LIMIT @limit) r JOIN history_orders h ON h.id = r.id ORDER BY r.id DESC`);
   const closedRows = db.prepare(`SELECT h.event FROM (SELECT id, order_id, created_at ${closedWhere} ORDER BY created_at DESC, order_id DESC LIMIT @limit) r
     JOIN history_orders h ON h.id = r.id ORDER BY r.created_at DESC, r.order_id DESC`);
   const ledgerOf = db.prepare('SELECT event FROM history_ledger WHERE account = ? AND kind = ? ORDER BY id DESC LIMIT ?');
@@ -332,6 +333,20 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     write: () => fill(),
   };
 
+  /** A closed-order query's parameters, once every pending row is in the table. */
+  const closedParams = (accountKey: string, query: OrderQuery): Record<string, unknown> => {
+    written();
+    return {
+      account: accountKey,
+      cap: limits.closedOrdersPerAccount,
+      from: query.window.from,
+      to: query.window.to,
+      market: query.marketId,
+      side: query.side,
+      statuses: query.statuses === null ? null : JSON.stringify([...query.statuses]),
+    };
+  };
+
   const store: SqliteHistoryStore = {
     kind: 'sqlite',
     muted: false,
@@ -402,19 +417,12 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     },
     closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
     closedOrderPage(accountKey, query) {
-      written();
-      const params = {
-        account: accountKey,
-        cap: limits.closedOrdersPerAccount,
-        from: query.window.from,
-        to: query.window.to,
-        market: query.marketId,
-        side: query.side,
-        statuses: query.statuses === null ? null : JSON.stringify([...query.statuses]),
-      };
+      const params = closedParams(accountKey, query);
       const rows = (closedRows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent);
       return { rows, total: (closedCount.get(params) as { n: number }).n };
     },
+    latestClosedOrders: (accountKey, query) =>
+      (closedLatest.all({ ...closedParams(accountKey, query), limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent),
     fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
       written();
