@@ -432,8 +432,12 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
     *newestTrades(marketId, window = {}) {
       written();
-      const range = { market: marketId, cap: limits.tradesPerMarket, from: window.from ?? Number.MIN_SAFE_INTEGER, to: window.to ?? Number.MAX_SAFE_INTEGER };
-      for (const row of tradesIn.iterate(range) as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
+      // No window: the newest rows lazily, without the cap's index scan.
+      const rows =
+        window.from === undefined && window.to === undefined
+          ? tradesOf.iterate(marketId, limits.tradesPerMarket)
+          : tradesIn.iterate({ market: marketId, cap: limits.tradesPerMarket, from: window.from ?? Number.MIN_SAFE_INTEGER, to: window.to ?? Number.MAX_SAFE_INTEGER });
+      for (const row of rows as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
     },
     funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
