@@ -59,7 +59,7 @@ export const PRUNE_BATCH = 5_000;
  * The background fill (`drain`): journal rows of about this many history rows per statement
  * batch, and batches for at most this long per event-loop turn (one transaction each turn).
  */
-export const FILL_SLICE = { rows: 1_000, ms: 4 };
+export const FILL_SLICE = { rows: 250, ms: 4 };
 
 const LEDGER_KIND = { funding: 0, interest: 1, transfer: 2 } as const;
 const MAX_INT64 = 2n ** 63n - 1n;
