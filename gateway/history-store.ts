@@ -18,9 +18,11 @@
  * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
  * limit), so a read sees the same rows in both modes until the memory lists drop old entries.
  * `closedOrder(id)` answers an order that closed and is still remembered (the live ones are in
- * `exchange.orders`; `orderOf` asks both). Reads see the writes of the turn so far.
+ * `exchange.orders`; `orderOf` asks both). Reads see the writes of the turn so far. Pages
+ * (`page`, `closedOrderPage`, `newestTrades`' window) answer what the same filters over the
+ * capped lists answer: the SQLite store runs them in SQL over the newest `cap` rows.
  */
-import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../engine/index.ts';
+import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, OrderStatus, SideCode, TradesEvent, TransferEvent } from '../engine/index.ts';
 import type { ClosedBars } from './candles.ts';
 import type { Exchange } from './exchange.ts';
 import type { NotificationLog } from './notifications.ts';
@@ -46,18 +48,52 @@ export interface PageQuery<T> {
   limit: number;
 }
 
+/** The order lists' filters (order-rows.ts): market, statuses, side, createdAt window, limit. */
+export interface OrderQuery {
+  marketId: number | null;
+  statuses: ReadonlySet<OrderStatus> | null;
+  side: SideCode | null;
+  /** Inclusive, on `createdAt`. */
+  window: Window;
+  limit: number;
+}
+
+/** Whether an order update passes the order lists' filters. */
+export function orderMatches(e: OrderEvent, q: OrderQuery): boolean {
+  return (q.marketId === null || e.marketId === q.marketId) && (q.statuses === null || q.statuses.has(e.status)) && (q.side === null || e.side === q.side) && inWindow(e.createdAt, q.window);
+}
+
+/** The order lists' order: newest first by createdAt, then by orderId (descending). */
+export const newestCreatedFirst = (a: OrderEvent, b: OrderEvent): number => b.createdAt - a.createdAt || b.orderId - a.orderId;
+
+/** Every time an event can carry (µs). */
+export const ALL_TIME: Window = { from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER };
+
+/** A time window whose ends may be open. */
+export type OpenWindow = Partial<Window>;
+
 export interface HistoryStore {
   readonly kind: 'memory' | 'sqlite';
   /** The events of one applied command (the exchange calls it before its listeners). */
   record(events: readonly EngineEvent[]): void;
   closedOrder(orderId: number): OrderEvent | undefined;
   closedOrders(accountKey: string): readonly OrderEvent[];
+  /**
+   * The account's remembered closed orders that match `query`, newest first by createdAt (then
+   * orderId), up to `query.limit`; `total` counts every match. SQL on the SQLite store.
+   */
+  closedOrderPage(accountKey: string, query: OrderQuery): Page<OrderEvent>;
+  /** The same matches, the latest to close first, up to `query.limit` (no count). */
+  latestClosedOrders(accountKey: string, query: OrderQuery): OrderEvent[];
   fills(accountKey: string): readonly FillEvent[];
   /** The account's fill of that trade, newest first when there are two (self-trade). */
   fillOfTrade(accountKey: string, tradeId: number): FillEvent | undefined;
   trades(marketId: number): readonly TradesEvent[];
-  /** The same trades, newest first, read lazily (stop early: the newest few cost little). */
-  newestTrades(marketId: number): Iterable<TradesEvent>;
+  /**
+   * The same trades within `window` (inclusive, on time), newest first, read lazily (stop early:
+   * the newest few cost little). The SQLite store reads the window as an index range.
+   */
+  newestTrades(marketId: number, window?: OpenWindow): Iterable<TradesEvent>;
   funding(accountKey: string): readonly FundingPaymentEvent[];
   interest(accountKey: string): readonly InterestEvent[];
   transfers(accountKey: string): readonly TransferEvent[];
@@ -105,9 +141,26 @@ export function memoryHistoryStore(exchange: Exchange): HistoryStore {
       return undefined;
     },
     trades: (marketId) => exchange.trades.get(marketId) ?? [],
-    *newestTrades(marketId) {
+    closedOrderPage(accountKey, query) {
+      const kept = store.closedOrders(accountKey).filter((e) => orderMatches(e, query));
+      kept.sort(newestCreatedFirst);
+      return { rows: kept.slice(0, query.limit), total: kept.length };
+    },
+    latestClosedOrders(accountKey, query) {
+      const list = store.closedOrders(accountKey);
+      const out: OrderEvent[] = [];
+      for (let i = list.length - 1; i >= 0 && out.length < query.limit; i--) if (orderMatches(list[i]!, query)) out.push(list[i]!);
+      return out;
+    },
+    *newestTrades(marketId, window = {}) {
+      const { from = -Infinity, to = Infinity } = window;
       const list = exchange.trades.get(marketId) ?? [];
-      for (let i = list.length - 1; i >= 0; i--) yield list[i]!;
+      for (let i = list.length - 1; i >= 0; i--) {
+        const e = list[i]!;
+        // Time never decreases along the list: past `from`, nothing older is in the window.
+        if (e.time < from) return;
+        if (e.time <= to) yield e;
+      }
     },
     funding: (accountKey) => ledger(accountKey).funding,
     interest: (accountKey) => ledger(accountKey).interest,

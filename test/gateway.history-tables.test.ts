@@ -4,20 +4,21 @@
  * suites themselves run on these tables in the `history-sqlite` vitest project.
  */
 import { copyFileSync, existsSync } from 'node:fs';
-import { deserialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchange.ts';
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
-import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, recoverHistoryRows } from '../gateway/persistence/history-tables.ts';
+import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, recoverHistoryRows, type SqliteHistoryStore } from '../gateway/persistence/history-tables.ts';
 import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
 import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
 import { notificationsOf } from '../gateway/services.ts';
 import { openPersistence, replayFile, stateHash, type Persistence } from '../gateway/persistence/index.ts';
-import { MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
+import { migrate, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
+import { CHANNELS, type Subscription } from '../gateway/ws/channels.ts';
 import { gateway, USD, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
 import { get, post, serverPool, tempDb } from './support/persistence-fixture.ts';
 
@@ -233,7 +234,7 @@ describe('schema migrations of the history tables', () => {
   it('upgrades a version-2 file: keeps its rows, drops the per-account trade index (a fill is found through the account index)', async () => {
     const file = tempDb();
     const raw = new Database(file);
-    for (const sql of MIGRATIONS.slice(0, 2)) raw.exec(sql);
+    for (let v = 0; v < 2; v++) migrate(raw, v);
     raw.pragma('user_version = 2');
     raw.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run('a/0', 2, 7, 1, 1, Buffer.from([]));
     raw.close();
@@ -244,6 +245,28 @@ describe('schema migrations of the history tables', () => {
     expect(upgraded.prepare('SELECT trade_id FROM history_fills').all()).toEqual([{ trade_id: 7 }]);
     const plan = upgraded.prepare('EXPLAIN QUERY PLAN SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1').all('a/0', 7) as { detail: string }[];
     expect(plan.map((p) => p.detail).join()).toContain('history_fills_by_account');
+    upgraded.close();
+  });
+
+  it('upgrades a version-7 file: the closed orders\' filter columns are filled from the stored events and from the rows pending in journal rows', () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    for (let v = 0; v < 7; v++) migrate(raw, v);
+    raw.pragma('user_version = 7');
+    const event = (orderId: number, status: string): Buffer => serialize({ type: 'order', orderId, marketId: 2, side: 1, status, createdAt: 1000 + orderId });
+    raw.prepare('INSERT INTO history_orders (order_id, account, listed, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run(1, 'a/0', 1, 1, 1, event(1, 'FILLED'));
+    raw.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)").run(Buffer.from('2'));
+    const pending = [[2, 'a/0', 1, 2, 2, event(2, 'CANCELED')], [], [], [], [], [], []];
+    raw.prepare('INSERT INTO journal (seq, count, records, history) VALUES (2, 1, ?, ?)').run(Buffer.from([]), serialize(pending));
+    raw.close();
+    openDatabase(file).close();
+    const upgraded = new Database(file);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(recoverHistoryRows(upgraded)).toBe(1);
+    expect(upgraded.prepare('SELECT order_id, market, side, status, created_at FROM history_orders ORDER BY id').all()).toEqual([
+      { order_id: 1, market: 2, side: 1, status: 'FILLED', created_at: 1001 },
+      { order_id: 2, market: 2, side: 1, status: 'CANCELED', created_at: 1002 },
+    ]);
     upgraded.close();
   });
 });
@@ -410,5 +433,115 @@ describe('the turn\'s history rows commit inside its journal row; the indexed ta
     expect(server.exchange.history.fills(accountKeyOf(alice.address, 0))).toHaveLength(6);
     await server.persistence.committed();
     expect(onDisk(db).fills).toBe(12);
+  });
+});
+
+describe('order lists and trades filter and page in SQL (closed orders by market, status, side and createdAt; trades by market and time window): the same replies as the memory lists', () => {
+  it('answers every combination of market, status, side, window and limit of /v1/orders, /v1/openOrders and /v1/trades as the memory store does', async () => {
+    const { memory, tables } = await both(20);
+    for (const h of [memory, tables]) {
+      // Resting orders on both sides, half of them canceled, and one more that stays open per side.
+      for (let i = 0; i < 6; i++) {
+        h.now.us += MINUTE;
+        h.exchange.submit(order(h.exchange, alice.address, 0, '3000.00'));
+        h.exchange.submit(order(h.exchange, bob.address, 1, '3600.00'));
+      }
+      h.exchange.submit({ type: 'cancelAll', address: alice.address, accountIndex: 0, marketId: 2 });
+      h.now.us += MINUTE;
+      h.exchange.submit(order(h.exchange, alice.address, 0, '3010.00'));
+      h.exchange.submit(order(h.exchange, alice.address, 1, '3700.00', '2'));
+    }
+    const now = memory.now.us;
+    const read = async (h: GatewayHarness, path: string): Promise<unknown> => (await h.app.inject({ method: 'GET', url: path })).json();
+    const orderQueries = [
+      '', '&limit=3', '&market=ETH-USD', '&market=BTC-USD', '&status=FILLED', '&status=canceled,open', '&status=OPEN&limit=2', '&side=BUY', '&side=sell&status=filled&limit=4',
+      `&from=${now - 10 * MINUTE}`, `&from=${now - 20 * MINUTE}&to=${now - 5 * MINUTE}&limit=5`, `&to=${now - 3 * MINUTE}&status=CANCELED&side=buy`,
+    ];
+    for (const w of [alice, bob]) {
+      for (const op of ['orders', 'openOrders']) {
+        for (const q of orderQueries) {
+          const path = `/v1/${op}?address=${w.address}${q}`;
+          expect(await read(tables, path), path).toEqual(await read(memory, path));
+        }
+      }
+    }
+    const tradeQueries = ['', '?limit=3', '?market=ETH-USD', '?market=ETH-USD&limit=5', '?market=BTC-USD', `?from=${now - 10 * MINUTE}`, `?market=ETH-USD&from=${now - 20 * MINUTE}&to=${now - 8 * MINUTE}&limit=4`, `?to=${now - 15 * MINUTE}`];
+    for (const q of tradeQueries) expect(await read(tables, `/v1/trades${q}`), q).toEqual(await read(memory, `/v1/trades${q}`));
+    const all = (await read(tables, `/v1/orders?address=${alice.address}&limit=2`)) as { orders: unknown[]; total: number };
+    expect(all.orders).toHaveLength(2);
+    expect(all.total).toBeGreaterThan(30);
+    expect(((await read(tables, `/v1/orders?address=${alice.address}&status=CANCELED`)) as { total: number }).total).toBe(6);
+    expect(((await read(tables, `/v1/trades?market=ETH-USD&from=${now - 10 * MINUTE}`)) as { trades: unknown[] }).trades.length).toBeGreaterThan(0);
+    // The WebSocket snapshots of fills and orders read the same pages.
+    for (const w of [alice, bob]) {
+      for (const market of [undefined, 2, 1]) {
+        for (const nFills of [500, 3]) {
+          const sub = (h: GatewayHarness): Subscription => ({ address: w.address, accountIndex: 0, market: market === undefined ? undefined : h.exchange.engine.markets.get(market), nFills }) as Subscription;
+          for (const channel of ['userFills', 'orders'] as const) {
+            expect(CHANNELS[channel].snapshot!(tables.state, sub(tables)), `${channel} ${market} ${nFills}`).toEqual(CHANNELS[channel].snapshot!(memory.state, sub(memory)));
+          }
+        }
+      }
+    }
+    const aliceSub = { address: alice.address, accountIndex: 0, market: undefined, nFills: 3 } as unknown as Subscription;
+    expect(CHANNELS.userFills.snapshot!(tables.state, aliceSub)).toMatchObject({ fills: { length: 3 } });
+    expect((CHANNELS.orders.snapshot!(tables.state, aliceSub) as { recentClosedOrders: unknown[] }).recentClosedOrders.length).toBeGreaterThan(30);
+  });
+
+  it('reads the closed orders\' filters from the per-account index and a trades window as a range of the per-market index', () => {
+    const db = new Database(':memory:');
+    for (let v = 0; v < SCHEMA_VERSION; v++) migrate(db, v);
+    const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ account: 'a/0', cap: 10, market: 2, from: 0, to: 1 }) as { detail: string }[]).map((p) => p.detail).join('; ');
+    expect(plan('SELECT COUNT(*) FROM (SELECT id, market, created_at FROM history_orders WHERE account = @account AND listed = 1 ORDER BY id DESC LIMIT @cap) WHERE created_at >= @from')).toContain('COVERING INDEX history_orders_by_account');
+    expect(plan('SELECT event FROM history_trades WHERE market = @market AND time >= @from AND time <= @to ORDER BY time DESC, id DESC')).toContain('history_trades_by_market (market=? AND time>? AND time<?)');
+    db.close();
+  });
+});
+
+describe('the background fill inserts whole journal rows in bounded slices, one event-loop turn each (a second\'s rows at once blocked the event loop); a read meanwhile fills the rest first', () => {
+  /** History rows in a copy of the file: in its fills table, and after recovery. */
+  const copied = (db: string): { inTable: number; recovered: number } => {
+    const copy = db + '.slice-' + Math.random().toString(36).slice(2);
+    copyFileSync(db, copy);
+    if (existsSync(db + '-wal')) copyFileSync(db + '-wal', copy + '-wal');
+    const raw = new Database(copy);
+    try {
+      const fills = (): number => (raw.prepare('SELECT COUNT(*) AS n FROM history_fills').get() as { n: number }).n;
+      const inTable = fills();
+      recoverHistoryRows(raw);
+      return { inTable, recovered: fills() };
+    } finally {
+      raw.close();
+    }
+  };
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('fills one slice per turn, keeps history_from on a journal-row boundary (a copy recovers exactly the rest), and a read mid-way sees every row', async () => {
+    const db = tempDb();
+    const server = await start({ db, persistence: { snapshotOnClose: false, historyFillSlice: { rows: 1, ms: 0 } } });
+    const store = server.exchange.history as SqliteHistoryStore;
+    // Separate turns: one journal row each, two fills each.
+    for (let i = 0; i < 6; i++) {
+      trade(server.exchange, 1, i > 0);
+      await server.persistence.committed();
+    }
+    const before = copied(db);
+    expect(before.recovered).toBe(12);
+    expect(before.inTable).toBeLessThan(12);
+    store.drain();
+    const sliced = copied(db);
+    expect(sliced.inTable).toBe(before.inTable + 2); // one journal row
+    expect(sliced.recovered).toBe(12); // never twice
+    for (let i = 0; i < 10; i++) await nextTurn();
+    expect(copied(db)).toEqual({ inTable: 12, recovered: 12 });
+    // A read mid-drain fills the rest first.
+    for (let i = 0; i < 3; i++) {
+      trade(server.exchange, 1);
+      await server.persistence.committed();
+    }
+    store.drain();
+    expect(store.fills(accountKeyOf(alice.address, 0))).toHaveLength(9);
+    await nextTurn(); // the read's fill commits with the turn
+    expect(copied(db)).toEqual({ inTable: 18, recovered: 18 });
   });
 });

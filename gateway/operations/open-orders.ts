@@ -7,7 +7,7 @@
  * those past the limit. Only the OPEN and UNTRIGGERED status values can match here.
  */
 import type { Operation } from '../operation.ts';
-import { openOrderEvents, orderListReply, OrderListQuery } from './order-rows.ts';
+import { orderListReply, OrderListQuery } from './order-rows.ts';
 
 export const openOrders: Operation = {
   name: 'openOrders',
@@ -16,5 +16,5 @@ export const openOrders: Operation = {
   auth: 'public',
   description: 'open orders',
   schema: { querystring: OrderListQuery },
-  handle: (state, request) => orderListReply(state.exchange, request.query, openOrderEvents),
+  handle: (state, request) => orderListReply(state.exchange, request.query, false),
 };

@@ -9,15 +9,17 @@
  * - Status filter values (interface.md): OPEN matches OPEN and PARTIALLY_FILLED; UNTRIGGERED the
  *   untriggered TPSL (TPSL_PLACED); CANCELED also MARGIN_CANCELED and TPSL_CANCELED; FILLED,
  *   REJECTED, LIQUIDATED, ADL themselves. Several values may be sent comma-separated.
- * - Rows are newest first by createdAt, then by orderId (descending).
+ * - Rows are newest first by createdAt, then by orderId (descending). The closed orders' page is
+ *   filtered, sorted and limited by the history store (SQL on the tables), then merged.
  */
 import { Type } from 'typebox';
 import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEvent, type OrderStatus } from '../../engine/index.ts';
 import { badRequest, ok, type Reply } from '../errors.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
-import { formatOrder, sideName, type OrderRecord } from '../format.ts';
+import { formatOrder, type OrderRecord } from '../format.ts';
+import { newestCreatedFirst, orderMatches, type OrderQuery } from '../history-store.ts';
 import { accountOf, type AccountRef } from './common.ts';
-import { accountQueryWith, enumFilter, inWindow, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf, type Window } from './read-filters.ts';
+import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf } from './read-filters.ts';
 
 /** Query of /v1/orders and /v1/openOrders. */
 export const OrderListQuery = accountQueryWith({ ...LIST_PARAMS, status: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
@@ -34,13 +36,8 @@ const STATUS_MATCHES: Readonly<Record<StatusFilter, readonly OrderStatus[]>> = {
   ADL: ['ADL'],
 };
 
-export interface OrderFilters {
-  marketId: number | null;
-  statuses: ReadonlySet<OrderStatus> | null;
-  side: 'BUY' | 'SELL' | null;
-  window: Window;
-  limit: number;
-}
+/** The filters of the order lists (history-store.ts `OrderQuery`). */
+export type OrderFilters = OrderQuery;
 
 function statusFilter(value: unknown): ReadonlySet<OrderStatus> | null | Reply {
   if (value === undefined || value === '') return null;
@@ -63,16 +60,7 @@ export function orderFilters(exchange: Exchange, query: Record<string, unknown>)
   if (isFilterReply(side)) return side;
   const window = windowOf(query, exchange.clock());
   if (isFilterReply(window)) return window;
-  return { marketId: market === null ? null : market.spec.id, statuses, side, window, limit: limitOf(query) };
-}
-
-function matches(e: OrderEvent, f: OrderFilters): boolean {
-  return (
-    (f.marketId === null || e.marketId === f.marketId) &&
-    (f.statuses === null || f.statuses.has(e.status)) &&
-    (f.side === null || sideName(e.side) === f.side) &&
-    inWindow(e.createdAt, f.window)
-  );
+  return { marketId: market === null ? null : market.spec.id, statuses, side: side === null ? null : side === 'BUY' ? 0 : 1, window, limit: limitOf(query) };
 }
 
 /** The latest update of each of the account's live orders. */
@@ -87,27 +75,33 @@ export function openOrderEvents(exchange: Exchange, ref: AccountRef): OrderEvent
   return out;
 }
 
-/** The latest update of each of the account's remembered closed orders. */
-export function closedOrderEvents(exchange: Exchange, ref: AccountRef): OrderEvent[] {
-  return [...exchange.history.closedOrders(accountKeyOf(ref.address, ref.accountIndex))];
-}
-
 export interface OrderPage {
   orders: OrderRecord[];
   total: number;
 }
 
-/** Filters, sorts newest first, and formats up to `limit` rows; `total` counts every match. */
-export function orderPage(exchange: Exchange, events: readonly OrderEvent[], filters: OrderFilters): OrderPage {
-  const kept = events.filter((e) => matches(e, filters));
-  kept.sort((a, b) => b.createdAt - a.createdAt || b.orderId - a.orderId);
+/**
+ * Filters, sorts newest first, and formats up to `limit` rows of the `live` orders and, when
+ * `closedOf` names an account, of its closed orders (a page the history store filters and
+ * sorts: SQL on the tables); `total` counts every match.
+ */
+export function orderPage(exchange: Exchange, live: readonly OrderEvent[], filters: OrderFilters, closedOf: AccountRef | null): OrderPage {
+  let kept = live.filter((e) => orderMatches(e, filters));
+  let total = kept.length;
+  if (closedOf !== null) {
+    const closed = exchange.history.closedOrderPage(accountKeyOf(closedOf.address, closedOf.accountIndex), filters);
+    kept = kept.concat(closed.rows);
+    total += closed.total;
+  }
+  kept.sort(newestCreatedFirst);
   const orders = kept.slice(0, filters.limit).map((e) => formatOrder(e, exchange.engine.markets.get(e.marketId)!.spec));
-  return { orders, total: kept.length };
+  return { orders, total };
 }
 
-/** The reply of a list read over `eventsOf` the queried account: a 400 for a bad filter, else the page. */
-export function orderListReply(exchange: Exchange, query: Record<string, unknown>, eventsOf: (exchange: Exchange, ref: AccountRef) => OrderEvent[]): Reply {
+/** The reply of a list read of the queried account's live orders (and closed ones: `withClosed`): a 400 for a bad filter, else the page. */
+export function orderListReply(exchange: Exchange, query: Record<string, unknown>, withClosed: boolean): Reply {
   const filters = orderFilters(exchange, query);
   if (isFilterReply(filters)) return filters;
-  return ok(orderPage(exchange, eventsOf(exchange, accountOf(query)), filters));
+  const ref = accountOf(query);
+  return ok(orderPage(exchange, openOrderEvents(exchange, ref), filters, withClosed ? ref : null));
 }

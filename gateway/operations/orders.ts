@@ -8,7 +8,7 @@
  * limit.
  */
 import type { Operation } from '../operation.ts';
-import { closedOrderEvents, openOrderEvents, orderListReply, OrderListQuery } from './order-rows.ts';
+import { orderListReply, OrderListQuery } from './order-rows.ts';
 
 export const orders: Operation = {
   name: 'orders',
@@ -18,5 +18,5 @@ export const orders: Operation = {
   description: 'open and recent closed orders',
   schema: { querystring: OrderListQuery },
   handle: (state, request) =>
-    orderListReply(state.exchange, request.query, (exchange, ref) => [...openOrderEvents(exchange, ref), ...closedOrderEvents(exchange, ref)]),
+    orderListReply(state.exchange, request.query, true),
 };

@@ -70,16 +70,12 @@ export interface TradeWindow {
 
 /** Trades of the given markets within [from, to], newest first (descending tradeId), at most `limit`. */
 export function recentTrades(exchange: Exchange, marketIds: readonly number[], window: TradeWindow): TradeRecord[] {
-  const from = window.from ?? -Infinity;
-  const to = window.to ?? Infinity;
   const picked: { e: TradesEvent; entry: TradeEntry }[] = [];
   for (const id of marketIds) {
     // Each market's newest `limit` rows in the window are enough for the merge.
     let taken = 0;
-    for (const e of exchange.history.newestTrades(id)) {
+    for (const e of exchange.history.newestTrades(id, { from: window.from, to: window.to })) {
       if (taken >= window.limit) break;
-      if (e.time > to) continue;
-      if (e.time < from) break;
       for (let j = e.entries.length - 1; j >= 0 && taken < window.limit; j--, taken++) picked.push({ e, entry: e.entries[j]! });
     }
   }

@@ -5,8 +5,9 @@
  * Contract:
  * - Rows are buffered per table as the engine emits them. The journal's group commit stores the
  *   turn's rows in its journal row (journal.ts `turnRows`), in the same transaction as the
- *   records; the tables are filled from the buffer (`flush`, at most once a second, and before
- *   snapshots and the stop), and a read first fills them inside the turn's transaction
+ *   records; the tables are filled from the buffer — in slices of whole journal rows over
+ *   event-loop turns (`drain`, started at most once a second), whole before snapshots and the
+ *   stop (`flush`) — and a read first fills them inside the turn's transaction
  *   (`ensureTransaction`), so it sees every row so far. `meta.history_from` names the first
  *   journal row whose rows the tables may lack; `recoverHistoryRows` inserts those after a
  *   crash. So history is never ahead of or behind the journal. `closedOrder` — asked after every
@@ -39,7 +40,7 @@ import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
 import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
-import { entryMatches, type AccountLists, type HistoryStore } from '../history-store.ts';
+import { entryMatches, type AccountLists, type HistoryStore, type OrderQuery } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
 import { RANGES, type SampleLog } from '../portfolio.ts';
@@ -54,6 +55,11 @@ export const DEFAULT_RETENTION_DAYS = 30;
 /** Funding, interest and transfers are kept at least this long (reads default to 30 days back). */
 export const MIN_LEDGER_RETENTION_DAYS = 90;
 export const PRUNE_BATCH = 5_000;
+/**
+ * The background fill (`drain`): journal rows of about this many history rows per statement
+ * batch, and batches for at most this long per event-loop turn (one transaction each turn).
+ */
+export const FILL_SLICE = { rows: 250, ms: 4 };
 
 const LEDGER_KIND = { funding: 0, interest: 1, transfer: 2 } as const;
 const MAX_INT64 = 2n ** 63n - 1n;
@@ -62,8 +68,14 @@ export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
   /** The buffered rows, for the journal's group commit (journal.ts `turnRows`). */
   readonly rows: TurnRows;
-  /** Inserts the pending rows into the tables (at most once a second; before snapshots, at close). */
+  /** Inserts every pending row into the tables (before snapshots, restores, at close). */
   flush(): void;
+  /**
+   * Inserts the rows of the journal rows committed so far in slices (`FILL_SLICE`), one
+   * event-loop turn each, so the event loop is never blocked for a second's rows at once; a
+   * read meanwhile fills the rest first. Started at most once a second after a group commit.
+   */
+  drain(): void;
   /** The journal position history is written up to (the images' `seq`). */
   position(): number;
   truncateAfter(seq: number): void;
@@ -87,6 +99,8 @@ export interface HistoryTableOptions {
   /** The first journal position of the next journal row. */
   nextJournalRow: () => number;
   retentionDays?: number;
+  /** Bounds of the background fill's slices (tests). */
+  fillSlice?: { rows: number; ms: number };
 }
 
 interface BarRow {
@@ -125,7 +139,7 @@ class TableBuffer {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly head: string,
-    private readonly width: number,
+    readonly width: number,
   ) {}
   get rows(): number {
     return this.params.length / this.width;
@@ -136,10 +150,11 @@ class TableBuffer {
     this.journaled = this.params.length;
     return out;
   }
-  write(): void {
-    const params = this.params;
-    this.params = [];
-    this.journaled = 0;
+  /** Inserts the rows of the params before `end` (every row by default) and drops them. */
+  write(end = this.params.length): void {
+    const params = end === this.params.length ? this.params : this.params.slice(0, end);
+    this.params = end === this.params.length ? [] : this.params.slice(end);
+    this.journaled = Math.max(0, this.journaled - end);
     let at = 0;
     for (const bucket of BATCH_BUCKETS) {
       const n = bucket * this.width;
@@ -163,7 +178,8 @@ class TableBuffer {
 /** One buffer per history table, in the order journal rows carry them. */
 function tableBuffers(db: SqliteDatabase): TableBuffer[] {
   return [
-    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event) VALUES ', 6),
+    // The filter columns last: a version-7 journal row's lists are these without them (schema.ts).
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event, market, side, status, created_at) VALUES ', 10),
     new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6),
     new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4),
     new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5),
@@ -213,7 +229,21 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
   const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account = ? ORDER BY id DESC LIMIT ?');
   const fillOfTrade = db.prepare('SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1');
-  const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY id DESC LIMIT ?');
+  const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY time DESC, id DESC LIMIT ?');
+  // A market's newest `cap` trades (what the memory list holds) within a window, newest first:
+  // time never decreases with the id, so (time, id) order is id order and the window is a range
+  // of history_trades_by_market; the cap is the id of the cap-th newest row.
+  const tradesIn = db.prepare(`SELECT event FROM history_trades WHERE market = @market AND time >= @from AND time <= @to
+    AND id >= COALESCE((SELECT id FROM history_trades WHERE market = @market ORDER BY time DESC, id DESC LIMIT 1 OFFSET @cap - 1), 0) ORDER BY time DESC, id DESC`);
+  // An account's closed orders: its newest `cap` listed ones (what the memory list holds), then
+  // the filters on the columns history_orders_by_account carries; only the page's events are read.
+  const closedWhere = `FROM (SELECT id, order_id, market, side, status, created_at FROM history_orders WHERE account = @account AND listed = 1 ORDER BY id DESC LIMIT @cap)
+    WHERE created_at >= @from AND created_at <= @to AND (@market IS NULL OR market = @market) AND (@side IS NULL OR side = @side)
+    AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))`;
+  const closedCount = db.prepare(`SELECT COUNT(*) AS n ${closedWhere}`);
+  const closedLatest = db.prepare(`SELECT h.event FROM (SELECT id ${closedWhere} ORDER BY id DESC LIMIT @limit) r JOIN history_orders h ON h.id = r.id ORDER BY r.id DESC`);
+  const closedRows = db.prepare(`SELECT h.event FROM (SELECT id, order_id, created_at ${closedWhere} ORDER BY created_at DESC, order_id DESC LIMIT @limit) r
+    JOIN history_orders h ON h.id = r.id ORDER BY r.created_at DESC, r.order_id DESC`);
   const ledgerOf = db.prepare('SELECT event FROM history_ledger WHERE account = ? AND kind = ? ORDER BY id DESC LIMIT ?');
   const barsOf = db.prepare('SELECT open_time, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count FROM history_candles WHERE market = ? AND timeframe = ? AND open_time >= ? AND open_time < ? ORDER BY open_time DESC LIMIT ?');
   // A wallet's inbox is its newest INBOX_CAP items, as in memory.
@@ -249,6 +279,14 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   /** Rows not in the tables yet; of those, rows no journal row holds yet (`fresh`). */
   let pending = false;
   let fresh = false;
+  /**
+   * The journal rows whose history rows are pending, oldest first: the first journal position
+   * after each, and where its rows end in each buffer. A slice fills whole journal rows only:
+   * `history_from` must name a journal row none of whose rows is in the tables.
+   */
+  let journaledRows: { next: number; ends: number[] }[] = [];
+  const slice = options.fillSlice ?? FILL_SLICE;
+  let draining = false;
   const buffer = (): void => {
     pending = true;
     if (!fresh) (schedule(), (fresh = true));
@@ -261,6 +299,19 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     pending = false;
     fresh = false;
     closedPending = new Map();
+    journaledRows = [];
+  };
+  /** Inserts the rows of the oldest journal rows, about `maxRows` of them (at least one journal row's). */
+  const fillSlice = (maxRows: number): void => {
+    let k = 0;
+    const rowsUpTo = (i: number): number => journaledRows[i]!.ends.reduce((n, end, t) => n + end / buffers[t]!.width, 0);
+    while (k < journaledRows.length && (k === 0 || rowsUpTo(k) <= maxRows)) k++;
+    const { next, ends } = journaledRows[k - 1]!;
+    for (let i = 0; i < orders.params.length && i < ends[0]!; i += orders.width) closedPending.delete(orders.params[i] as number);
+    buffers.forEach((b, t) => b.write(ends[t]));
+    journaledRows = journaledRows.slice(k).map((r) => ({ next: r.next, ends: r.ends.map((end, t) => end - ends[t]!) }));
+    setFrom.run(Buffer.from(String(next)));
+    pending = buffers.some((b) => b.rows > 0);
   };
   /** A read of the tables must see every row so far: fill them in the turn's transaction. */
   const written = (): void => {
@@ -274,9 +325,26 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     },
     take() {
       fresh = false;
-      return serialize(buffers.map((b) => b.fresh()));
+      const out = serialize(buffers.map((b) => b.fresh()));
+      // Called as the journal row is inserted: the next journal row starts after it.
+      journaledRows.push({ next: nextJournalRow(), ends: buffers.map((b) => b.params.length) });
+      return out;
     },
     write: () => fill(),
+  };
+
+  /** A closed-order query's parameters, once every pending row is in the table. */
+  const closedParams = (accountKey: string, query: OrderQuery): Record<string, unknown> => {
+    written();
+    return {
+      account: accountKey,
+      cap: limits.closedOrdersPerAccount,
+      from: query.window.from,
+      to: query.window.to,
+      market: query.marketId,
+      side: query.side,
+      statuses: query.statuses === null ? null : JSON.stringify([...query.statuses]),
+    };
   };
 
   const store: SqliteHistoryStore = {
@@ -287,6 +355,30 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     flush() {
       if (pending) db.transaction(fill)();
     },
+    drain() {
+      if (draining || journaledRows.length === 0) return;
+      // Up to the journal rows committed so far: later ones wait for the next second's drain.
+      const target = journaledRows[journaledRows.length - 1]!.next;
+      const more = (): boolean => journaledRows.length > 0 && journaledRows[0]!.next <= target;
+      draining = true;
+      const step = (): void => {
+        try {
+          if (!db.open || !more()) return void (draining = false);
+          const start = performance.now();
+          db.transaction(() => {
+            do fillSlice(slice.rows);
+            while (more() && performance.now() - start < slice.ms);
+          })();
+        } catch {
+          // The next full fill (a read, a snapshot, the stop) meets the failure and reports it.
+          draining = false;
+          return;
+        }
+        if (more()) setImmediate(step);
+        else draining = false;
+      };
+      step();
+    },
     record(events) {
       if (store.muted) return;
       const at = seq();
@@ -295,7 +387,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           case 'order':
             if (!TERMINAL_ORDER_STATUSES.has(e.status)) break;
             buffer();
-            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e));
+            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e), e.marketId, e.side, e.status, e.createdAt);
             closedPending.set(e.orderId, e);
             break;
           case 'fill':
@@ -324,6 +416,13 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       return row === undefined ? undefined : (deserialize(row.event) as OrderEvent);
     },
     closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
+    closedOrderPage(accountKey, query) {
+      const params = closedParams(accountKey, query);
+      const rows = (closedRows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent);
+      return { rows, total: (closedCount.get(params) as { n: number }).n };
+    },
+    latestClosedOrders: (accountKey, query) =>
+      (closedLatest.all({ ...closedParams(accountKey, query), limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent),
     fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
       written();
@@ -331,9 +430,14 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       return row === undefined ? undefined : (deserialize(row.event) as FillEvent);
     },
     trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
-    *newestTrades(marketId) {
+    *newestTrades(marketId, window = {}) {
       written();
-      for (const row of tradesOf.iterate(marketId, limits.tradesPerMarket) as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
+      // No window: the newest rows lazily, without the cap's index scan.
+      const rows =
+        window.from === undefined && window.to === undefined
+          ? tradesOf.iterate(marketId, limits.tradesPerMarket)
+          : tradesIn.iterate({ market: marketId, cap: limits.tradesPerMarket, from: window.from ?? Number.MIN_SAFE_INTEGER, to: window.to ?? Number.MAX_SAFE_INTEGER });
+      for (const row of rows as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
     },
     funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),

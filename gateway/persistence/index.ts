@@ -12,7 +12,8 @@
  * 3. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
  * 2a. With a file, `attach` also installs the SQLite history store (history-tables.ts) in place of
  *    the exchange's memory one: history rows commit inside the turn's journal row and fill the
- *    indexed tables at most once a second (and before reads, snapshots and the stop; recovery
+ *    indexed tables in slices over event-loop turns, started at most once a second (and whole
+ *    before reads, snapshots and the stop; recovery
  *    fills what a crash left in journal rows), images hold live state only, and expired rows
  *    are pruned in batches after group commits (at most once a second; `historyRetentionDays`).
  * 4. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
@@ -49,6 +50,8 @@ export interface PersistenceOptions {
   snapshotOnClose?: boolean;
   /** Days of orders, fills and trades kept (engine time); funding, interest, transfers: at least 90. */
   historyRetentionDays?: number;
+  /** Bounds of the background fill's slices (history-tables.ts `FILL_SLICE`; tests). */
+  historyFillSlice?: { rows: number; ms: number };
 }
 
 export interface Recovery {
@@ -200,6 +203,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         schedule: () => journal!.schedule(),
         nextJournalRow: () => journal!.nextRow,
         retentionDays: options.historyRetentionDays ?? DEFAULT_RETENTION_DAYS,
+        ...(options.historyFillSlice !== undefined && { fillSlice: options.historyFillSlice }),
       });
       s.exchange.history = history;
       initial = captureImage(s);
@@ -224,7 +228,8 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         sinceSnapshot += count;
         if (Date.now() - lastPruneAt >= 1000) {
           lastPruneAt = Date.now();
-          history!.flush();
+          // In slices over the next turns: a second's rows at once blocked the event loop.
+          history!.drain();
           history!.prune(s.exchange.engine.time);
         }
         if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();

@@ -14,6 +14,7 @@
  *   crash may lose the last transactions before a checkpoint. FULL syncs the WAL on every
  *   commit (one fsync per event-loop turn) for those too (docs/decisions.md, "Durability").
  */
+import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
 
 export type SqliteDatabase = Database.Database;
@@ -26,7 +27,10 @@ export class PersistenceError extends Error {
   }
 }
 
-export const MIGRATIONS: readonly string[] = [
+/** A migration: SQL, or a function for one that must decode stored events. */
+export type Migration = string | ((db: SqliteDatabase) => void);
+
+export const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
    CREATE TABLE journal (seq INTEGER PRIMARY KEY, count INTEGER NOT NULL, records BLOB NOT NULL);
    CREATE TABLE snapshots (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, created_at INTEGER NOT NULL, image BLOB NOT NULL);
@@ -74,7 +78,50 @@ export const MIGRATIONS: readonly string[] = [
   // The rows of every journal row so far are in the tables already.
   `ALTER TABLE journal ADD COLUMN history BLOB;
    INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', CAST(COALESCE((SELECT MAX(seq + count) FROM journal), 1) AS BLOB));`,
+  // The order lists filter and page in SQL (history-tables.ts `closedOrderPage`): market, side,
+  // status and createdAt as columns, in the per-account index so that the filters and the count
+  // read only the index; trades by market and time, so a window is an index range.
+  widenClosedOrders,
 ];
+
+/** Old and new width of a closed order's parameter list (history-tables.ts `tableBuffers`). */
+const ORDER_WIDTH_V7 = 6;
+
+/** Version 7 → 8: the closed orders' filter columns, filled from their events (also in pending journal rows). */
+function widenClosedOrders(db: SqliteDatabase): void {
+  db.exec(`ALTER TABLE history_orders ADD COLUMN market INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE history_orders ADD COLUMN side INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE history_orders ADD COLUMN status TEXT NOT NULL DEFAULT '';
+    ALTER TABLE history_orders ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;`);
+  const columns = (event: Uint8Array): [number, number, string, number] => {
+    const e = deserialize(event) as { marketId: number; side: number; status: string; createdAt: number };
+    return [e.marketId, e.side, e.status, e.createdAt];
+  };
+  const set = db.prepare('UPDATE history_orders SET market = ?, side = ?, status = ?, created_at = ? WHERE id = ?');
+  for (const row of db.prepare('SELECT id, event FROM history_orders').all() as { id: number; event: Buffer }[]) set.run(...columns(row.event), row.id);
+  // Journal rows whose history rows are not in the tables yet carry the old parameter lists.
+  const from = Number(readMeta(db, 'history_from')?.toString() ?? '0');
+  const rewrite = db.prepare('UPDATE journal SET history = ? WHERE seq = ?');
+  for (const row of db.prepare('SELECT seq, history FROM journal WHERE seq >= ? AND history IS NOT NULL').all(from) as { seq: number; history: Buffer }[]) {
+    const parts = deserialize(row.history) as unknown[][];
+    const old = parts[0]!;
+    const widened: unknown[] = [];
+    for (let i = 0; i < old.length; i += ORDER_WIDTH_V7) widened.push(...old.slice(i, i + ORDER_WIDTH_V7), ...columns(old[i + ORDER_WIDTH_V7 - 1] as Uint8Array));
+    parts[0] = widened;
+    rewrite.run(serialize(parts), row.seq);
+  }
+  db.exec(`DROP INDEX history_orders_by_account;
+    CREATE INDEX history_orders_by_account ON history_orders (account, listed, id, market, side, status, created_at, order_id);
+    DROP INDEX history_trades_by_market;
+    CREATE INDEX history_trades_by_market ON history_trades (market, time, id);`);
+}
+
+/** Takes the database from version `v` to `v + 1` (the caller holds the transaction). */
+export function migrate(db: SqliteDatabase, v: number): void {
+  const migration = MIGRATIONS[v]!;
+  if (typeof migration === 'string') db.exec(migration);
+  else migration(db);
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -112,7 +159,7 @@ export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDat
     // The write lock is taken here, so a read-only file or a second perpsim fails at start-up.
     for (let v = version; v < SCHEMA_VERSION; v++) {
       db.transaction(() => {
-        db.exec(MIGRATIONS[v]!);
+        migrate(db, v);
         db.pragma(`user_version = ${v + 1}`);
       }).immediate();
     }

@@ -45,6 +45,7 @@ import {
 } from '../../engine/index.ts';
 import { attachCandles, candleRecord, readCandles } from '../candles.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { ALL_TIME } from '../history-store.ts';
 import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '../format.ts';
 import { marketRecord, marketsById } from '../markets.ts';
 import type { GatewayState } from '../operation.ts';
@@ -144,6 +145,9 @@ export interface Channel {
 
 const mine = (sub: Subscription, e: { address: string; accountIndex: number; marketId?: number | undefined }): boolean =>
   e.address === sub.address && e.accountIndex === sub.accountIndex && (sub.market === undefined || e.marketId === sub.market.spec.id);
+
+/** The subscription's market filter as the history store takes it. */
+const marketOf = (sub: Subscription): number | null => (sub.market === undefined ? null : sub.market.spec.id);
 
 const accountOf = (exchange: Exchange, sub: Subscription): Account | undefined => findAccount(exchange.engine.accounts, sub.address!, sub.accountIndex!);
 
@@ -556,8 +560,8 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     scope: 'account',
     params: { market: true, nFills: true },
     snapshot: (state, sub) => {
-      const fills = state.exchange.history.fills(accountKeyOf(sub.address!, sub.accountIndex!)).filter((f) => mine(sub, f));
-      return { isSnapshot: true, fills: fills.slice(-sub.nFills).reverse().map((f) => fillRecord(state.exchange, f)) };
+      const fills = state.exchange.history.page('fills', accountKeyOf(sub.address!, sub.accountIndex!), { window: ALL_TIME, marketId: marketOf(sub), limit: sub.nFills }).rows;
+      return { isSnapshot: true, fills: fills.map((f) => fillRecord(state.exchange, f)) };
     },
     updates: (state, sub, events) =>
       events.flatMap((e) => (e.type === 'fill' && mine(sub, e) ? [frame(e, { ...fillRecord(state.exchange, e), sequenceNumber: e.accountSeq, ...(e.clientId !== undefined ? { clientId: e.clientId } : {}) })] : [])),
@@ -577,9 +581,8 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
       const record = (e: OrderEvent | undefined): OrderRecord[] =>
         e === undefined || !mine(sub, e) ? [] : [formatOrder(e, exchange.engine.markets.get(e.marketId)!.spec, true)];
       const open = acct === undefined ? [] : accountOrders(acct).flatMap((o) => record(exchange.orders.get(o.id)));
-      const closedEvents = exchange.history.closedOrders(accountKeyOf(sub.address!, sub.accountIndex!));
-      const closed: OrderRecord[] = [];
-      for (let i = closedEvents.length - 1; i >= 0 && closed.length < LIMITS.ordersSnapshotClosedMax; i--) closed.push(...record(closedEvents[i]));
+      const query = { marketId: marketOf(sub), statuses: null, side: null, window: ALL_TIME, limit: LIMITS.ordersSnapshotClosedMax };
+      const closed = exchange.history.latestClosedOrders(accountKeyOf(sub.address!, sub.accountIndex!), query).flatMap(record);
       return { isSnapshot: true, orders: open, recentClosedOrders: closed, lastSequenceId: acct?.seq ?? 0 };
     },
     updates: (state, sub, events) => events.flatMap((e) => (e.type === 'order' && mine(sub, e) ? [frame(e, formatOrder(e, state.exchange.engine.markets.get(e.marketId)!.spec, true))] : [])),
