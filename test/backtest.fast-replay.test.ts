@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
@@ -9,7 +9,7 @@ import { Backtest, MarketDataReader, MarketDataWriter, type ParseMode } from '..
 import { DataFormatError, type ReplayEvent } from '../sim/backtest/data-format.ts';
 import { decimalUnits } from '../sim/backtest/decimal-units.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
-import { WorkerReader, workerModule } from '../sim/backtest/jsonl-pipeline.ts';
+import { pruneBundles, STALE_BUNDLE_MS, WorkerReader, workerModule } from '../sim/backtest/jsonl-pipeline.ts';
 import { CHUNK } from '../sim/backtest/jsonl-worker.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { T0 } from './support/backtest-data.ts';
@@ -246,6 +246,20 @@ describe('the worker route (jsonl-pipeline.ts) answers the in-thread reader’s 
     } finally {
       close.mockRestore();
     }
+  });
+});
+
+describe('abandoned worker bundles are removed from the temp directory', () => {
+  it('removes bundles untouched for a day and keeps fresh ones and other files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpsim-prune-'));
+    const now = Date.now();
+    const names = ['perpsim-jsonl-worker-aaaaaaaaaaaaaaaa.mjs', 'perpsim-jsonl-worker-bbbbbbbbbbbbbbbb.mjs', 'other.mjs'];
+    for (const name of names) writeFileSync(join(dir, name), '');
+    const old = new Date(now - STALE_BUNDLE_MS - 1_000);
+    utimesSync(join(dir, names[0]!), old, old);
+    utimesSync(join(dir, names[2]!), old, old);
+    expect(pruneBundles(dir, now)).toBe(1);
+    expect(names.map((n) => existsSync(join(dir, n)))).toEqual([false, true, true]);
   });
 });
 

@@ -12,7 +12,7 @@
  * worker to stop and terminates it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,8 @@ import { CLOSED, CONSUMED, PRODUCED, type FromWorker, type WorkerData } from './
 
 /**
  * The worker's code: jsonl-worker.ts bundled to plain JavaScript with esbuild, cached in the temp
- * directory under a hash of this directory's files (names, sizes, times), so a worker starts in
+ * directory under a hash of this directory's sources (names and contents: every clone of the
+ * same commit shares one bundle, where file times made one per clone), so a worker starts in
  * tens of milliseconds instead of the half second and more of registering tsx in it; without
  * esbuild, the tsx entry (jsonl-worker-entry.mjs). Found next to this module when running from
  * source, in `../sim/backtest/` from the CLI's bundle in dist/; undefined when neither exists
@@ -42,17 +43,52 @@ export function workerModule(): string | undefined {
 
 const built = new Map<string, string | undefined>();
 
+const BUNDLE_PREFIX = 'perpsim-jsonl-worker-';
+/** A bundle unused for this long belongs to sources that changed since: a day covers a run in progress. */
+export const STALE_BUNDLE_MS = 24 * 60 * 60 * 1_000;
+
+/**
+ * Removes the worker bundles in `dir` not touched for STALE_BUNDLE_MS (each edit of the sources
+ * leaves one behind). A bundle still in use was loaded or checked within the day: a process
+ * touches the file it reuses (`bundled`), so only abandoned ones go.
+ */
+export function pruneBundles(dir: string, now: number): number {
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(BUNDLE_PREFIX) || !name.endsWith('.mjs')) continue;
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs < STALE_BUNDLE_MS) continue;
+      rmSync(path, { force: true });
+      removed++;
+    } catch {
+      // Another process pruned it first.
+    }
+  }
+  return removed;
+}
+
 /** The cached bundle of `dir`/jsonl-worker.ts (built when missing), or undefined without esbuild. */
 function bundled(dir: string): string | undefined {
   if (built.has(dir)) return built.get(dir);
   const hash = createHash('sha1');
   for (const name of readdirSync(dir).sort()) {
-    const stat = statSync(join(dir, name));
-    hash.update(`${name} ${stat.size} ${stat.mtimeMs}\n`);
+    if (!name.endsWith('.ts')) continue;
+    hash.update(`${name}\n`);
+    hash.update(readFileSync(join(dir, name)));
   }
-  const path = join(tmpdir(), `perpsim-jsonl-worker-${hash.digest('hex').slice(0, 16)}.mjs`);
+  const path = join(tmpdir(), `${BUNDLE_PREFIX}${hash.digest('hex').slice(0, 16)}.mjs`);
   let url: string | undefined = pathToFileURL(path).href;
+  if (existsSync(path)) {
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+    } catch {
+      // Pruned by another process just now: built again below.
+    }
+  }
   if (!existsSync(path)) {
+    pruneBundles(tmpdir(), Date.now());
     try {
       const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
       const contents = "import { workerData } from 'node:worker_threads'; import { run } from './jsonl-worker.ts'; run(workerData);";
