@@ -9,6 +9,7 @@
  * isolated pool, open-order exposure: position.ts) and owns the per-account sequence counter
  * and the money: `quote` is netQuoteBalance in quote quantums (1e-9 USD), as bigint.
  */
+import type { FeeTier } from './types.ts';
 import type { Order } from './order.ts';
 import { createAccountMarket, type AccountMarket } from './position.ts';
 
@@ -42,6 +43,15 @@ export interface Account {
   rolling: bigint;
   lifetimeVolume: bigint;
   lifetimeFeesPaid: bigint;
+  /**
+   * The fee tier of `rolling` (fees.ts `tierFor`) for the schedule `tierOf` and the UTC day
+   * `tierDay`, and a lower bound on the volume still to trade before the next tier: while it is
+   * positive the tier holds (`feeTier`). A double kept within ±2^52, so it stays exact.
+   */
+  tier: FeeTier | undefined;
+  tierOf: readonly FeeTier[] | undefined;
+  tierDay: number;
+  tierHeadroom: number;
   /** In the engine's end-of-command risk queue. */
   riskQueued: boolean;
   /**
@@ -145,6 +155,10 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       rolling: 0n,
       lifetimeVolume: 0n,
       lifetimeFeesPaid: 0n,
+      tier: undefined,
+      tierOf: undefined,
+      tierDay: -1,
+      tierHeadroom: 0,
       triggersAt: -1,
       triggerCount: 0,
       triggerBudget: -Infinity,
@@ -184,8 +198,12 @@ export function refreshActive(account: Account, am: AccountMarket): void {
 
 const US_PER_DAY = 86_400_000_000;
 
-/** Adds traded notional to the rolling 30-day window and the lifetime total. */
-export function addVolume(account: Account, value: bigint, time: number): void {
+/**
+ * Adds traded notional to the rolling 30-day window and the lifetime total; `valueF` is `value`
+ * as an exact double or NaN (money.ts), taken off the fee tier's headroom (NaN empties it).
+ */
+export function addVolume(account: Account, value: bigint, valueF: number, time: number): void {
+  account.tierHeadroom = valueF === valueF ? account.tierHeadroom - valueF : 0;
   const day = Math.floor(time / US_PER_DAY);
   const i = day % 30;
   if (account.volumeDay[i] !== day) {
@@ -196,6 +214,32 @@ export function addVolume(account: Account, value: bigint, time: number): void {
   account.lifetimeVolume += value;
   if (account.rollingDay === day) account.rolling += value;
 }
+
+/**
+ * `tierFor(tiers, rollingVolume(account, time))` without comparing bigints on every fill (a
+ * bigint comparison is a call into the runtime: four per fill side were 7 % of the engine
+ * benchmark, docs/decisions.md "Engine throughput"). Within a UTC day rolling volume only grows,
+ * by `addVolume`, which takes each fill's value off the headroom; the tier is looked up again
+ * when the day, the schedule or a possible crossing of the next threshold says so.
+ */
+export function feeTier(tiers: readonly FeeTier[], account: Account, time: number): FeeTier {
+  const today = Math.floor(time / US_PER_DAY);
+  if (account.tierHeadroom > 0 && account.tierDay === today && account.tierOf === tiers) return account.tier!;
+  const rolling = rollingVolume(account, time);
+  let i = 0;
+  for (let k = 1; k < tiers.length; k++) if (rolling >= tiers[k]!.minVolume) i = k;
+  const next = tiers[i + 1];
+  const headroom = next === undefined ? HEADROOM_MAX : Number(next.minVolume - rolling);
+  account.tier = tiers[i]!;
+  account.tierOf = tiers;
+  account.tierDay = today;
+  // Capped at 2^52 (a lower bound of any larger headroom): subtracting exact fill values from
+  // a double of at most that size rounds nothing, so "positive" means below the threshold.
+  account.tierHeadroom = headroom < HEADROOM_MAX ? headroom : HEADROOM_MAX;
+  return account.tier;
+}
+
+const HEADROOM_MAX = 2 ** 52;
 
 /** Volume of the last 30 UTC days (today included), quote quantums. */
 export function rollingVolume(account: Account, time: number): bigint {
