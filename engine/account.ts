@@ -38,7 +38,11 @@ export interface Account {
   /** Quote quantums traded per UTC day, the last 30 days (ring by day number). */
   volumeByDay: bigint[];
   volumeDay: number[];
-  /** rollingVolume() of `rollingDay`, kept current by addVolume. */
+  /**
+   * rollingVolume() of `rollingDay`, a memo that addVolume drops (-1) rather than keeps: with
+   * the fee tier kept by `feeTier`, only a tier change or a read asks for it again, and a fill
+   * is spared one bigint addition on a cold value.
+   */
   rollingDay: number;
   rolling: bigint;
   lifetimeVolume: bigint;
@@ -212,13 +216,14 @@ export function addVolume(account: Account, value: bigint, valueF: number, time:
   }
   account.volumeByDay[i] = account.volumeByDay[i]! + value;
   account.lifetimeVolume += value;
-  if (account.rollingDay === day) account.rolling += value;
+  account.rollingDay = -1;
 }
 
 /**
- * `tierFor(tiers, rollingVolume(account, time))` without comparing bigints on every fill (a
- * bigint comparison is a call into the runtime: four per fill side were 7 % of the engine
- * benchmark, docs/decisions.md "Engine throughput"). Within a UTC day rolling volume only grows,
+ * `tierFor(tiers, rollingVolume(account, time))` without bigints on every fill: reading the
+ * account's rolling volume (a bigint object of its own, cold by the time the account trades
+ * again) and comparing it with each tier's minimum cost about 7 % of the engine benchmark
+ * (docs/decisions.md "Engine throughput"). Within a UTC day rolling volume only grows,
  * by `addVolume`, which takes each fill's value off the headroom; the tier is looked up again
  * when the day, the schedule or a possible crossing of the next threshold says so.
  */

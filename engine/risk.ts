@@ -125,9 +125,11 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
   out.fee = fee;
   out.closedPnl = closedPnl;
-  if (fee !== 0n) {
+  // The sign of the exact double when there is one: the bigint itself is fresh, no need to read it.
+  const sign = feeF === feeF ? feeF : fee > 0n ? 1 : fee < 0n ? -1 : 0;
+  if (sign !== 0) {
     engine.feesCollected += fee;
-    if (fee > 0n) account.lifetimeFeesPaid += fee;
+    if (sign > 0) account.lifetimeFeesPaid += fee;
     if (engine.onFee !== undefined) engine.onFee(account, fee, engine.time);
   }
   addVolume(account, value, valueF, engine.time);
