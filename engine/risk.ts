@@ -13,7 +13,7 @@
  *   whether it is below maintenance now.
  * The book and matching never import this module.
  */
-import { accountMarket, addVolume, feeTier, positionOf, refreshActive, type Account } from './account.ts';
+import { accountMarket, addFeePaid, addVolume, feeTier, positionOf, refreshActive, type Account } from './account.ts';
 import { emitLeverage, emitPosition, emitTransfer } from './emit.ts';
 import { fee as feeOf, feeExact } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
@@ -129,7 +129,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   const sign = feeF === feeF ? feeF : fee > 0n ? 1 : fee < 0n ? -1 : 0;
   if (sign !== 0) {
     engine.feesCollected += fee;
-    if (sign > 0) account.lifetimeFeesPaid += fee;
+    if (sign > 0) addFeePaid(account, fee, feeF);
     if (engine.onFee !== undefined) engine.onFee(account, fee, engine.time);
   }
   addVolume(account, value, valueF, engine.time);
