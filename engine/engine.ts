@@ -523,21 +523,16 @@ function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
   if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
   const ms = onlineMarket(engine, c.marketId);
   if ('kind' in ms) return ms;
-  // The account's record for this market is read before validation, which does not need it:
-  // its chain of cache misses (account, markets array, record) then overlaps the validation
-  // work instead of stalling admit. An unknown account is created only once the order is valid.
-  const known = findAccount(engine.accounts, c.address, c.accountIndex);
-  const openOrders = known?.markets[ms.slot]?.openOrders ?? 0;
   const error = validatePlace(engine, ms, c);
   if (error !== undefined) return error;
-  const account = known ?? getAccount(engine, c.address, c.accountIndex);
+  const account = getAccount(engine, c.address, c.accountIndex);
   const order = newOrder(engine.nextOrderId++, account, c.marketId, ms.slot, c.side, c.orderType, c.tif, c.reduceOnly, c.clientId, c.price, c.size, c.goodTilTime, engine.time);
   order.tpslType = c.tpslType;
   order.triggerPrice = c.stopPrice;
   order.isPositionTpsl = c.isPositionTpsl === true;
   order.parentOrderId = c.parentOrderId;
 
-  const reason = admit(engine, ms, order, openOrders);
+  const reason = admit(engine, ms, order);
   if (reason !== undefined) {
     finish(engine, order, 'REJECTED', reason);
     return orderResult(order);
@@ -556,15 +551,15 @@ function orderResult(order: Order): OrderResult {
   return { kind: 'order', orderId: order.id, status: order.status, rejectionReason: order.rejectionReason };
 }
 
-/** Engine rejections decided before the order meets the book; `openOrders`: the account's live orders in `ms`. */
-function admit(engine: Engine, ms: MarketState, order: Order, openOrders: number): RejectionReason | undefined {
+/** Engine rejections decided before the order meets the book. */
+function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason | undefined {
   const account = order.account;
 
   if (order.clientId !== undefined) {
     if (account.clientIds.has(order.clientId)) return 'DUPLICATE_CLIENT_ID';
     if (account.clientIds.size >= LIMITS.liveClientIdsPerAccount) return 'TOO_MANY_CLIENT_IDS';
   }
-  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && openOrders >= engine.limits.openOrdersPerMarket) {
+  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.markets[ms.slot]?.openOrders ?? 0) >= engine.limits.openOrdersPerMarket) {
     return 'OPEN_ORDER_CAP_EXCEEDED';
   }
   if (order.tpslType !== undefined) {
