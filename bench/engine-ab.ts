@@ -6,7 +6,8 @@
  * Prints, per pass after a warm-up pass, the totals and A/B. On a VM shared with other work,
  * where separate processes move by ±15-40 % pairwise, both sides see the same disturbance; but
  * they share one heap, so a change in garbage shows up muted (docs/decisions.md, "Engine
- * throughput"). Calibration: the same checkout twice measured 1.02.
+ * throughput"). Calibration: the same checkout twice measured 1.02, and the same engine from two
+ * checkouts 1.02-1.04: B comes out ahead by a few per cent, so judge a change both ways round.
  */
 import type { Stream } from './stream.ts';
 

@@ -9,6 +9,7 @@
  * isolated pool, open-order exposure: position.ts) and owns the per-account sequence counter
  * and the money: `quote` is netQuoteBalance in quote quantums (1e-9 USD), as bigint.
  */
+import type { FeeTier } from './types.ts';
 import type { Order } from './order.ts';
 import { createAccountMarket, type AccountMarket } from './position.ts';
 
@@ -34,14 +35,42 @@ export interface Account {
   netDeposits: bigint;
   /** False until the first deposit: such an account "has no activity yet" (404 upstream). */
   activated: boolean;
-  /** Quote quantums traded per UTC day, the last 30 days (ring by day number). */
+  /**
+   * Quote quantums traded per UTC day, the last 30 days (ring by day number), not counting
+   * `volumePending`.
+   */
   volumeByDay: bigint[];
   volumeDay: number[];
-  /** rollingVolume() of `rollingDay`, kept current by addVolume. */
+  /**
+   * rollingVolume() of `rollingDay`, a memo that addVolume drops (-1) rather than keeps: with
+   * the fee tier kept by `feeTier`, only a tier change or a read asks for it again, and a fill
+   * is spared one bigint addition on a cold value.
+   */
   rollingDay: number;
   rolling: bigint;
-  lifetimeVolume: bigint;
-  lifetimeFeesPaid: bigint;
+  /**
+   * Lifetime traded notional and fees paid (quote quantums), read through `lifetimeVolume` and
+   * `lifetimeFeesPaid`: each is the bigint `…Base` plus a pending exact double. Fills add to the
+   * double while the sum stays below 2^52, which is exact; the bigints (and the day's
+   * `volumeByDay`, for the pending volume of UTC day `volumePendingDay`) take it over when it
+   * would not, on a new day, or for a value with no exact double. A fill so reads and replaces
+   * no bigint for these tallies: three fewer cold reads and three fewer long-lived bigints, which
+   * every scavenge copied (docs/decisions.md "Engine throughput").
+   */
+  lifetimeVolumeBase: bigint;
+  volumePending: number;
+  volumePendingDay: number;
+  lifetimeFeesPaidBase: bigint;
+  feesPending: number;
+  /**
+   * The fee tier of `rolling` (fees.ts `tierFor`) for the schedule `tierOf` and the UTC day
+   * `tierDay`, and a lower bound on the volume still to trade before the next tier: while it is
+   * positive the tier holds (`feeTier`). A double kept within ±2^52, so it stays exact.
+   */
+  tier: FeeTier | undefined;
+  tierOf: readonly FeeTier[] | undefined;
+  tierDay: number;
+  tierHeadroom: number;
   /** In the engine's end-of-command risk queue. */
   riskQueued: boolean;
   /**
@@ -143,8 +172,15 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
       volumeDay: new Array<number>(30).fill(-1),
       rollingDay: -1,
       rolling: 0n,
-      lifetimeVolume: 0n,
-      lifetimeFeesPaid: 0n,
+      lifetimeVolumeBase: 0n,
+      volumePending: 0,
+      volumePendingDay: -1,
+      lifetimeFeesPaidBase: 0n,
+      feesPending: 0,
+      tier: undefined,
+      tierOf: undefined,
+      tierDay: -1,
+      tierHeadroom: 0,
       triggersAt: -1,
       triggerCount: 0,
       triggerBudget: -Infinity,
@@ -184,27 +220,108 @@ export function refreshActive(account: Account, am: AccountMarket): void {
 
 const US_PER_DAY = 86_400_000_000;
 
-/** Adds traded notional to the rolling 30-day window and the lifetime total. */
-export function addVolume(account: Account, value: bigint, time: number): void {
+/**
+ * Adds traded notional to the rolling 30-day window and the lifetime total; `valueF` is `value`
+ * as an exact double or NaN (money.ts), taken off the fee tier's headroom (NaN empties it).
+ */
+export function addVolume(account: Account, value: bigint, valueF: number, time: number): void {
+  account.tierHeadroom = valueF === valueF ? account.tierHeadroom - valueF : 0;
+  account.rollingDay = -1;
   const day = Math.floor(time / US_PER_DAY);
+  if (valueF === valueF && account.volumePendingDay === day) {
+    const sum = account.volumePending + valueF;
+    if (sum < PENDING_MAX) {
+      account.volumePending = sum;
+      return;
+    }
+  }
+  foldVolume(account);
+  account.volumePendingDay = day;
+  if (valueF === valueF) account.volumePending = valueF;
+  else addDayVolume(account, day, value);
+}
+
+/**
+ * Moves the pending volume into the bigints. Its day is the latest with any volume (a fill of a
+ * later day folds first), so its ring slot holds that day or one at least 30 days older.
+ */
+function foldVolume(account: Account): void {
+  if (account.volumePending === 0) return;
+  addDayVolume(account, account.volumePendingDay, BigInt(account.volumePending));
+  account.volumePending = 0;
+}
+
+function addDayVolume(account: Account, day: number, value: bigint): void {
   const i = day % 30;
   if (account.volumeDay[i] !== day) {
     account.volumeDay[i] = day;
     account.volumeByDay[i] = 0n;
   }
   account.volumeByDay[i] = account.volumeByDay[i]! + value;
-  account.lifetimeVolume += value;
-  if (account.rollingDay === day) account.rolling += value;
+  account.lifetimeVolumeBase += value;
 }
+
+/** Adds a fee the account paid (a positive fee) to its lifetime total; `feeF` as in addVolume. */
+export function addFeePaid(account: Account, fee: bigint, feeF: number): void {
+  if (feeF === feeF) {
+    const sum = account.feesPending + feeF;
+    if (sum < PENDING_MAX) {
+      account.feesPending = sum;
+      return;
+    }
+  }
+  account.lifetimeFeesPaidBase += BigInt(account.feesPending) + fee;
+  account.feesPending = 0;
+}
+
+/** Bound of the pending doubles: non-negative integers below it add up exactly. */
+const PENDING_MAX = 2 ** 52;
+
+/** Lifetime traded notional, quote quantums. */
+export function lifetimeVolume(account: Account): bigint {
+  return account.volumePending === 0 ? account.lifetimeVolumeBase : account.lifetimeVolumeBase + BigInt(account.volumePending);
+}
+
+/** Lifetime fees paid (rebates not subtracted), quote quantums. */
+export function lifetimeFeesPaid(account: Account): bigint {
+  return account.feesPending === 0 ? account.lifetimeFeesPaidBase : account.lifetimeFeesPaidBase + BigInt(account.feesPending);
+}
+
+/**
+ * `tierFor(tiers, rollingVolume(account, time))` without bigints on every fill: reading the
+ * account's rolling volume (a bigint object of its own, cold by the time the account trades
+ * again) and comparing it with each tier's minimum cost about 7 % of the engine benchmark
+ * (docs/decisions.md "Engine throughput"). Within a UTC day rolling volume only grows,
+ * by `addVolume`, which takes each fill's value off the headroom; the tier is looked up again
+ * when the day, the schedule or a possible crossing of the next threshold says so.
+ */
+export function feeTier(tiers: readonly FeeTier[], account: Account, time: number): FeeTier {
+  const today = Math.floor(time / US_PER_DAY);
+  if (account.tierHeadroom > 0 && account.tierDay === today && account.tierOf === tiers) return account.tier!;
+  const rolling = rollingVolume(account, time);
+  let i = 0;
+  for (let k = 1; k < tiers.length; k++) if (rolling >= tiers[k]!.minVolume) i = k;
+  const next = tiers[i + 1];
+  const headroom = next === undefined ? HEADROOM_MAX : Number(next.minVolume - rolling);
+  account.tier = tiers[i]!;
+  account.tierOf = tiers;
+  account.tierDay = today;
+  // Capped at 2^52 (a lower bound of any larger headroom): subtracting exact fill values from
+  // a double of at most that size rounds nothing, so "positive" means below the threshold.
+  account.tierHeadroom = headroom < HEADROOM_MAX ? headroom : HEADROOM_MAX;
+  return account.tier;
+}
+
+const HEADROOM_MAX = 2 ** 52;
 
 /** Volume of the last 30 UTC days (today included), quote quantums. */
 export function rollingVolume(account: Account, time: number): bigint {
   const today = Math.floor(time / US_PER_DAY);
   if (account.rollingDay === today) return account.rolling;
-  let total = 0n;
+  const inWindow = (day: number): boolean => day >= 0 && day > today - 30 && day <= today;
+  let total = inWindow(account.volumePendingDay) ? BigInt(account.volumePending) : 0n;
   for (let i = 0; i < 30; i++) {
-    const day = account.volumeDay[i]!;
-    if (day >= 0 && day > today - 30 && day <= today) total += account.volumeByDay[i]!;
+    if (inWindow(account.volumeDay[i]!)) total += account.volumeByDay[i]!;
   }
   account.rollingDay = today;
   account.rolling = total;

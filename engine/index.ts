@@ -21,7 +21,7 @@ export { isTransitionAllowed, ORDER_TRANSITIONS } from './order.ts';
 export { accountView, withdrawable, type AccountView } from './risk.ts';
 export { crossRisk, isolatedRisk, marginPrice, type CrossRisk } from './margin.ts';
 export { DEFAULT_FEE_TIERS, tierFor } from './fees.ts';
-export { accountOrders, findAccount, rollingVolume, type Account } from './account.ts';
+export { accountOrders, findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVolume, type Account } from './account.ts';
 export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
 export { detachEngine, graftEngine } from './restore.ts';

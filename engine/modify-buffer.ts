@@ -46,10 +46,12 @@ export function createModifyBuffer(): ModifyBuffer {
 }
 
 function createRing(capacity: number): CancelRing {
+  // Left holey: an unwritten entry reads as undefined anyway, and filling the arrays on every
+  // doubling (the ring reaches 512 Ki entries in the engine benchmark) showed in its profile.
   return {
-    accounts: new Array<Account | undefined>(capacity).fill(undefined),
+    accounts: new Array<Account | undefined>(capacity),
     orderIds: new Float64Array(capacity),
-    clientIds: new Array<string | undefined>(capacity).fill(undefined),
+    clientIds: new Array<string | undefined>(capacity),
     deadlines: new Float64Array(capacity),
     head: 0,
     count: 0,

@@ -80,7 +80,8 @@ export function graftEngine(live: Engine, image: Engine): void {
 
 /**
  * Fills in what an image written before a layout change lacks: the level key arrays of the
- * book sides and the float margin sums on the account (they were a `riskSums` record).
+ * book sides, the float margin sums on the account (they were a `riskSums` record) and the
+ * pending parts of its lifetime tallies.
  */
 function upgrade(engine: Engine): void {
   for (const ms of engine.bySlot) {
@@ -89,6 +90,19 @@ function upgrade(engine: Engine): void {
     }
   }
   for (const account of engine.accounts.all) {
+    // Lifetime tallies were bigint fields before they had a pending exact double (account.ts).
+    if (account.lifetimeVolumeBase === undefined) {
+      const old = account as unknown as Slots;
+      Object.assign(account, {
+        lifetimeVolumeBase: old.lifetimeVolume,
+        volumePending: 0,
+        volumePendingDay: -1,
+        lifetimeFeesPaidBase: old.lifetimeFeesPaid,
+        feesPending: 0,
+      });
+      delete old.lifetimeVolume;
+      delete old.lifetimeFeesPaid;
+    }
     if (account.sumChanges !== undefined) continue;
     delete (account as unknown as Slots).riskSums;
     Object.assign(account, { sumEpoch: -1, sumEq: 0, sumIm: 0, sumMm: 0, sumChanges: 0, quoteB: 0n, quoteF: 0 });

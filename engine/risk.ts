@@ -13,9 +13,9 @@
  *   whether it is below maintenance now.
  * The book and matching never import this module.
  */
-import { accountMarket, addVolume, positionOf, refreshActive, rollingVolume, type Account } from './account.ts';
+import { accountMarket, addFeePaid, addVolume, feeTier, positionOf, refreshActive, type Account } from './account.ts';
 import { emitLeverage, emitPosition, emitTransfer } from './emit.ts';
-import { fee as feeOf, feeExact, tierFor } from './fees.ts';
+import { fee as feeOf, feeExact } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
 import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
@@ -117,7 +117,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   const value = valueF === valueF ? BigInt(valueF) : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
   const before = am.size;
   applyFill(am, side, qty, value, valueF, out);
-  const tier = tierFor(engine.risk.feeTiers, rollingVolume(account, engine.time));
+  const tier = feeTier(engine.risk.feeTiers, account, engine.time);
   // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
   const ppm = role === 'ADL' ? 0 : role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm;
   const feeF = feeExact(valueF, ppm);
@@ -125,12 +125,14 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
   out.fee = fee;
   out.closedPnl = closedPnl;
-  if (fee !== 0n) {
+  // The sign of the exact double when there is one: the bigint itself is fresh, no need to read it.
+  const sign = feeF === feeF ? feeF : fee > 0n ? 1 : fee < 0n ? -1 : 0;
+  if (sign !== 0) {
     engine.feesCollected += fee;
-    if (fee > 0n) account.lifetimeFeesPaid += fee;
+    if (sign > 0) addFeePaid(account, fee, feeF);
     if (engine.onFee !== undefined) engine.onFee(account, fee, engine.time);
   }
-  addVolume(account, value, engine.time);
+  addVolume(account, value, valueF, engine.time);
   if (am.isolated) {
     am.isolatedMargin += closedPnl;
     settleIsolatedPool(engine, account, ms, am.size, before);

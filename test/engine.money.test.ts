@@ -1,12 +1,25 @@
 /**
  * The exact double fast path for fill money (engine/money.ts) against the bigint formulas it
- * stands in for: equal integers wherever it answers, NaN (bigint fallback) elsewhere.
+ * stands in for: equal integers wherever it answers, NaN (bigint fallback) elsewhere; and the
+ * fee tier kept without bigint comparisons (account.ts `feeTier`) against `tierFor`, and the
+ * lifetime tallies kept partly in exact doubles against plain bigint sums.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fee, feeExact } from '../engine/fees.ts';
-import { floorDivExact, mulExact } from '../engine/money.ts';
+import {
+  addFeePaid,
+  addVolume,
+  createAccountIndex,
+  feeTier,
+  getOrCreateAccount,
+  lifetimeFeesPaid,
+  lifetimeVolume,
+  rollingVolume,
+} from '../engine/account.ts';
+import { fee, feeExact, tierFor } from '../engine/fees.ts';
+import { exactNumber, floorDivExact, mulExact } from '../engine/money.ts';
 import { applyFill, createAccountMarket, type FillOutcome } from '../engine/position.ts';
+import type { FeeTier } from '../engine/types.ts';
 
 const int = fc.oneof(fc.integer({ min: 0, max: 2 ** 20 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
 
@@ -67,6 +80,69 @@ describe('applyFill gives the same position and outcome with or without the doub
           expect([fast.size, fast.cost, fast.costF, fast.realizedPnl]).toEqual([slow.size, slow.cost, slow.costF, slow.realizedPnl]);
           expect([a.effect, a.realized, a.closedQty]).toEqual([b.effect, b.realized, b.closedQty]);
           if (a.realizedF === a.realizedF) expect(BigInt(a.realizedF)).toBe(a.realized);
+        }
+      }),
+    );
+  });
+});
+
+describe('feeTier follows tierFor(rollingVolume) through fills and days', () => {
+  const USD = 1_000_000_000n;
+  // Thresholds near the volumes traded, so that crossings (exact hits included) happen often.
+  const tiers: FeeTier[] = [
+    { name: 'T1', minVolume: 0n, makerFeePpm: 150, takerFeePpm: 450 },
+    { name: 'T2', minVolume: 1_000n * USD, makerFeePpm: 120, takerFeePpm: 400 },
+    { name: 'T3', minVolume: 1_000n * USD + 1n, makerFeePpm: 80, takerFeePpm: 350 },
+    { name: 'T4', minVolume: 2n ** 53n, makerFeePpm: 40, takerFeePpm: 300 },
+    { name: 'T5', minVolume: 2n ** 60n, makerFeePpm: 0, takerFeePpm: 250 },
+  ];
+  const DAY = 86_400_000_000;
+  const value = fc.oneof(
+    fc.bigInt({ min: 0n, max: 2_000n * USD }),
+    fc.bigInt({ min: 0n, max: 2n ** 56n }),
+    fc.constantFrom(1n, 1_000n * USD, 2n ** 52n, 2n ** 53n),
+  );
+  it('random fills, day steps and an exact-double or NaN value', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxLength: 60 }), (steps) => {
+        const account = getOrCreateAccount(createAccountIndex(), '0xa', 0);
+        let time = 40 * DAY;
+        for (const [v, days, exact] of steps) {
+          time += days === 3 ? 31 * DAY : days * DAY;
+          const expected = tierFor(tiers, rollingVolume({ ...account, rollingDay: -1 }, time));
+          expect(feeTier(tiers, account, time)).toBe(expected);
+          addVolume(account, v, exact ? exactNumber(v) : NaN, time);
+        }
+      }),
+    );
+  });
+});
+
+describe('lifetime tallies with a pending exact double equal plain bigint sums', () => {
+  const DAY = 86_400_000_000;
+  const amount = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 2n ** 55n }), fc.constantFrom(0n, 2n ** 52n - 1n, 2n ** 52n));
+  it('volume by day, rolling volume, lifetime volume and fees paid over random fills and days', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(amount, amount, fc.integer({ min: 0, max: 4 }), fc.boolean()), { maxLength: 80 }), (steps) => {
+        const account = getOrCreateAccount(createAccountIndex(), '0xa', 0);
+        const byDay = new Map<number, bigint>();
+        let volume = 0n;
+        let fees = 0n;
+        let time = 100 * DAY;
+        for (const [v, f, days, exact] of steps) {
+          time += days === 4 ? 45 * DAY : days === 3 ? 29 * DAY : days * DAY;
+          const day = Math.floor(time / DAY);
+          addVolume(account, v, exact ? exactNumber(v) : NaN, time);
+          addFeePaid(account, f, exact ? exactNumber(f) : NaN);
+          byDay.set(day, (byDay.get(day) ?? 0n) + v);
+          volume += v;
+          fees += f;
+          let rolling = 0n;
+          for (const [d, x] of byDay) if (d > day - 30 && d <= day) rolling += x;
+          expect(lifetimeVolume(account)).toBe(volume);
+          expect(lifetimeFeesPaid(account)).toBe(fees);
+          expect(rollingVolume(account, time)).toBe(rolling);
+          expect(rollingVolume({ ...account, rollingDay: -1 }, time + 10 * DAY)).toBe([...byDay].filter(([d]) => d > day + 10 - 30).reduce((t, [, x]) => t + x, 0n));
         }
       }),
     );

@@ -5,7 +5,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { detachEngine, graftEngine } from '../engine/index.ts';
+import { detachEngine, graftEngine, lifetimeFeesPaid, lifetimeVolume } from '../engine/index.ts';
 import type { Engine } from '../engine/index.ts';
 import { createPrng } from '../sim/prng.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
@@ -37,7 +37,7 @@ function image(engine: Engine): Engine {
   }
 }
 
-/** Turns an image into what the engine wrote before level keys and account-level sums. */
+/** Turns an image into what the engine wrote before level keys, account-level sums and pending tallies. */
 function asOldLayout(img: Engine): void {
   for (const ms of img.bySlot) {
     delete (ms.book.bids as Partial<typeof ms.book.bids>).keys;
@@ -47,6 +47,15 @@ function asOldLayout(img: Engine): void {
     const a = account as unknown as Record<string, unknown>;
     a.riskSums = { epoch: a.sumEpoch, eq: a.sumEq, im: a.sumIm, mm: a.sumMm, changes: a.sumChanges };
     for (const key of ['sumEpoch', 'sumEq', 'sumIm', 'sumMm', 'sumChanges', 'quoteB', 'quoteF']) delete a[key];
+    // The old layout had the pending volume in its day's bigint.
+    if (account.volumePending !== 0) {
+      const i = account.volumePendingDay % 30;
+      if (account.volumeDay[i] !== account.volumePendingDay) [account.volumeDay[i], account.volumeByDay[i]] = [account.volumePendingDay, 0n];
+      account.volumeByDay[i]! += BigInt(account.volumePending);
+    }
+    a.lifetimeVolume = lifetimeVolume(account);
+    a.lifetimeFeesPaid = lifetimeFeesPaid(account);
+    for (const key of ['lifetimeVolumeBase', 'volumePending', 'volumePendingDay', 'lifetimeFeesPaidBase', 'feesPending']) delete a[key];
   }
 }
 

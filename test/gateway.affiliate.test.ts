@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { findAccount } from '../engine/index.ts';
+import { findAccount, lifetimeFeesPaid } from '../engine/index.ts';
 import { scheme2Message } from '../gateway/auth/index.ts';
 import { COMMISSION_SCHEDULE } from '../gateway/referral.ts';
 import { gateway, placeOrderRequest, scheme2Headers, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
@@ -42,7 +42,8 @@ async function trade(h: GatewayHarness, taker: Wallet, size = '0.1'): Promise<vo
 }
 
 function feesPaid(h: GatewayHarness, w: Wallet): bigint {
-  return findAccount(h.exchange.engine.accounts, w.address, 0)?.lifetimeFeesPaid ?? 0n;
+  const account = findAccount(h.exchange.engine.accounts, w.address, 0);
+  return account === undefined ? 0n : lifetimeFeesPaid(account);
 }
 
 /** USD decimal string of quote quantums as the gateway prints it ("1.0", "0.000001"). */

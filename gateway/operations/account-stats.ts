@@ -12,7 +12,7 @@
  * two rates (integers, ppm of notional) are that tier's, i.e. what the account's next fill pays.
  * An address with no activity reads zeros and the first tier (200, not 404).
  */
-import { findAccount, rollingVolume, tierFor } from '../../engine/index.ts';
+import { findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVolume, tierFor } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
@@ -57,8 +57,8 @@ export const accountStats: Operation = {
       address: ref.address,
       accountIndex: ref.accountIndex,
       rollingVolume: usd(rolling),
-      lifetimeVolume: usd(acct?.lifetimeVolume ?? 0n),
-      lifetimeFeesPaid: usd(acct?.lifetimeFeesPaid ?? 0n),
+      lifetimeVolume: usd(acct === undefined ? 0n : lifetimeVolume(acct)),
+      lifetimeFeesPaid: usd(acct === undefined ? 0n : lifetimeFeesPaid(acct)),
       feeTier: tier.name,
       makerFeePpm: tier.makerFeePpm,
       takerFeePpm: tier.takerFeePpm,

@@ -10,6 +10,7 @@
  *   rejectReason}`.
  */
 import { Type } from 'typebox';
+import { lifetimeVolume } from '../../engine/index.ts';
 import { fail, type Reply } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { GatewayState } from '../operation.ts';
@@ -36,7 +37,7 @@ export function codeOf(value: unknown): string | Reply {
 
 /** Whether any subaccount of the wallet has filled an order (bindings close at the first trade). */
 export function hasTraded(state: GatewayState, address: string): boolean {
-  return (state.exchange.engine.accounts.byAddress.get(address) ?? []).some((a) => a !== undefined && a.lifetimeVolume > 0n);
+  return (state.exchange.engine.accounts.byAddress.get(address) ?? []).some((a) => a !== undefined && lifetimeVolume(a) > 0n);
 }
 
 export interface ClaimRecord {

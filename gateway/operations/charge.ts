@@ -3,7 +3,7 @@
  * the pool's snapshot goes on the reply as `rateLimit`, a refusal is the 429 body with the
  * request's client id(s).
  */
-import { findAccount } from '../../engine/index.ts';
+import { findAccount, lifetimeVolume } from '../../engine/index.ts';
 import type { Reply } from '../errors.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import { accountKey, admitAccount, rateLimitedReply, type PooledOperation, type RateLimitedSubject } from '../rate-limit/index.ts';
@@ -24,7 +24,7 @@ export function chargeOrderWrite(
     operation,
     elements,
     pools: state.pools.get(key),
-    lifetimeNotional: account?.lifetimeVolume ?? 0n,
+    lifetimeNotional: account === undefined ? 0n : lifetimeVolume(account),
     nowMs: state.nowMs(),
   });
   switch (admission.kind) {

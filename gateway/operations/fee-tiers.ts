@@ -14,7 +14,7 @@
  *   without activity stands at level 1 with zero volumes.
  */
 import { Type } from 'typebox';
-import { findAccount, LIMITS, tierFor } from '../../engine/index.ts';
+import { findAccount, lifetimeFeesPaid, lifetimeVolume, LIMITS, tierFor } from '../../engine/index.ts';
 import { rollingVolumeAt } from './account-stats.ts';
 import { badRequest, ok } from '../errors.ts';
 import { usd } from '../format.ts';
@@ -69,8 +69,8 @@ export const feeTiers: Operation = {
         level: tiers.indexOf(tier) + 1,
         name: tier.name,
         rollingVolume: usd(rolling),
-        lifetimeVolume: usd(acct?.lifetimeVolume ?? 0n),
-        lifetimeFeesPaid: usd(acct?.lifetimeFeesPaid ?? 0n),
+        lifetimeVolume: usd(acct === undefined ? 0n : lifetimeVolume(acct)),
+        lifetimeFeesPaid: usd(acct === undefined ? 0n : lifetimeFeesPaid(acct)),
         makerFeePpm: tier.makerFeePpm,
         takerFeePpm: tier.takerFeePpm,
       },

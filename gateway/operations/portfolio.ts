@@ -11,7 +11,7 @@
  * net deposits; perp: the equity held in positions, PnL = realized perpetual PnL + unrealized.
  * An account with no activity has empty series.
  */
-import { findAccount } from '../../engine/index.ts';
+import { findAccount, lifetimeVolume } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import { usd } from '../format.ts';
@@ -55,7 +55,8 @@ export const portfolio: Operation = {
       total.push([range.name, series(points, (p) => p.equity, (p) => p.pnl)]);
       perp.push([`perp${range.name[0]!.toUpperCase()}${range.name.slice(1)}`, series(points, (p) => p.perpEquity, (p) => p.perpPnl)]);
     });
-    const lifetime = findAccount(state.exchange.engine.accounts, ref.address, ref.accountIndex)?.lifetimeVolume ?? 0n;
+    const account = findAccount(state.exchange.engine.accounts, ref.address, ref.accountIndex);
+    const lifetime = account === undefined ? 0n : lifetimeVolume(account);
     return ok({
       address: ref.address,
       accountIndex: ref.accountIndex,

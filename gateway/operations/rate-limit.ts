@@ -9,7 +9,7 @@
  * accepts a unit now (rate-limit/account-pools.ts). A subaccount never charged reads its
  * starting caps.
  */
-import { findAccount } from '../../engine/index.ts';
+import { findAccount, lifetimeVolume } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { accountKey, rateLimitSnapshot } from '../rate-limit/index.ts';
@@ -31,7 +31,7 @@ export const rateLimit: Operation = {
           address: ref.address,
           accountIndex: ref.accountIndex,
           pools: state.pools.get(accountKey(ref.address, ref.accountIndex)),
-          lifetimeNotional: acct?.lifetimeVolume ?? 0n,
+          lifetimeNotional: acct === undefined ? 0n : lifetimeVolume(acct),
           nowMs: state.nowMs(),
         },
         state.config.rateLimit.pools,
