@@ -44,6 +44,8 @@ describe('history event codec', () => {
   });
 
   it('values outside the engine\'s shapes come back equal: unknown keys, empty and non-ASCII strings, -0, NaN, floats, bigints beyond 64 bits, null, nested arrays', () => {
+    const edges = [0, 127, 128, 2 ** 31 - 1, 2 ** 31, 2 ** 32, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 63n];
+    expect(decodeEvent(encodeEvent({ edges }))).toStrictEqual({ edges });
     const odd = { extra: '', name: 'Grüße 日本', zero: -0, nan: Number.NaN, half: 1.5, minus: -42, big: 2n ** 70n, small: -(2n ** 70n), none: null, nested: [[1, '0xABCDEF'], { address: '0x' + 'ab'.repeat(20) }], missing: undefined };
     expect(decodeEvent(encodeEvent(odd))).toStrictEqual(odd);
   });

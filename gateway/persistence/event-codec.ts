@@ -66,15 +66,16 @@ const SHAPES: readonly (readonly string[])[] = [
   ['type', 'globalSeq', 'accountSeq', 'time', 'address', 'accountIndex', 'payment'],
 ];
 
-/** Candidate shapes by key count and first key: one array comparison finds the match. */
-const shapeIndex = new Map<string, number[]>();
+/** Candidate shapes by first key, then key count: one array comparison finds the match. */
+const shapeIndex = new Map<string, Map<number, number[]>>();
 SHAPES.forEach((keys, id) => {
-  const k = keys.length + ':' + keys[0];
-  shapeIndex.set(k, [...(shapeIndex.get(k) ?? []), id]);
+  const byCount = shapeIndex.get(keys[0]!) ?? new Map<number, number[]>();
+  byCount.set(keys.length, [...(byCount.get(keys.length) ?? []), id]);
+  shapeIndex.set(keys[0]!, byCount);
 });
 
 function shapeOf(keys: string[]): number {
-  const candidates = shapeIndex.get(keys.length + ':' + keys[0]);
+  const candidates = shapeIndex.get(keys[0]!)?.get(keys.length);
   if (candidates === undefined) return -1;
   for (const id of candidates) {
     const shape = SHAPES[id]!;
@@ -104,6 +105,15 @@ function room(n: number): void {
 
 function writeVarint(n: number): void {
   room(8);
+  // Below 2^31 with bit operations; above (engine times are ~2^51) with arithmetic.
+  if (n < 0x80000000) {
+    while (n >= 0x80) {
+      out[at++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    out[at++] = n;
+    return;
+  }
   while (n >= 0x80) {
     out[at++] = (n % 0x80) | 0x80;
     n = Math.floor(n / 0x80);
