@@ -269,6 +269,31 @@ describe('schema migrations of the history tables', () => {
     ]);
     upgraded.close();
   });
+
+  it('upgrades a version-8 file: its v8-serialized events are read as they are, next to the compact ones written after', async () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    for (let v = 0; v < 8; v++) migrate(raw, v);
+    raw.pragma('user_version = 8');
+    const old = { type: 'fill', tradeId: 7, address: alice.address, fee: 12n, liquidation: undefined };
+    // Now (engine µs): retention would delete an older row at the first commit.
+    raw.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run(accountKeyOf(alice.address, 0), 2, 7, 1, Date.now() * 1000, serialize(old));
+    raw.close();
+    openDatabase(file).close();
+    const upgraded = new Database(file);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    upgraded.close();
+    const server = await start({ db: file });
+    trade(server.exchange, 1, false);
+    const fills = server.exchange.history.fills(accountKeyOf(alice.address, 0));
+    expect(fills[0]).toStrictEqual(old);
+    expect(fills.slice(1).map((f) => f.type)).toEqual(['fill']);
+    await stop(server);
+    const stored = new Database(file, { readonly: true, fileMustExist: true });
+    // v8's version tag (0xff) on the old row; the new one is in the compact format.
+    expect(stored.prepare('SELECT hex(substr(event, 1, 1)) AS tag FROM history_fills WHERE account = ? ORDER BY id').all(accountKeyOf(alice.address, 0))).toEqual([{ tag: 'FF' }, { tag: '01' }]);
+    stored.close();
+  });
 });
 
 describe('candles: closed bars are history rows (history_candles), the series in memory keep only the open bar and the one before; replies equal the memory store\'s', () => {

@@ -31,11 +31,12 @@
  * - Portfolio points (`portfolio`, portfolio.ts): the all-time halving marks the dropped points
  *   (`dropped_seq`) rather than deleting them, so `truncateAfter` can bring them back; retention
  *   deletes a finite range's points older than its span (never read again) and dropped ones.
- * - Events are stored v8-serialized (bigints, undefined fields kept) and read back as equal
+ * - Events are stored in event-codec.ts's compact format (bigints, undefined fields kept; rows
+ *   of schema versions up to 8 are v8-serialized and read as well) and read back as equal
  *   objects; lists are capped like the memory read models (ExchangeLimits, history.ts).
  */
 import { deserialize, serialize } from 'node:v8';
-import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../../engine/index.ts';
+import type { FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../../engine/index.ts';
 import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
@@ -44,6 +45,7 @@ import { entryMatches, type AccountLists, type HistoryStore, type OrderQuery } f
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
 import { RANGES, type SampleLog } from '../portfolio.ts';
+import { decodeEvent, encodeEvent } from './event-codec.ts';
 import type { TurnRows } from './journal.ts';
 import { readMeta, type SqliteDatabase } from './schema.ts';
 
@@ -116,11 +118,10 @@ interface BarRow {
   trade_count: number;
 }
 
-const encode = (e: EngineEvent): Buffer => serialize(e);
 const decode = <T>(rows: { event: Buffer }[]): T[] => {
   const out: T[] = new Array<T>(rows.length);
   // Newest first from SQL, oldest first out.
-  for (let i = 0; i < rows.length; i++) out[rows.length - 1 - i] = deserialize(rows[i]!.event) as T;
+  for (let i = 0; i < rows.length; i++) out[rows.length - 1 - i] = decodeEvent<T>(rows[i]!.event);
   return out;
 };
 
@@ -387,22 +388,22 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           case 'order':
             if (!TERMINAL_ORDER_STATUSES.has(e.status)) break;
             buffer();
-            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encode(e), e.marketId, e.side, e.status, e.createdAt);
+            orders.params.push(e.orderId, accountKeyOf(e.address, e.accountIndex), e.cancelReason === 'MODIFY_CANCELED' ? 0 : 1, at, e.time, encodeEvent(e), e.marketId, e.side, e.status, e.createdAt);
             closedPending.set(e.orderId, e);
             break;
           case 'fill':
             buffer();
-            fills.params.push(accountKeyOf(e.address, e.accountIndex), e.marketId, e.tradeId, at, e.time, encode(e));
+            fills.params.push(accountKeyOf(e.address, e.accountIndex), e.marketId, e.tradeId, at, e.time, encodeEvent(e));
             break;
           case 'trades':
             buffer();
-            trades.params.push(e.marketId, at, e.time, encode(e));
+            trades.params.push(e.marketId, at, e.time, encodeEvent(e));
             break;
           case 'funding':
           case 'interest':
           case 'transfer':
             buffer();
-            ledger.params.push(LEDGER_KIND[e.type], accountKeyOf(e.address, e.accountIndex), at, e.time, encode(e));
+            ledger.params.push(LEDGER_KIND[e.type], accountKeyOf(e.address, e.accountIndex), at, e.time, encodeEvent(e));
             break;
           default:
             break;
@@ -413,21 +414,21 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       const recent = closedPending.get(orderId);
       if (recent !== undefined) return recent;
       const row = orderById.get(orderId) as { event: Buffer } | undefined;
-      return row === undefined ? undefined : (deserialize(row.event) as OrderEvent);
+      return row === undefined ? undefined : decodeEvent<OrderEvent>(row.event);
     },
     closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
     closedOrderPage(accountKey, query) {
       const params = closedParams(accountKey, query);
-      const rows = (closedRows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent);
+      const rows = (closedRows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => decodeEvent<OrderEvent>(r.event));
       return { rows, total: (closedCount.get(params) as { n: number }).n };
     },
     latestClosedOrders: (accountKey, query) =>
-      (closedLatest.all({ ...closedParams(accountKey, query), limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as OrderEvent),
+      (closedLatest.all({ ...closedParams(accountKey, query), limit: query.limit }) as { event: Buffer }[]).map((r) => decodeEvent<OrderEvent>(r.event)),
     fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
       written();
       const row = fillOfTrade.get(accountKey, tradeId) as { event: Buffer } | undefined;
-      return row === undefined ? undefined : (deserialize(row.event) as FillEvent);
+      return row === undefined ? undefined : decodeEvent<FillEvent>(row.event);
     },
     trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
     *newestTrades(marketId, window = {}) {
@@ -437,7 +438,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
         window.from === undefined && window.to === undefined
           ? tradesOf.iterate(marketId, limits.tradesPerMarket)
           : tradesIn.iterate({ market: marketId, cap: limits.tradesPerMarket, from: window.from ?? Number.MIN_SAFE_INTEGER, to: window.to ?? Number.MAX_SAFE_INTEGER });
-      for (const row of rows as IterableIterator<{ event: Buffer }>) yield deserialize(row.event) as TradesEvent;
+      for (const row of rows as IterableIterator<{ event: Buffer }>) yield decodeEvent<TradesEvent>(row.event);
     },
     funding: (accountKey) => (written(), decode<FundingPaymentEvent>(ledgerOf.all(accountKey, LEDGER_KIND.funding, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
     interest: (accountKey) => (written(), decode<InterestEvent>(ledgerOf.all(accountKey, LEDGER_KIND.interest, DEFAULT_HISTORY_LIMIT) as { event: Buffer }[])),
@@ -454,13 +455,13 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       // Funding's market is inside the event: a condition like the others.
       const residual = query.matches !== undefined || (!fills && query.marketId !== null);
       if (!residual) {
-        const rows = (statements.rows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => deserialize(r.event) as Entry);
+        const rows = (statements.rows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => decodeEvent<Entry>(r.event));
         return { rows, total: (statements.count.get(params) as { n: number }).n };
       }
       const rows: Entry[] = [];
       let total = 0;
       for (const r of statements.all.iterate(params) as IterableIterator<{ event: Buffer }>) {
-        const e = deserialize(r.event) as Entry;
+        const e = decodeEvent<Entry>(r.event);
         if (!entryMatches(e, query)) continue;
         total++;
         if (rows.length < query.limit) rows.push(e);

@@ -16,6 +16,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
+import { decodeEvent } from './event-codec.ts';
 
 export type SqliteDatabase = Database.Database;
 export type SyncMode = 'normal' | 'full';
@@ -82,6 +83,10 @@ export const MIGRATIONS: readonly Migration[] = [
   // status and createdAt as columns, in the per-account index so that the filters and the count
   // read only the index; trades by market and time, so a window is an index range.
   widenClosedOrders,
+  // History events are stored in event-codec.ts's compact format from now on; the v8-serialized
+  // rows already there are read as they are (decodeEvent tells the two apart), so nothing is
+  // rewritten. The version says that an older perpsim, which reads v8 only, must refuse the file.
+  () => {},
 ];
 
 /** Old and new width of a closed order's parameter list (history-tables.ts `tableBuffers`). */
@@ -94,7 +99,7 @@ function widenClosedOrders(db: SqliteDatabase): void {
     ALTER TABLE history_orders ADD COLUMN status TEXT NOT NULL DEFAULT '';
     ALTER TABLE history_orders ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;`);
   const columns = (event: Uint8Array): [number, number, string, number] => {
-    const e = deserialize(event) as { marketId: number; side: number; status: string; createdAt: number };
+    const e = decodeEvent<{ marketId: number; side: number; status: string; createdAt: number }>(event);
     return [e.marketId, e.side, e.status, e.createdAt];
   };
   const set = db.prepare('UPDATE history_orders SET market = ?, side = ?, status = ?, created_at = ? WHERE id = ?');
