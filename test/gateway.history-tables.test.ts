@@ -11,7 +11,7 @@ import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchange.ts';
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
-import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, recoverHistoryRows, type SqliteHistoryStore } from '../gateway/persistence/history-tables.ts';
+import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, PRUNE_SLICE, recoverHistoryRows, type SqliteHistoryStore } from '../gateway/persistence/history-tables.ts';
 import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
 import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
 import { notificationsOf } from '../gateway/services.ts';
@@ -185,6 +185,27 @@ describe('retention: history older than --history-retention-days (engine time) i
     expect(tables.counts().ledger).toBe(2);
     tables.prune(t0 + (MIN_LEDGER_RETENTION_DAYS + 1) * DAY);
     expect(tables.counts().ledger).toBe(0);
+    persistence.close();
+  });
+
+  it('the server\'s background retention deletes a slice per event-loop turn, not a second\'s worth at once', async () => {
+    const persistence = openPersistence({ file: tempDb(), historyRetentionDays: 1 });
+    const h = await gateway({ persistence });
+    const rounds = Math.ceil((2.5 * PRUNE_SLICE) / 2);
+    trade(h.exchange, rounds, false);
+    await persistence.committed();
+    const tables = persistence.history!;
+    const before = tables.counts();
+    expect(before.fills).toBe(2 * rounds);
+    tables.pruneSoon(h.exchange.engine.time + 2 * DAY);
+    // The first slice runs in the call; the rest wait for later turns.
+    expect(tables.counts().fills).toBe(before.fills - PRUNE_SLICE);
+    tables.pruneSoon(h.exchange.engine.time + 2 * DAY); // ignored while one runs
+    expect(tables.counts().fills).toBe(before.fills - PRUNE_SLICE);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tables.counts().fills).toBe(before.fills - 2 * PRUNE_SLICE);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(tables.counts()).toMatchObject({ orders: 0, fills: 0, trades: 0 });
     persistence.close();
   });
 });
@@ -380,7 +401,9 @@ describe('portfolio: points are history rows (history_portfolio); a series in me
   const portfolio = async (h: GatewayHarness): Promise<unknown> => (await h.app.inject({ method: 'GET', url: `/v1/portfolio?address=${alice.address}&accountIndex=0` })).json();
 
   it('answers what the memory series answer through the all-time halving (1,000 daily points), with the same state hash; a restore brings the halved points back', async () => {
-    const persistence = openPersistence({ file: tempDb() });
+    // Retention longer than the test's 1,010 days: the background retention (in slices over
+    // turns) would otherwise delete the halved points the restore is to bring back.
+    const persistence = openPersistence({ file: tempDb(), historyRetentionDays: 2_000 });
     const memory = await gateway({ persistence: openPersistence() });
     const tables = await gateway({ persistence });
     const step = (h: GatewayHarness, days: number): void => {

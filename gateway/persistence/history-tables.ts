@@ -21,7 +21,8 @@
  * - `truncateAfter(seq)`: an image restored live (/sim/restore, /sim/reset) brings history back
  *   to the image's position — rows of later commands are deleted. Rows deleted before (by an
  *   earlier reset, or by retention) stay deleted.
- * - `prune(nowUs)`: retention, at most `batch` rows per table per call, oldest first.
+ * - `prune(nowUs)`: retention, at most `batch` rows per table per call, oldest first;
+ *   `pruneSoon` runs it in slices over event-loop turns (what the server does once a second).
  * - Closed candle bars (`candles`, candles.ts) follow the same rules: buffered with the turn,
  *   truncated by seq; retention keeps at least the span of DEFAULT_BARS_PER_SERIES bars of
  *   their timeframe (the memory series' bound), so daily and weekly bars outlive the days.
@@ -58,6 +59,13 @@ export const DEFAULT_RETENTION_DAYS = 30;
 export const MIN_LEDGER_RETENTION_DAYS = 90;
 export const PRUNE_BATCH = 5_000;
 /**
+ * Rows per statement that one turn of the background retention deletes (`pruneSoon`): a
+ * second's worth of aged-out rows at full load, deleted in one transaction, held the event loop
+ * like the unsliced fill did; slices of this size over successive turns, up to PRUNE_BATCH rows
+ * per table a call, as before.
+ */
+export const PRUNE_SLICE = 500;
+/**
  * The background fill (`drain`): journal rows of about this many history rows per statement
  * batch, and batches for at most this long per event-loop turn (one transaction each turn).
  * Every per-account index dirties a page per account a transaction touches, and the commit
@@ -88,6 +96,12 @@ export interface SqliteHistoryStore extends HistoryStore {
   truncateAfter(seq: number): void;
   /** Deletes up to `batch` expired rows per table; returns how many went. */
   prune(nowUs: number, batch?: number): number;
+  /**
+   * `prune` in the background: PRUNE_SLICE rows per statement per event-loop turn (a transaction
+   * each), until nothing older is left or PRUNE_BATCH rows per statement are gone; a call while
+   * one runs is ignored.
+   */
+  pruneSoon(nowUs: number): void;
   /** Row counts per table (tests, logs). */
   counts(): Record<'orders' | 'fills' | 'trades' | 'ledger' | 'notifications' | 'candles' | 'portfolio', number>;
   readonly candles: ClosedBars;
@@ -293,6 +307,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   let journaledRows: { next: number; ends: number[] }[] = [];
   const slice = options.fillSlice ?? FILL_SLICE;
   let draining = false;
+  let pruning = false;
   const buffer = (): void => {
     pending = true;
     if (!fresh) (schedule(), (fresh = true));
@@ -566,6 +581,26 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
         });
       })();
       return deleted;
+    },
+    pruneSoon(nowUs) {
+      if (pruning) return;
+      pruning = true;
+      let left = PRUNE_BATCH;
+      const step = (): void => {
+        let deleted: number;
+        try {
+          if (!db.open) return void (pruning = false);
+          deleted = store.prune(nowUs, PRUNE_SLICE);
+        } catch {
+          // The next call tries again; a broken database is reported by the journal's commit.
+          return void (pruning = false);
+        }
+        left -= PRUNE_SLICE;
+        // Below one slice in all, no statement filled its slice: nothing older is left.
+        if (deleted >= PRUNE_SLICE && left > 0) setImmediate(step);
+        else pruning = false;
+      };
+      step();
     },
     counts() {
       written();

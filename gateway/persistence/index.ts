@@ -230,7 +230,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
           lastPruneAt = Date.now();
           // In slices over the next turns: a second's rows at once blocked the event loop.
           history!.drain();
-          history!.prune(s.exchange.engine.time);
+          history!.pruneSoon(s.exchange.engine.time);
         }
         if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
       };
