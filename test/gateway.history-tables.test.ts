@@ -264,7 +264,7 @@ describe('schema migrations of the history tables', () => {
     expect(upgraded.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(upgraded.prepare("SELECT name FROM sqlite_master WHERE name = 'history_fills_by_trade'").all()).toEqual([]);
     expect(upgraded.prepare('SELECT trade_id FROM history_fills').all()).toEqual([{ trade_id: 7 }]);
-    const plan = upgraded.prepare('EXPLAIN QUERY PLAN SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1').all('a/0', 7) as { detail: string }[];
+    const plan = upgraded.prepare('EXPLAIN QUERY PLAN SELECT event FROM history_fills WHERE account_no = ? AND trade_id = ? ORDER BY id DESC LIMIT 1').all(1, 7) as { detail: string }[];
     expect(plan.map((p) => p.detail).join()).toContain('history_fills_by_account');
     upgraded.close();
   });
@@ -288,6 +288,40 @@ describe('schema migrations of the history tables', () => {
       { order_id: 1, market: 2, side: 1, status: 'FILLED', created_at: 1001 },
       { order_id: 2, market: 2, side: 1, status: 'CANCELED', created_at: 1002 },
     ]);
+    upgraded.close();
+  });
+
+  it('upgrades a version-9 file: closed orders and fills are indexed by account number, for the rows in the tables and for those pending in journal rows', async () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    for (let v = 0; v < 9; v++) migrate(raw, v);
+    raw.pragma('user_version = 9');
+    const bob = accountKeyOf(alice.address, 1);
+    const order = (orderId: number, key: string) => [orderId, key, 1, orderId, orderId, serialize({ type: 'order', orderId }), 2, 0, 'FILLED', orderId];
+    const fill = (tradeId: number, key: string) => [key, 2, tradeId, tradeId, tradeId, serialize({ type: 'fill', tradeId })];
+    const insertOrder = raw.prepare('INSERT INTO history_orders (order_id, account, listed, seq, time, event, market, side, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insertFill = raw.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)');
+    insertOrder.run(...order(1, 'a/0'));
+    insertOrder.run(...order(2, bob));
+    insertFill.run(...fill(1, bob));
+    raw.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)").run(Buffer.from('3'));
+    // A journal row whose rows the tables lack: a known account and a new one.
+    const pending = [[...order(3, bob), ...order(4, 'c/0')], [...fill(2, 'c/0')], [], [], [], [], []];
+    raw.prepare('INSERT INTO journal (seq, count, records, history) VALUES (3, 1, ?, ?)').run(Buffer.from([]), serialize(pending));
+    raw.close();
+    openDatabase(file).close();
+    const upgraded = new Database(file);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(recoverHistoryRows(upgraded)).toBe(3);
+    const numbers = new Map((upgraded.prepare('SELECT no, account FROM history_accounts').all() as { no: number; account: string }[]).map((r) => [r.account, r.no]));
+    expect([...numbers.keys()].sort()).toEqual([bob, 'a/0', 'c/0'].sort());
+    expect(new Set(numbers.values()).size).toBe(3);
+    const ordersOf = (key: string): unknown[] => upgraded.prepare('SELECT order_id FROM history_orders WHERE account_no = ? ORDER BY id').all(numbers.get(key)).map((r) => (r as { order_id: number }).order_id);
+    const fillsOf = (key: string): unknown[] => upgraded.prepare('SELECT trade_id FROM history_fills WHERE account_no = ? ORDER BY id').all(numbers.get(key)).map((r) => (r as { trade_id: number }).trade_id);
+    expect([ordersOf('a/0'), ordersOf(bob), ordersOf('c/0')]).toEqual([[1], [2, 3], [4]]);
+    expect([fillsOf(bob), fillsOf('c/0')]).toEqual([[1], [2]]);
+    const plan = upgraded.prepare('EXPLAIN QUERY PLAN SELECT event FROM history_fills WHERE account_no = ? ORDER BY id DESC LIMIT 5').all(1) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join()).toContain('history_fills_by_account');
     upgraded.close();
   });
 
@@ -539,8 +573,8 @@ describe('order lists and trades filter and page in SQL (closed orders by market
   it('reads the closed orders\' filters from the per-account index and a trades window as a range of the per-market index', () => {
     const db = new Database(':memory:');
     for (let v = 0; v < SCHEMA_VERSION; v++) migrate(db, v);
-    const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ account: 'a/0', cap: 10, market: 2, from: 0, to: 1 }) as { detail: string }[]).map((p) => p.detail).join('; ');
-    expect(plan('SELECT COUNT(*) FROM (SELECT id, market, created_at FROM history_orders WHERE account = @account AND listed = 1 ORDER BY id DESC LIMIT @cap) WHERE created_at >= @from')).toContain('COVERING INDEX history_orders_by_account');
+    const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ account: 1, cap: 10, market: 2, from: 0, to: 1 }) as { detail: string }[]).map((p) => p.detail).join('; ');
+    expect(plan('SELECT COUNT(*) FROM (SELECT id, market, created_at FROM history_orders WHERE account_no = @account AND listed = 1 ORDER BY id DESC LIMIT @cap) WHERE created_at >= @from')).toContain('COVERING INDEX history_orders_by_account');
     expect(plan('SELECT event FROM history_trades WHERE market = @market AND time >= @from AND time <= @to ORDER BY time DESC, id DESC')).toContain('history_trades_by_market (market=? AND time>? AND time<?)');
     db.close();
   });

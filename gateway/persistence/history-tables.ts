@@ -148,19 +148,73 @@ const decode = <T>(rows: { event: Buffer }[]): T[] => {
 const BATCH_BUCKETS = [64, 16, 4, 1] as const;
 
 /**
+ * Accounts' numbers (history_accounts): the per-account indexes of closed orders and fills are
+ * keyed by an integer, not by the account's key (an address, a slash, the subaccount: 44
+ * characters). A row lands in the middle of its index (after the account's newest), where a
+ * full page splits among its siblings; entries an eighth the size fill pages eight times more
+ * slowly, so an insert into the two indexes cost about a quarter less (docs/benchmarks.md,
+ * "journal"). Numbered as the fill first meets an account, inside its transaction; journal rows
+ * keep the keys, so a number exists only where the tables hold the account's rows.
+ */
+interface AccountNumbers {
+  /** The account's number, given one now if it has none (inside a transaction). */
+  of(key: string): number;
+  /** Its number, or -1 (which no row holds) before its first row. */
+  find(key: string): number;
+  /** Forgets numbers a rolled-back transaction gave: reads them again from the table. */
+  reload(): void;
+}
+
+const numbering = new WeakMap<SqliteDatabase, AccountNumbers>();
+
+/** One numbering per connection: recovery and the store number accounts alike. */
+function accountNumbers(db: SqliteDatabase): AccountNumbers {
+  const existing = numbering.get(db);
+  if (existing !== undefined) return existing;
+  const known = new Map<string, number>();
+  const all = db.prepare('SELECT no, account FROM history_accounts');
+  const insert = db.prepare('INSERT INTO history_accounts (account) VALUES (?)');
+  const reload = (): void => {
+    known.clear();
+    for (const r of all.iterate() as IterableIterator<{ no: number; account: string }>) known.set(r.account, r.no);
+  };
+  reload();
+  const numbers: AccountNumbers = {
+    of(key) {
+      let no = known.get(key);
+      if (no === undefined) {
+        no = Number(insert.run(key).lastInsertRowid);
+        known.set(key, no);
+      }
+      return no;
+    },
+    find: (key) => known.get(key) ?? -1,
+    reload,
+  };
+  numbering.set(db, numbers);
+  return numbers;
+}
+
+/**
  * One table's rows of the turn, as flat parameter lists: inserted together at the group commit
- * (one statement per bucket of rows instead of one `run` per row).
+ * (one statement per bucket of rows instead of one `run` per row). With `accountAt`, the
+ * statement takes one parameter more per row, last: the number of the account key found at
+ * that offset of the row.
  */
 class TableBuffer {
   params: unknown[] = [];
   /** Params up to here are in a journal row already. */
   private journaled = 0;
   private readonly statements = new Map<number, Statement>();
+  private readonly columns: number;
   constructor(
     private readonly db: SqliteDatabase,
     private readonly head: string,
     readonly width: number,
-  ) {}
+    private readonly accountAt?: { offset: number; numbers: AccountNumbers },
+  ) {
+    this.columns = width + (accountAt === undefined ? 0 : 1);
+  }
   get rows(): number {
     return this.params.length / this.width;
   }
@@ -172,22 +226,34 @@ class TableBuffer {
   }
   /** Inserts the rows of the params before `end` (every row by default) and drops them. */
   write(end = this.params.length): void {
-    const params = end === this.params.length ? this.params : this.params.slice(0, end);
+    let params = end === this.params.length ? this.params : this.params.slice(0, end);
     this.params = end === this.params.length ? [] : this.params.slice(end);
     this.journaled = Math.max(0, this.journaled - end);
+    if (this.accountAt !== undefined) params = this.numbered(params, this.accountAt);
     let at = 0;
     for (const bucket of BATCH_BUCKETS) {
-      const n = bucket * this.width;
+      const n = bucket * this.columns;
       while (params.length - at >= n) {
         this.statement(bucket).run(at === 0 && params.length === n ? params : params.slice(at, at + n));
         at += n;
       }
     }
   }
+  private numbered(params: unknown[], { offset, numbers }: { offset: number; numbers: AccountNumbers }): unknown[] {
+    const w = this.width;
+    const rows = params.length / w;
+    const out = new Array<unknown>(rows * (w + 1));
+    for (let r = 0, o = 0; r < rows; r++) {
+      const from = r * w;
+      for (let c = 0; c < w; c++) out[o++] = params[from + c];
+      out[o++] = numbers.of(params[from + offset] as string);
+    }
+    return out;
+  }
   private statement(rows: number): Statement {
     let statement = this.statements.get(rows);
     if (statement === undefined) {
-      const tuple = '(' + new Array<string>(this.width).fill('?').join(', ') + ')';
+      const tuple = '(' + new Array<string>(this.columns).fill('?').join(', ') + ')';
       statement = this.db.prepare(this.head + new Array<string>(rows).fill(tuple).join(', '));
       this.statements.set(rows, statement);
     }
@@ -197,10 +263,11 @@ class TableBuffer {
 
 /** One buffer per history table, in the order journal rows carry them. */
 function tableBuffers(db: SqliteDatabase): TableBuffer[] {
+  const numbers = accountNumbers(db);
   return [
-    // The filter columns last: a version-7 journal row's lists are these without them (schema.ts).
-    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event, market, side, status, created_at) VALUES ', 10),
-    new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES ', 6),
+    // The filter columns after the event: a version-7 journal row's lists are these without them (schema.ts).
+    new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event, market, side, status, created_at, account_no) VALUES ', 10, { offset: 1, numbers }),
+    new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event, account_no) VALUES ', 6, { offset: 0, numbers }),
     new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4),
     new TableBuffer(db, 'INSERT INTO history_ledger (kind, account, seq, time, event) VALUES ', 5),
     new TableBuffer(db, 'INSERT OR REPLACE INTO history_candles (market, timeframe, open_time, seq, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count) VALUES ', 13),
@@ -241,14 +308,15 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const ledgerDays = Math.max(retentionDays, MIN_LEDGER_RETENTION_DAYS);
   const buffers = tableBuffers(db);
+  const numbers = accountNumbers(db);
   const [orders, fills, trades, ledger, candles, notes, points] = buffers as [TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer];
   const setFrom = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)");
   /** Closed orders not in the table yet, by id: `closedOrder` answers them without filling it. */
   let closedPending = new Map<number, OrderEvent>();
   const orderById = db.prepare('SELECT event FROM history_orders WHERE order_id = ?');
-  const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
-  const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account = ? ORDER BY id DESC LIMIT ?');
-  const fillOfTrade = db.prepare('SELECT event FROM history_fills WHERE account = ? AND trade_id = ? ORDER BY id DESC LIMIT 1');
+  const ordersOf = db.prepare('SELECT event FROM history_orders WHERE account_no = ? AND listed = 1 ORDER BY id DESC LIMIT ?');
+  const fillsOf = db.prepare('SELECT event FROM history_fills WHERE account_no = ? ORDER BY id DESC LIMIT ?');
+  const fillOfTrade = db.prepare('SELECT event FROM history_fills WHERE account_no = ? AND trade_id = ? ORDER BY id DESC LIMIT 1');
   const tradesOf = db.prepare('SELECT event FROM history_trades WHERE market = ? ORDER BY time DESC, id DESC LIMIT ?');
   // A market's newest `cap` trades (what the memory list holds) within a window, newest first:
   // time never decreases with the id, so (time, id) order is id order and the window is a range
@@ -257,7 +325,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     AND id >= COALESCE((SELECT id FROM history_trades WHERE market = @market ORDER BY time DESC, id DESC LIMIT 1 OFFSET @cap - 1), 0) ORDER BY time DESC, id DESC`);
   // An account's closed orders: its newest `cap` listed ones (what the memory list holds), then
   // the filters on the columns history_orders_by_account carries; only the page's events are read.
-  const closedWhere = `FROM (SELECT id, order_id, market, side, status, created_at FROM history_orders WHERE account = @account AND listed = 1 ORDER BY id DESC LIMIT @cap)
+  const closedWhere = `FROM (SELECT id, order_id, market, side, status, created_at FROM history_orders WHERE account_no = @account AND listed = 1 ORDER BY id DESC LIMIT @cap)
     WHERE created_at >= @from AND created_at <= @to AND (@market IS NULL OR market = @market) AND (@side IS NULL OR side = @side)
     AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))`;
   const closedCount = db.prepare(`SELECT COUNT(*) AS n ${closedWhere}`);
@@ -281,7 +349,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const prunePoints = db.prepare('DELETE FROM history_portfolio WHERE id IN (SELECT id FROM history_portfolio WHERE range = ? AND time < ? AND (? OR dropped_seq IS NOT NULL) LIMIT ?)');
   // Pages: the newest `cap` rows of the list (what the memory list holds), then the window (and
   // market) in SQL; conditions on other fields run on the rows the SQL part let through.
-  const fillsWhere = 'FROM (SELECT id, market, time, event FROM history_fills WHERE account = @account ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to AND (@market IS NULL OR market = @market)';
+  const fillsWhere = 'FROM (SELECT id, market, time, event FROM history_fills WHERE account_no = @account ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to AND (@market IS NULL OR market = @market)';
   const ledgerWhere = 'FROM (SELECT id, time, event FROM history_ledger WHERE account = @account AND kind = @kind ORDER BY id DESC LIMIT @cap) WHERE time >= @from AND time <= @to';
   const pageStatements = (where: string): { count: Statement; rows: Statement; all: Statement } => ({
     count: db.prepare(`SELECT COUNT(*) AS n ${where}`),
@@ -358,7 +426,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const closedParams = (accountKey: string, query: OrderQuery): Record<string, unknown> => {
     written();
     return {
-      account: accountKey,
+      account: numbers.find(accountKey),
       cap: limits.closedOrdersPerAccount,
       from: query.window.from,
       to: query.window.to,
@@ -374,7 +442,13 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     position: seq,
     rows,
     flush() {
-      if (pending) db.transaction(fill)();
+      if (!pending) return;
+      try {
+        db.transaction(fill)();
+      } catch (err) {
+        numbers.reload();
+        throw err;
+      }
     },
     drain() {
       if (draining || journaledRows.length === 0) return;
@@ -392,6 +466,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
           })();
         } catch {
           // The next full fill (a read, a snapshot, the stop) meets the failure and reports it.
+          numbers.reload();
           draining = false;
           return;
         }
@@ -436,7 +511,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       const row = orderById.get(orderId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : decodeEvent<OrderEvent>(row.event);
     },
-    closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(accountKey, limits.closedOrdersPerAccount) as { event: Buffer }[])),
+    closedOrders: (accountKey) => (written(), decode<OrderEvent>(ordersOf.all(numbers.find(accountKey), limits.closedOrdersPerAccount) as { event: Buffer }[])),
     closedOrderPage(accountKey, query) {
       const params = closedParams(accountKey, query);
       const rows = (closedRows.all({ ...params, limit: query.limit }) as { event: Buffer }[]).map((r) => decodeEvent<OrderEvent>(r.event));
@@ -444,10 +519,10 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
     },
     latestClosedOrders: (accountKey, query) =>
       (closedLatest.all({ ...closedParams(accountKey, query), limit: query.limit }) as { event: Buffer }[]).map((r) => decodeEvent<OrderEvent>(r.event)),
-    fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(accountKey, limits.fillsPerAccount) as { event: Buffer }[])),
+    fills: (accountKey) => (written(), decode<FillEvent>(fillsOf.all(numbers.find(accountKey), limits.fillsPerAccount) as { event: Buffer }[])),
     fillOfTrade(accountKey, tradeId) {
       written();
-      const row = fillOfTrade.get(accountKey, tradeId) as { event: Buffer } | undefined;
+      const row = fillOfTrade.get(numbers.find(accountKey), tradeId) as { event: Buffer } | undefined;
       return row === undefined ? undefined : decodeEvent<FillEvent>(row.event);
     },
     trades: (marketId) => (written(), decode<TradesEvent>(tradesOf.all(marketId, limits.tradesPerMarket) as { event: Buffer }[])),
@@ -468,7 +543,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
       type Entry = AccountLists[typeof list];
       const { from, to } = query.window;
       const fills = list === 'fills';
-      const params: Record<string, unknown> = { account: accountKey, from, to, cap: fills ? limits.fillsPerAccount : DEFAULT_HISTORY_LIMIT };
+      const params: Record<string, unknown> = { account: fills ? numbers.find(accountKey) : accountKey, from, to, cap: fills ? limits.fillsPerAccount : DEFAULT_HISTORY_LIMIT };
       if (fills) params.market = query.marketId;
       else params.kind = list === 'transfers' ? LEDGER_KIND.transfer : list === 'funding' ? LEDGER_KIND.funding : LEDGER_KIND.interest;
       const statements = fills ? fillsPage : ledgerPage;
