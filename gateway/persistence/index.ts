@@ -33,8 +33,7 @@ import { attachServices } from '../services.ts';
 import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
 import { DEFAULT_RETENTION_DAYS, recoverHistoryRows, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
 import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
-import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { isMemoryFile, openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
+import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
 
 export { PersistenceError } from './schema.ts';
 export { stateHash } from './durable-state.ts';
@@ -53,8 +52,6 @@ export interface PersistenceOptions {
   historyRetentionDays?: number;
   /** Bounds of the background fill's slices (history-tables.ts `FILL_SLICE`; tests). */
   historyFillSlice?: { rows: number; ms: number };
-  /** WAL checkpoints on a worker thread (checkpointer.ts; default) or inside the commits (false). */
-  checkpointThread?: boolean;
 }
 
 export interface Recovery {
@@ -141,7 +138,6 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
   let lastSnapshotAt = Date.now();
   let recovered: Recovery | undefined;
   let history: SqliteHistoryStore | undefined;
-  let checkpointer: Checkpointer | undefined;
   let lastPruneAt = 0;
   const insertImage = db.prepare('INSERT INTO images (name, created_at, image) VALUES (?, ?, ?)');
   const newestImage = db.prepare('SELECT id, image FROM images WHERE name = ? ORDER BY id DESC LIMIT 1');
@@ -238,9 +234,6 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         }
         if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
       };
-      // From here on the WAL grows with every commit; its checkpoints (and their fsyncs) leave
-      // the event loop.
-      if (options.checkpointThread !== false && !isMemoryFile(file)) checkpointer = startCheckpointer(db, file);
       return recovery;
     },
     committed: () => (journal === undefined ? Promise.resolve() : journal.committed()),
@@ -270,7 +263,6 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
         history?.flush();
         if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
       }
-      checkpointer?.stop();
       db.close();
     },
   };

@@ -2,12 +2,8 @@
  * The SQLite file: opening it, its schema version and migrations, and the start-up refusals.
  *
  * Contract:
- * - One file, WAL mode. A second perpsim on the same file is refused at start-up instead of
- *   interleaving two journals: the owner holds an exclusive lock on an empty companion file,
- *   `<file>-lock` (a SQLite lock, so the kernel drops it when the process dies, kill -9
- *   included). The database itself is opened in normal locking mode, so that a second
- *   connection of the owner's — the checkpoint worker, checkpointer.ts — and read-only tools
- *   can open it; a lock on the database file itself would shut them out.
+ * - One file, WAL mode, held with an exclusive lock (a second perpsim on the same file is
+ *   refused at start-up instead of interleaving two journals).
  * - `PRAGMA user_version` is the schema version; `MIGRATIONS[i]` takes a database from version i
  *   to i + 1, each in its own transaction. A file written by a newer perpsim (a version above
  *   `SCHEMA_VERSION`) is refused, never downgraded.
@@ -20,7 +16,6 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
-import { INLINE_PAGES } from './checkpointer.ts';
 import { decodeEvent } from './event-codec.ts';
 
 export type SqliteDatabase = Database.Database;
@@ -152,61 +147,19 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/**
- * Takes the owner's lock (`<file>-lock`, held until the returned database closes): an exclusive
- * lock kept by a connection in EXCLUSIVE locking mode. SQLite checks it across processes (POSIX
- * locks) and across connections of one process, so a second server in the same process is
- * refused too.
- */
-function takeLock(file: string): SqliteDatabase {
-  let lock: SqliteDatabase;
-  try {
-    lock = new Database(`${file}-lock`, { timeout: 0 });
-  } catch (err) {
-    throw new PersistenceError(`cannot open database ${file}: ${describe(err)} (is the directory there and writable?)`);
-  }
-  try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    lock.pragma('journal_mode = OFF');
-    lock.exec('BEGIN EXCLUSIVE; COMMIT');
-    return lock;
-  } catch (err) {
-    lock.close();
-    const code = (err as { code?: string }).code;
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new PersistenceError(`${file} is in use by another process (${describe(err)})`);
-    if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') throw new PersistenceError(`${file} is not writable (${describe(err)})`);
-    throw new PersistenceError(`cannot use database ${file}: ${describe(err)}`);
-  }
-}
-
-/** SQLite's private in-memory database (the test fixtures'): no file, no lock, no WAL. */
-export const isMemoryFile = (file: string): boolean => file === ':memory:' || file === '';
-
 /** Opens (creating when absent) and migrates the database at `file`. */
 export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDatabase {
-  // An in-memory database is private to its connection: nothing to lock.
-  const lock = isMemoryFile(file) ? undefined : takeLock(file);
   let db: SqliteDatabase;
   try {
     db = new Database(file, { timeout: 200 });
   } catch (err) {
-    lock?.close();
     throw new PersistenceError(`cannot open database ${file}: ${describe(err)} (is the directory there and writable?)`);
   }
-  // The lock goes with the database: every caller closes the database, not the lock.
-  const close = db.close.bind(db);
-  db.close = () => {
-    try {
-      close();
-    } finally {
-      if (lock?.open === true) lock.close();
-    }
-    return db;
-  };
   try {
     let version: number;
     try {
       version = db.pragma('user_version', { simple: true }) as number;
+      db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
     } catch (err) {
       const code = (err as { code?: string }).code;
@@ -219,9 +172,8 @@ export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDat
     db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
     // A checkpoint (copy to the main file, and its fsync) runs inside the COMMIT that crosses the
     // threshold; 40 MB instead of 4 MB runs it a tenth as often, and the hot pages (index leaves
-    // of active accounts) are copied once per checkpoint however many commits rewrote them. A
-    // server moves them to a worker thread (checkpointer.ts).
-    db.pragma(`wal_autocheckpoint = ${INLINE_PAGES}`);
+    // of active accounts) are copied once per checkpoint however many commits rewrote them.
+    db.pragma('wal_autocheckpoint = 10000');
     // The write lock is taken here, so a read-only file or a second perpsim fails at start-up.
     for (let v = version; v < SCHEMA_VERSION; v++) {
       db.transaction(() => {
