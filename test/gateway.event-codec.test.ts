@@ -48,6 +48,10 @@ describe('history event codec', () => {
     expect(decodeEvent(encodeEvent({ edges }))).toStrictEqual({ edges });
     const odd = { extra: '', name: 'Grüße 日本', zero: -0, nan: Number.NaN, half: 1.5, minus: -42, big: 2n ** 70n, small: -(2n ** 70n), none: null, nested: [[1, '0xABCDEF'], { address: '0x' + 'ab'.repeat(20) }], missing: undefined };
     expect(decodeEvent(encodeEvent(odd))).toStrictEqual(odd);
+    // 42 characters that are not '0x' and 40 lowercase hex digits stay strings, written as they are.
+    const nearAddresses = ['0x' + 'AB'.repeat(20), '0X' + 'ab'.repeat(20), '0x' + 'ab'.repeat(19) + 'ag', 'x0' + 'ab'.repeat(20), '0x' + 'ab'.repeat(19) + 'a\u00e9', '0x' + '00'.repeat(20), '0x' + 'ff'.repeat(20)];
+    expect(decodeEvent(encodeEvent({ nearAddresses }))).toStrictEqual({ nearAddresses });
+    expect(encodeEvent({ a: '0x' + 'ab'.repeat(20) }).length).toBeLessThan(encodeEvent({ a: '0x' + 'AB'.repeat(20) }).length);
   });
 
   it('an event holding a value the format has no tag for (a Map) is stored v8-serialized, and still comes back equal', () => {
