@@ -214,12 +214,9 @@ function writeValue(v: unknown): void {
       }
       return;
     case 'string':
-      if (v.length === 42 && writeAddress(v)) {
-        // Written.
-      } else {
-        out[at++] = T_STRING;
-        writeString(v);
-      }
+      if (v.length === 42 && writeAddress(v)) return;
+      out[at++] = T_STRING;
+      writeString(v);
       return;
     case 'object':
       if (v === null) {

@@ -265,7 +265,8 @@ class TableBuffer {
 function tableBuffers(db: SqliteDatabase): TableBuffer[] {
   const numbers = accountNumbers(db);
   return [
-    // The filter columns after the event: a version-7 journal row's lists are these without them (schema.ts).
+    // The filter columns last in a row's params (a version-7 journal row's lists are these without
+    // them, schema.ts); account_no is the statement's own column, from the key (`accountAt`).
     new TableBuffer(db, 'INSERT OR REPLACE INTO history_orders (order_id, account, listed, seq, time, event, market, side, status, created_at, account_no) VALUES ', 10, { offset: 1, numbers }),
     new TableBuffer(db, 'INSERT INTO history_fills (account, market, trade_id, seq, time, event, account_no) VALUES ', 6, { offset: 0, numbers }),
     new TableBuffer(db, 'INSERT INTO history_trades (market, seq, time, event) VALUES ', 4),
