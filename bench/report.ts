@@ -67,6 +67,15 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
       { figure: 'heap per 1,000,000 resting orders', key: 'heapMBPer1MOrders', unit: 'MB', target: { atMost: 400 } },
     ],
   },
+  'engine-floor': {
+    title: 'engine floor (issues 2 and 3: working set against work per command)',
+    command: 'npm run bench -- engine-floor',
+    rows: [
+      { figure: 'engine, 25 hot accounts, same book depth', key: 'hotAccountsOpsPerCpuSec', unit: 'ops per CPU-second', baseline: { label: 'bench world (2,100 accounts)', key: 'benchWorldOpsPerCpuSec' } },
+      { figure: 'engine, 25 hot accounts, ~100 orders per market', key: 'allHotOpsPerCpuSec', unit: 'ops per CPU-second', baseline: { label: 'bench world (2,100 accounts)', key: 'benchWorldOpsPerCpuSec' } },
+      { figure: 'engine, bench world', key: 'benchWorldOpsPerCpuSec', unit: 'ops per CPU-second', baseline: { label: 'bare typed-array book', key: 'bareBookOpsPerCpuSec' } },
+    ],
+  },
   levels: {
     title: 'levels (issue 2: price levels)',
     command: 'npm run bench:levels',

@@ -71,6 +71,13 @@ export interface StreamOptions {
   mix: Mix;
   /** Resting orders per market the generator steers towards. */
   targetPerMarket: number;
+  /**
+   * Accounts that rest orders, and accounts that only take (numbered after the makers); the
+   * defaults are the bench world of setup.ts. Fewer accounts shrink the engine's working set
+   * (bench/engine-floor.ts).
+   */
+  makerAccounts?: number;
+  takerAccounts?: number;
 }
 
 export interface Expected {
@@ -117,6 +124,9 @@ export function generateStream(opts: StreamOptions): Stream {
   const prefill = opts.targetPerMarket * MARKETS;
   const length = prefill + opts.ops;
   const rng = createPrng(opts.seed);
+  const makers = opts.makerAccounts ?? MAKER_ACCOUNTS;
+  const takers = opts.takerAccounts ?? TAKER_ACCOUNTS;
+  if (makers + takers > MAKER_ACCOUNTS + TAKER_ACCOUNTS) throw new Error('more accounts than the bench world funds');
   // Every op could be a place, so that bounds the refs.
   const book = new BareBook(MARKETS, PRICE_SPAN, length);
   const s: Stream = {
@@ -194,7 +204,7 @@ export function generateStream(opts: StreamOptions): Stream {
   };
 
   const emitMaker = (i: number, kind: number, m: number, side: number): void => {
-    emitPlace(i, kind, m, side, makerPrice(m, side), makerSize(), rng.int(MAKER_ACCOUNTS));
+    emitPlace(i, kind, m, side, makerPrice(m, side), makerSize(), rng.int(makers));
   };
 
   for (let i = 0; i < prefill; i++) {
@@ -248,7 +258,7 @@ export function generateStream(opts: StreamOptions): Stream {
           price = Math.round(side === SIDE_BUY ? mid * 1.05 : mid * 0.95);
         }
         const size = 100 + rng.int(1_500);
-        emitPlace(i, kind, m, side, price, size, MAKER_ACCOUNTS + rng.int(TAKER_ACCOUNTS));
+        emitPlace(i, kind, m, side, price, size, makers + rng.int(takers));
       }
     } else {
       const target = pickLive(m);

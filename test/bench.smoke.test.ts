@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 describe('every benchmark ends by printing one JSON line of its figures', () => {
   it.each([
     ['engine', 'bench/engine.bench.ts', ['opsPerSec', 'bareBookOpsPerSec', 'nodejsOrderBookOpsPerSec', 'heapMBPer1MOrders']],
+    ['engine-floor', 'bench/engine-floor.ts', ['benchWorldOpsPerCpuSec', 'hotAccountsOpsPerCpuSec', 'allHotOpsPerCpuSec', 'bareBookOpsPerCpuSec'], { BENCH_PASSES: '1' }],
     ['levels', 'bench/levels.bench.ts', ['rbTreeOpsPerSec', 'arrayOpsPerSec']],
     ['risk', 'bench/risk.bench.ts', ['oracleTickMsMedian', 'positions', 'fullEngineOpsPerSec']],
     ['ed25519', 'bench/ed25519.bench.ts', ['nodeCryptoVerifiesPerSec', 'nobleVerifiesPerSec'], { BENCH_OPS: '500' }],
