@@ -41,6 +41,15 @@ function trade(exchange: Exchange, rounds: number, funded = true): void {
   }
 }
 
+/** A database file at an earlier schema version, open for the test to add rows before upgrading. */
+function fileAtVersion(version: number): { file: string; raw: Database.Database } {
+  const file = tempDb();
+  const raw = new Database(file);
+  for (let v = 0; v < version; v++) migrate(raw, v);
+  raw.pragma(`user_version = ${version}`);
+  return { file, raw };
+}
+
 const MINUTE = 60_000_000;
 
 /** The same trades, minute after minute, on a harness with memory history and one with tables. */
@@ -253,10 +262,7 @@ describe('a turn\'s history rows are buffered and inserted together by its group
 
 describe('schema migrations of the history tables', () => {
   it('upgrades a version-2 file: keeps its rows, drops the per-account trade index (a fill is found through the account index)', async () => {
-    const file = tempDb();
-    const raw = new Database(file);
-    for (let v = 0; v < 2; v++) migrate(raw, v);
-    raw.pragma('user_version = 2');
+    const { file, raw } = fileAtVersion(2);
     raw.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run('a/0', 2, 7, 1, 1, Buffer.from([]));
     raw.close();
     openDatabase(file).close();
@@ -270,10 +276,7 @@ describe('schema migrations of the history tables', () => {
   });
 
   it('upgrades a version-7 file: the closed orders\' filter columns are filled from the stored events and from the rows pending in journal rows', () => {
-    const file = tempDb();
-    const raw = new Database(file);
-    for (let v = 0; v < 7; v++) migrate(raw, v);
-    raw.pragma('user_version = 7');
+    const { file, raw } = fileAtVersion(7);
     const event = (orderId: number, status: string): Buffer => serialize({ type: 'order', orderId, marketId: 2, side: 1, status, createdAt: 1000 + orderId });
     raw.prepare('INSERT INTO history_orders (order_id, account, listed, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run(1, 'a/0', 1, 1, 1, event(1, 'FILLED'));
     raw.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)").run(Buffer.from('2'));
@@ -292,10 +295,7 @@ describe('schema migrations of the history tables', () => {
   });
 
   it('upgrades a version-9 file: closed orders and fills are indexed by account number, for the rows in the tables and for those pending in journal rows', async () => {
-    const file = tempDb();
-    const raw = new Database(file);
-    for (let v = 0; v < 9; v++) migrate(raw, v);
-    raw.pragma('user_version = 9');
+    const { file, raw } = fileAtVersion(9);
     const bob = accountKeyOf(alice.address, 1);
     const order = (orderId: number, key: string) => [orderId, key, 1, orderId, orderId, serialize({ type: 'order', orderId }), 2, 0, 'FILLED', orderId];
     const fill = (tradeId: number, key: string) => [key, 2, tradeId, tradeId, tradeId, serialize({ type: 'fill', tradeId })];
@@ -326,10 +326,7 @@ describe('schema migrations of the history tables', () => {
   });
 
   it('upgrades a version-8 file: its v8-serialized events are read as they are, next to the compact ones written after', async () => {
-    const file = tempDb();
-    const raw = new Database(file);
-    for (let v = 0; v < 8; v++) migrate(raw, v);
-    raw.pragma('user_version = 8');
+    const { file, raw } = fileAtVersion(8);
     const old = { type: 'fill', tradeId: 7, address: alice.address, fee: 12n, liquidation: undefined };
     // Now (engine µs): retention would delete an older row at the first commit.
     raw.prepare('INSERT INTO history_fills (account, market, trade_id, seq, time, event) VALUES (?, ?, ?, ?, ?, ?)').run(accountKeyOf(alice.address, 0), 2, 7, 1, Date.now() * 1000, serialize(old));
