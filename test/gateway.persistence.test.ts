@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -189,6 +190,26 @@ describe('group commit: one transaction per event-loop turn', () => {
   });
 });
 
+function errorOf(run: () => unknown): { name: string; message: string } | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    return { name: (err as Error).name, message: (err as Error).message };
+  }
+}
+
+/** Opens `file` with openDatabase in a child process running as uid/gid 65534 (`nobody`); answers what it threw. */
+function openAsNobody(file: string): { name: string; message: string } | undefined {
+  const script = `import('./gateway/persistence/schema.ts').then(({ openDatabase }) => {
+    try { openDatabase(${JSON.stringify(file)}); console.log('null'); }
+    catch (err) { console.log(JSON.stringify({ name: err.name, message: err.message })); }
+  })`;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: process.cwd(), timeout: 30_000 });
+  if (child.error || child.status !== 0) throw new Error(`the child as nobody did not run: ${child.error?.message ?? child.stderr}`);
+  return JSON.parse(child.stdout.trim()) ?? undefined;
+}
+
 describe('schema versioned with migrations; a database from a newer version is refused with a clear message; a corrupt or unwritable file is a clear error at start-up', () => {
   it('creates the schema at the current version', () => {
     const file = tempDb();
@@ -220,9 +241,9 @@ describe('schema versioned with migrations; a database from a newer version is r
     chmodSync(file, 0o444);
     chmodSync(dirname(file), 0o555);
     try {
-      // root ignores permissions: then there is nothing to refuse.
-      if (process.getuid?.() === 0) return;
-      expect(() => openDatabase(file)).toThrow(/is not writable|cannot (open|use) database/);
+      // Root ignores file modes, so as root (CI) the open runs in a child as the unprivileged `nobody`.
+      const error = process.getuid?.() === 0 ? openAsNobody(file) : errorOf(() => openDatabase(file));
+      expect(error).toMatchObject({ name: 'PersistenceError', message: expect.stringMatching(/is not writable|cannot (open|use) database/) });
     } finally {
       chmodSync(dirname(file), 0o755);
     }
