@@ -92,7 +92,10 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
   ed25519: {
     title: 'ed25519 (issue 4: signature verification)',
     command: 'npm run bench -- ed25519',
-    rows: [{ figure: 'node:crypto verify, cached KeyObject', key: 'nodeCryptoVerifiesPerSec', unit: 'verifies/s', baseline: { label: '@noble/ed25519', key: 'nobleVerifiesPerSec' } }],
+    rows: [
+      { figure: 'node:crypto verify, cached KeyObject', key: 'nodeCryptoVerifiesPerSec', unit: 'verifies/s', baseline: { label: '@noble/ed25519', key: 'nobleVerifiesPerSec' } },
+      { figure: "sodium-native verify (the gateway's verifyEd25519)", key: 'sodiumVerifiesPerSec', unit: 'verifies/s', baseline: { label: 'node:crypto, cached KeyObject', key: 'nodeCryptoVerifiesPerSec' } },
+    ],
   },
   gateway: {
     title: 'gateway (issue 4: REST)',
