@@ -104,6 +104,7 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
       { figure: 'signed POST /v1/placeOrder', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'sodium-native verify, 1 core', key: 'verifyBaselinePerSec', unit: 'verifies/s' }, target: { ratioAtLeast: 1 } },
       { figure: 'signed POST /v1/placeOrder, worker-thread vs inline verification', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'verification inline', key: 'inlineVerifySignedOrdersPerSec' } },
       { figure: 'GET /v1/bbo/BTC-USD', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world POST', key: 'helloWorldPerSec', unit: 'req/s' }, target: { ratioAtLeast: 0.7 } },
+      { figure: 'GET /v1/bbo/BTC-USD, against a GET of the same reply size', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world GET', key: 'helloWorldGetPerSec', unit: 'req/s' }, target: { ratioAtLeast: 0.7 } },
       { figure: 'signed placeOrder latency p99', key: 'p99Ms', unit: 'ms' },
       { figure: 'main-thread CPU per signed order', key: 'mainThreadCpuUsPerOrder', unit: 'µs', baseline: { label: 'per hello-world POST', key: 'helloWorldMainThreadCpuUsPerReq' } },
       { figure: 'load-generator CPU per signed order', key: 'loadGeneratorCpuUsPerOrder', unit: 'µs', baseline: { label: 'per hello-world POST', key: 'helloWorldLoadGeneratorCpuUsPerReq' } },
