@@ -17,6 +17,9 @@ export default defineConfig({
     // Property tests run many cases; keep the default timeout generous but bounded.
     testTimeout: 60_000,
     pool: 'forks',
+    // A test that ends with no assertion fails; fc.assert counts as one (test/support/assertion-guard.ts).
+    expect: { requireAssertions: true },
+    setupFiles: ['./test/support/assertion-guard.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },

@@ -10,7 +10,7 @@
  * 10,000,000). Wall time includes reading the file (and starting the JSONL reader thread).
  * Figures: the do-nothing strategy on the binary file (`eventsPerSec`), on the JSONL by the
  * default route (`jsonlEventsPerSec`: the worker route, a reader thread scanning while this one
- * replays, for files of 64 MB and more), through the byte scanner in this thread
+ * replays, for files of 256 MB and more: WORKER_MIN_BYTES in open-market-data.ts), through the byte scanner in this thread
  * (`jsonlInThreadEventsPerSec`, the same-run baseline of the worker route) and with every line
  * JSON.parsed (`jsonParseEventsPerSec`), and the market maker on the binary file. Each line
  * also gives the process CPU time per event, both threads counted. Ends with one JSON line:
@@ -24,6 +24,7 @@ import { marketMaker } from '../examples/market-maker.ts';
 import { compileMarket } from '../engine/index.ts';
 import { convertToBinary } from '../sim/backtest/data-format.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
+import { WORKER_MIN_BYTES } from '../sim/backtest/open-market-data.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { envInt } from './env.ts';
 
@@ -71,7 +72,7 @@ async function measure(name: string, file: string, strategy: Strategy, parse: Pa
 const file = recordingFile();
 const binary = binaryFile(file);
 const eventsPerSec = await measure('do-nothing, binary file', binary, {});
-const jsonlEventsPerSec = await measure('do-nothing, JSONL default route (reader threads from 256 MB)', file, {});
+const jsonlEventsPerSec = await measure(`do-nothing, JSONL default route (reader threads from ${WORKER_MIN_BYTES / 2 ** 20} MB)`, file, {});
 const jsonlInThreadEventsPerSec = await measure('do-nothing, JSONL byte scanner in this thread', file, {}, 'scan');
 const jsonParseEventsPerSec = await measure('do-nothing, JSONL with every line JSON.parsed', file, {}, 'json');
 const marketMakerEventsPerSec = await measure('market maker, binary file', binary, marketMaker({ requoteMs: 1_000 }));

@@ -92,7 +92,10 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
   ed25519: {
     title: 'ed25519 (issue 4: signature verification)',
     command: 'npm run bench -- ed25519',
-    rows: [{ figure: 'node:crypto verify, cached KeyObject', key: 'nodeCryptoVerifiesPerSec', unit: 'verifies/s', baseline: { label: '@noble/ed25519', key: 'nobleVerifiesPerSec' } }],
+    rows: [
+      { figure: 'node:crypto verify, cached KeyObject', key: 'nodeCryptoVerifiesPerSec', unit: 'verifies/s', baseline: { label: '@noble/ed25519', key: 'nobleVerifiesPerSec' } },
+      { figure: "sodium-native verify (the gateway's verifyEd25519)", key: 'sodiumVerifiesPerSec', unit: 'verifies/s', baseline: { label: 'node:crypto, cached KeyObject', key: 'nodeCryptoVerifiesPerSec' } },
+    ],
   },
   gateway: {
     title: 'gateway (issue 4: REST)',
@@ -101,6 +104,7 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
       { figure: 'signed POST /v1/placeOrder', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'sodium-native verify, 1 core', key: 'verifyBaselinePerSec', unit: 'verifies/s' }, target: { ratioAtLeast: 1 } },
       { figure: 'signed POST /v1/placeOrder, worker-thread vs inline verification', key: 'signedOrdersPerSec', unit: 'orders/s', baseline: { label: 'verification inline', key: 'inlineVerifySignedOrdersPerSec' } },
       { figure: 'GET /v1/bbo/BTC-USD', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world POST', key: 'helloWorldPerSec', unit: 'req/s' }, target: { ratioAtLeast: 0.7 } },
+      { figure: 'GET /v1/bbo/BTC-USD, against a GET of the same reply size', key: 'bboReadsPerSec', unit: 'req/s', baseline: { label: 'fastify hello-world GET', key: 'helloWorldGetPerSec', unit: 'req/s' }, target: { ratioAtLeast: 0.7 } },
       { figure: 'signed placeOrder latency p99', key: 'p99Ms', unit: 'ms' },
       { figure: 'main-thread CPU per signed order', key: 'mainThreadCpuUsPerOrder', unit: 'µs', baseline: { label: 'per hello-world POST', key: 'helloWorldMainThreadCpuUsPerReq' } },
       { figure: 'load-generator CPU per signed order', key: 'loadGeneratorCpuUsPerOrder', unit: 'µs', baseline: { label: 'per hello-world POST', key: 'helloWorldLoadGeneratorCpuUsPerReq' } },
@@ -124,7 +128,9 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
     command: 'npm run bench:journal',
     rows: [
       { figure: 'signed placeOrder over REST, journaled', key: 'journaledOrdersPerSec', unit: 'orders/s', baseline: { label: '--memory', key: 'memoryOrdersPerSec' }, target: { ratioAtLeast: 0.8 } },
-      { figure: 'restart with a 1,000,000-order journal', key: 'restartSecondsFor1MOrders', unit: 's', target: { atMost: 5 } },
+      { figure: 'restart with a 1,000,000-order journal (newest snapshot + the journal after it)', key: 'restartSecondsFor1MOrders', unit: 's', target: { atMost: 5 } },
+      { figure: 'restart replaying the whole 1,000,000-order journal (no snapshot)', key: 'fullReplaySecondsFor1MOrders', unit: 's' },
+      { figure: 'restart after a clean stop (its snapshot only)', key: 'cleanRestartSeconds', unit: 's' },
     ],
   },
   backtest: {

@@ -9,9 +9,9 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['engine-floor', 'bench/engine-floor.ts', ['benchWorldOpsPerCpuSec', 'hotAccountsOpsPerCpuSec', 'allHotOpsPerCpuSec', 'bareBookOpsPerCpuSec'], { BENCH_PASSES: '1' }],
     ['levels', 'bench/levels.bench.ts', ['rbTreeOpsPerSec', 'arrayOpsPerSec']],
     ['risk', 'bench/risk.bench.ts', ['oracleTickMsMedian', 'positions', 'fullEngineOpsPerSec']],
-    ['ed25519', 'bench/ed25519.bench.ts', ['nodeCryptoVerifiesPerSec', 'nobleVerifiesPerSec'], { BENCH_OPS: '500' }],
-    ['gateway', 'bench/gateway.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'bboReadsPerSec', 'helloWorldPerSec', 'p99Ms']],
-    ['journal', 'bench/journal.bench.ts', ['journaledOrdersPerSec', 'memoryOrdersPerSec', 'restartSecondsFor1MOrders'], { BENCH_RESTART_ORDERS: '5000' }],
+    ['ed25519', 'bench/ed25519.bench.ts', ['nodeCryptoVerifiesPerSec', 'nobleVerifiesPerSec', 'sodiumVerifiesPerSec'], { BENCH_OPS: '500' }],
+    ['gateway', 'bench/gateway.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'bboReadsPerSec', 'helloWorldPerSec', 'helloWorldGetPerSec', 'p99Ms']],
+    ['journal', 'bench/journal.bench.ts', ['journaledOrdersPerSec', 'memoryOrdersPerSec', 'restartSecondsFor1MOrders', 'fullReplaySecondsFor1MOrders'], { BENCH_RESTART_ORDERS: '5000' }],
     ['ws', 'bench/ws.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'fanoutFramesPerSec', 'eventLoopLagP99Ms']],
     ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec', 'jsonlEventsPerSec', 'jsonParseEventsPerSec'], { BENCH_EVENTS: '20000' }],
   ] as [string, string, string[], Record<string, string>?][])('%s', (name, file, keys, env = {}) => {

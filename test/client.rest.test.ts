@@ -5,11 +5,14 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ApiKey, Client, type Order, type OrderAck } from '../client/index.ts';
+import { attachFundingRates, fundingRateString } from '../gateway/funding-rates-store.ts';
+import { marketsById } from '../gateway/markets.ts';
 import { startServer, type Server } from '../sim/server.ts';
 
 let server: Server;
 const wallet = privateKeyToAccount(generatePrivateKey());
 const address = wallet.address.toLowerCase();
+const other = '0x' + 'c1'.repeat(20);
 let trader: Client;
 let counterparty: Client;
 /** A GTT bid that rests on ETH-USD, and the trade of a crossed pair on BTC-USD. */
@@ -24,13 +27,14 @@ beforeAll(async () => {
   await trader.sim.registerApiKey(address, key.publicKey, { permissions: ['trade', 'withdraw'] });
   await trader.sim.deposit(address, '100000');
   const otherKey = await ApiKey.generate();
-  const other = '0x' + 'c1'.repeat(20);
   counterparty = new Client({ baseUrl: server.url, address: other, key: otherKey });
   await counterparty.sim.registerApiKey(other, otherKey.publicKey);
   await counterparty.sim.deposit(other, '100000');
 
   const ack = await trader.placeOrder({ market: 'ETH-USD', side: 'BUY', price: '3300.00', quantity: '0.5', clientId: 'rest-bid-1' });
   resting = await trader.order(ack.orderId);
+  // The counterparty's ask makes ETH-USD two-sided, so its mid is a number: (3300.00 + 3500.01) / 2.
+  await counterparty.placeOrder({ market: 'ETH-USD', side: 'SELL', price: '3500.01', quantity: '0.2' });
   await counterparty.placeOrder({ market: 'BTC-USD', side: 'SELL', price: '97000.0', quantity: '0.01' });
   await trader.placeOrder({ market: 'BTC-USD', side: 'BUY', price: '97000.0', quantity: '0.01', timeInForce: 'IOC' });
   tradeId = (await trader.fills()).fills[0]!.tradeId;
@@ -40,45 +44,85 @@ afterAll(async () => {
   await server.close();
 });
 
+/** [marketId, display name, status] of the server's markets, by ascending id. */
+function serverMarkets(): [number, string, string][] {
+  return marketsById(server.exchange).map((ms) => [ms.spec.id, ms.spec.displayName, ms.spec.status]);
+}
+
+/** The rates `on` has settled for a market, newest first, as GET /v1/fundingRates rows. */
+function settledRates(on: Server, marketId: number): { marketId: number; marketDisplayName: string; fundingRate: string; time: number }[] {
+  const rows = attachFundingRates(on.exchange).byMarket.get(marketId) ?? [];
+  const name = on.exchange.engine.markets.get(marketId)!.spec.displayName;
+  return rows.map((e) => ({ marketId, marketDisplayName: name, fundingRate: fundingRateString(e.rate), time: e.time })).reverse();
+}
+
 type Row = [name: string, call: () => Promise<unknown>, check: (reply: any) => void];
 
 describe('REST: a typed method per read operation, decimal strings out', () => {
   const rows: Row[] = [
     ['serviceInfo GET /', () => trader.serviceInfo(), (r) => expect(r).toMatchObject({ service: 'api-gateway', status: 'running' })],
-    ['health', () => trader.health(), (r) => expect(r).toBeDefined()],
-    ['time', () => trader.time(), (r) => expect(r.timeNs).toMatch(/^[0-9]{19}$/)],
+    ['health', () => trader.health(), (r) => expect(r).toEqual({ status: 'ok' })],
+    ['time', () => trader.time(), (r) => {
+      expect(r.timeNs).toMatch(/^[0-9]{19}$/);
+      // The server's clock in µs, read just after the reply: not before it, and within a few seconds.
+      expect(server.exchange.clock() - Number(BigInt(r.timeNs) / 1000n)).toBeGreaterThanOrEqual(0);
+      expect(server.exchange.clock() - Number(BigInt(r.timeNs) / 1000n)).toBeLessThan(5_000_000);
+    }],
     ['markets', () => trader.markets(), (r) => expect(r.markets.find((m: { marketDisplayName: string }) => m.marketDisplayName === 'ETH-USD')).toMatchObject({ tickSize: '0.01', stepSize: '0.0000001' })],
     ['markets filtered', () => trader.markets({ market: 'BTC-USD' }), (r) => expect(r.markets.map((m: { marketId: number }) => m.marketId)).toEqual([1])],
-    ['bbo', () => trader.bbo('ETH-USD'), (r) => expect(r.bestBid).toEqual({ price: '3300.00', size: '0.5' })],
-    ['l2OrderBook', () => trader.l2OrderBook('ETH-USD', { nLevels: 5 }), (r) => expect(r.bids).toEqual([['3300.00', '0.5']])],
-    ['mids', () => trader.mids(), (r) => expect(r.mids).toHaveProperty('ETH-USD')],
+    ['bbo', () => trader.bbo('ETH-USD'), (r) => expect(r).toMatchObject({ bestBid: { price: '3300.00', size: '0.5' }, bestAsk: { price: '3500.01', size: '0.2' } })],
+    ['l2OrderBook', () => trader.l2OrderBook('ETH-USD', { nLevels: 5 }), (r) => expect(r).toMatchObject({ bids: [['3300.00', '0.5']], asks: [['3500.01', '0.2']] })],
+    // Only ETH-USD has both sides; an odd sum of ticks prints one more digit; a one-sided or empty book prints "".
+    ['mids', () => trader.mids(), (r) => expect(r.mids).toEqual(Object.fromEntries(serverMarkets().filter(([, , status]) => status === 'ONLINE').map(([, name]) => [name, name === 'ETH-USD' ? '3400.005' : ''])))],
     ['prices', () => trader.prices({ market: 'ETH-USD' }), (r) => expect(r['2']).toMatchObject({ marketDisplayName: 'ETH-USD', oraclePrice: '3400.00' })],
     ['trades', () => trader.trades({ market: 'BTC-USD' }), (r) => expect(r.trades[0]).toMatchObject({ tradeId, price: '97000.0', size: '0.01' })],
-    ['trade', () => trader.trade(tradeId), (r) => expect(r).toMatchObject({ tradeId })],
+    ['trade', () => trader.trade(tradeId), (r) => expect(r).toMatchObject({ tradeId, marketDisplayName: 'BTC-USD', side: 'BUY', price: '97000.0', size: '0.01', takerAddress: address, makerAddress: other })],
     ['candles', () => trader.candles({ market: 'BTC-USD', timeframe: '1m', to: Number(BigInt(Date.now()) * 1000n) + 60_000_000, from: Number(BigInt(Date.now()) * 1000n) - 600_000_000 }), (r) => expect(r.candles[0]).toMatchObject({ close: '97000.0' })],
-    ['fundingRates', () => trader.fundingRates({ market: 'ETH-USD' }), (r) => expect(Array.isArray(r.fundingRates)).toBe(true)],
-    ['feeTiers', () => trader.feeTiers(), (r) => expect(r.feeTiers[0]).toMatchObject({ level: 1 })],
-    ['compliance', () => trader.compliance({ address }), (r) => expect(r.geo).toBeDefined()],
-    ['apiMetaMarkets', () => trader.apiMetaMarkets(), (r) => expect(r.markets.length).toBeGreaterThan(0)],
-    ['apiMetaOverview', () => trader.apiMetaOverview(), (r) => expect(r).toHaveProperty('BTC')],
+    // The server's store of settled rates (filled by its own test below on a virtual clock).
+    ['fundingRates', () => trader.fundingRates({ market: 'ETH-USD' }), (r) => expect(r.fundingRates).toEqual(settledRates(server, 2))],
+    ['feeTiers', () => trader.feeTiers(), (r) => expect(r.feeTiers).toEqual(server.exchange.engine.risk.feeTiers.map((t, i) => ({ level: i + 1, name: t.name, minRollingVolume: expect.any(String), makerFeePpm: t.makerFeePpm, takerFeePpm: t.takerFeePpm })))],
+    // Loopback has no country and the server blocks none; the address is not screened out.
+    ['compliance', () => trader.compliance({ address }), (r) => expect(r).toEqual({ geo: { country: '', restrictions: { perpetuals: false }, bypassed: false }, address: { status: 'COMPLIANT', reason: '' } })],
+    ['apiMetaMarkets', () => trader.apiMetaMarkets(), (r) => expect(r.markets.map((m: { marketId: number; marketDisplayName: string; status: string }) => [m.marketId, m.marketDisplayName, m.status])).toEqual(serverMarkets())],
+    ['apiMetaOverview', () => trader.apiMetaOverview(), (r) => expect(r.BTC).toMatchObject({ marketId: 1, marketDisplayName: 'BTC-USD', lastTradePrice: '97000.0', volume24h: '0.01', volume24hNotional: '970.0', trades24h: 1, openInterest: '0.01' })],
     ['apiMetaSpotOverview', () => trader.apiMetaSpotOverview(), (r) => expect(r).toEqual({})],
     ['account', () => trader.account(), (r) => expect(r).toMatchObject({ address, accountIndex: 0 })],
     ['positions', () => trader.positions(), (r) => expect(r.positions['1']).toMatchObject({ side: 'LONG', size: '0.01' })],
     ['leverages', () => trader.leverages({ market: 'ETH-USD' }), (r) => expect(r.leverages[0]).toMatchObject({ marketId: 2, leverage: 25 })],
-    ['accountStats', () => trader.accountStats(), (r) => expect(r).toHaveProperty('lifetimeVolume')],
+    // One taker fill: 0.01 × 97000 = 970 USD of volume at the tier-1 taker fee, 450 ppm = 0.4365 USD.
+    ['accountStats', () => trader.accountStats(), (r) => expect(r).toMatchObject({ address, accountIndex: 0, rollingVolume: '970.0', lifetimeVolume: '970.0', lifetimeFeesPaid: '0.4365', feeTier: 'Tier 1', takerFeePpm: 450 })],
     ['openOrders', () => trader.openOrders({ market: 'ETH-USD' }), (r) => expect(r.orders.map((o: Order) => o.orderId)).toEqual([resting.orderId])],
     ['orders', () => trader.orders({ status: 'FILLED' }), (r) => expect(r.orders[0]).toMatchObject({ marketDisplayName: 'BTC-USD', status: 'FILLED' })],
     ['order', () => trader.order(resting.orderId), (r) => expect(r).toMatchObject({ orderId: resting.orderId, clientId: 'rest-bid-1', side: 'BUY', price: '3300.00' })],
     ['fills', () => trader.fills({ role: 'TAKER' }), (r) => expect(r.fills[0]).toMatchObject({ tradeId, role: 'TAKER', size: '0.01' })],
-    ['fill', () => trader.fill(tradeId), (r) => expect(r).toMatchObject({ tradeId })],
+    ['fill', () => trader.fill(tradeId), (r) => expect(r).toMatchObject({ tradeId, marketDisplayName: 'BTC-USD', side: 'BUY', price: '97000.0', size: '0.01', fee: '0.4365', role: 'TAKER', positionEffect: 'OPEN_LONG' })],
     ['funding', () => trader.funding(), (r) => expect(r.fundingPayments).toEqual([])],
     ['interest', () => trader.interest(), (r) => expect(r.interestPayments).toEqual([])],
-    ['accountTransferUpdates', () => trader.accountTransferUpdates(), (r) => expect(r.accountTransferUpdates[0]).toMatchObject({ type: 'DEPOSIT' })],
-    ['rateLimit', () => trader.rateLimit(), (r) => expect(r.order.used).toBeGreaterThan(0)],
+    ['accountTransferUpdates', () => trader.accountTransferUpdates(), (r) => expect(r.accountTransferUpdates).toMatchObject([{ type: 'DEPOSIT', status: 'COMPLETED', amount: '100000.0', address, accountIndex: 0 }])],
+    // Two orders placed; the cap is the starting 20,000 plus one per 0.10 USD of the 970 USD traded.
+    ['rateLimit', () => trader.rateLimit(), (r) => expect(r).toEqual({ address, accountIndex: 0, order: { used: 2, cap: 29_700, nextAvailableMs: 0 }, cancel: { used: 0, cap: 49_700, nextAvailableMs: 0 } })],
     ['apiKeys', () => trader.apiKeys(), (r) => expect(r.apiKeys[0]).toMatchObject({ apiKey: trader.key!.publicKey, status: 'ACTIVE' })],
   ];
   it.each(rows)('%s', async (_name, call, check) => {
     check(await call());
+  });
+});
+
+describe('REST: fundingRates reads the rates the server settled', () => {
+  it('a rate fixed for the hour reads back once the hour settles', async () => {
+    const virtual = await startServer({ port: 0, agents: false, clock: 'virtual' });
+    try {
+      const client = new Client({ baseUrl: virtual.url });
+      expect((await client.fundingRates({ market: 'ETH-USD' })).fundingRates).toEqual([]);
+      await client.sim.setFunding('ETH-USD', '0.0000125');
+      await client.sim.advanceClock(3_600_000);
+      const { fundingRates } = await client.fundingRates({ market: 'ETH-USD' });
+      expect(fundingRates).toEqual(settledRates(virtual, 2));
+      expect(fundingRates[0]).toMatchObject({ marketId: 2, marketDisplayName: 'ETH-USD', fundingRate: '0.0000125' });
+      expect(fundingRates[0]!.time % 3_600_000_000).toBe(0);
+    } finally {
+      await virtual.close();
+    }
   });
 });
 

@@ -58,6 +58,7 @@ describe('feeExact equals fee', () => {
       fc.property(int, fc.integer({ min: -1_000_000, max: 1_000_000 }), (value, ppm) => {
         const f = feeExact(value, ppm);
         if (f === f) expect(BigInt(f)).toBe(fee(BigInt(value), ppm));
+        else expect(BigInt(value) * BigInt(Math.abs(ppm)) >= 2n ** 52n).toBe(true);
       }),
     );
   });

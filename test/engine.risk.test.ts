@@ -840,10 +840,10 @@ describe('regressions found by these tests (issue 3)', () => {
     h.run({ type: 'setLeverage', address: ALICE, accountIndex: 0, marketId: 1, leverage: 10, isolated: true });
     h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: 40n * USD });
     const r = h.run({ type: 'setLeverage', address: ALICE, accountIndex: 0, marketId: 1, leverage: 10, isolated: false });
-    if (r.kind === 'done' && r.leverageStatus === 'APPLIED') {
-      expect(position(h, ALICE).isolatedMargin).toBe(0n);
-      expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 100n * USD, nonce: 'w' })).toMatchObject({ transferStatus: 'COMPLETED' });
-    }
+    // The fix applies the switch and returns the pool to cross collateral (risk.ts setLeverage).
+    expect(r).toMatchObject({ kind: 'done', leverageStatus: 'APPLIED', leverage: 10 });
+    expect(position(h, ALICE).isolatedMargin).toBe(0n);
+    expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 100n * USD, nonce: 'w' })).toMatchObject({ transferStatus: 'COMPLETED' });
   });
 
   // Expected: "reduce-only orders are not margin-checked" — an order that can only shrink the

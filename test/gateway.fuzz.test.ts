@@ -32,6 +32,7 @@ import { lastPathSegment, scheme2Message } from '../gateway/auth/index.ts';
 import type { Operation } from '../gateway/operation.ts';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { DAY_US, gateway, placeOrderRequest, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
+import { countAssertion } from './support/assertion-count.ts';
 import {
   describeRequest,
   headerSet,
@@ -87,10 +88,12 @@ function contractBreach(res: LightMyRequestResponse): string | null {
 /** The routes that verify a Scheme 2 signature over the body (canonical_json). */
 const SCHEME2_ROUTES = ['cancelAllOrders', 'scheduleCancel', 'setLeverage', 'adjustIsolatedMargin'] as const;
 
+/** Sends a request and throws on a breach of the response contract (the check: it counts as an assertion). */
 async function send(h: GatewayHarness, request: FuzzRequest): Promise<LightMyRequestResponse> {
   const res = await h.app.inject({ method: request.method, url: request.url, headers: request.headers, ...(request.payload === undefined ? {} : { payload: request.payload }) });
   const breach = contractBreach(res);
   if (breach !== null) throw new Error(`${breach}\n${describeRequest(request)}`);
+  countAssertion();
   return res;
 }
 

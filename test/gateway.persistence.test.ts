@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -189,6 +190,35 @@ describe('group commit: one transaction per event-loop turn', () => {
   });
 });
 
+function errorOf(run: () => unknown): { name: string; message: string } | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    return { name: (err as Error).name, message: (err as Error).message };
+  }
+}
+
+/**
+ * Opens `file` with openDatabase in a child process running as uid/gid 65534 (`nobody`) and
+ * answers what it threw; `unavailable` when no such child could run (no setuid, or a checkout
+ * that user cannot read).
+ */
+function openAsNobody(file: string): { error: { name: string; message: string } | undefined } | { unavailable: string } {
+  const script = `import('./gateway/persistence/schema.ts').then(({ openDatabase }) => {
+    let error = null;
+    try { openDatabase(${JSON.stringify(file)}); } catch (err) { error = { name: err.name, message: err.message }; }
+    console.log('OPENED ' + JSON.stringify(error));
+  })`;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: process.cwd(), timeout: 30_000 });
+  const line = child.stdout?.split('\n').find((l) => l.startsWith('OPENED '));
+  if (line === undefined) {
+    const stderr = child.stderr?.trim().split('\n') ?? [];
+    return { unavailable: child.error?.message ?? stderr.find((l) => /Error|EACCES|EPERM/.test(l)) ?? stderr.at(-1) ?? `exit ${child.status}` };
+  }
+  return { error: JSON.parse(line.slice('OPENED '.length)) ?? undefined };
+}
+
 describe('schema versioned with migrations; a database from a newer version is refused with a clear message; a corrupt or unwritable file is a clear error at start-up', () => {
   it('creates the schema at the current version', () => {
     const file = tempDb();
@@ -214,15 +244,20 @@ describe('schema versioned with migrations; a database from a newer version is r
     expect(() => openDatabase(file)).toThrow(/is not a perpsim database or is corrupt/);
   });
 
-  it('refuses a file it cannot write', () => {
+  it('refuses a file it cannot write', (ctx) => {
     const file = tempDb();
     openDatabase(file).close();
     chmodSync(file, 0o444);
     chmodSync(dirname(file), 0o555);
     try {
-      // root ignores permissions: then there is nothing to refuse.
-      if (process.getuid?.() === 0) return;
-      expect(() => openDatabase(file)).toThrow(/is not writable|cannot (open|use) database/);
+      // Root ignores file modes, so as root (CI) the open runs in a child as the unprivileged `nobody`.
+      let error = process.getuid?.() === 0 ? undefined : errorOf(() => openDatabase(file));
+      if (process.getuid?.() === 0) {
+        const child = openAsNobody(file);
+        if ('unavailable' in child) ctx.skip(`as root this needs a child running as nobody, and none could run here: ${child.unavailable}`);
+        else error = child.error;
+      }
+      expect(error).toMatchObject({ name: 'PersistenceError', message: expect.stringMatching(/is not writable|cannot (open|use) database/) });
     } finally {
       chmodSync(dirname(file), 0o755);
     }
