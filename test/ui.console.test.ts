@@ -81,6 +81,80 @@ describe('GET /ui', () => {
   });
 });
 
+describe('the control panel from loopback without a token', () => {
+  let server: Server;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, agents: false, clock: 'virtual', uiDir });
+  });
+  afterAll(() => server.close());
+
+  it('runs every /sim action from its form and shows each reply', async () => {
+    const { page, errors } = await open(server, '#/control');
+    const form = (name: string) => page.getByRole('form', { name });
+    const reply = (name: string) => form(name).locator('output');
+    const address = '0x' + 'd1'.repeat(20);
+    await expect.poll(() => page.locator('#clock-state').textContent()).toContain('virtual');
+
+    await form('Deposit').getByLabel('Address').fill(address);
+    await form('Deposit').getByLabel('Amount (USD)').fill('2500');
+    await form('Deposit').getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => reply('Deposit').textContent()).toContain('"netQuoteBalance":"2500.0"');
+
+    await form('Register an API key').getByLabel('Address').fill(address);
+    await form('Register an API key').getByRole('button', { name: 'Generate a key pair' }).click();
+    await expect.poll(() => form('Register an API key').getByLabel('Public key').inputValue()).toMatch(/^[0-9a-f]{64}$/);
+    await form('Register an API key').getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => reply('Register an API key').textContent()).toContain('"allSubaccounts":true');
+
+    await form('Funding rate').getByLabel('Rate per hour (fraction)').fill('0.0002');
+    await form('Funding rate').getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => reply('Funding rate').textContent()).toContain('"rate1h":"0.0002"');
+
+    await form('Halt or resume').getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => reply('Halt or resume').textContent()).toContain('"halted":false');
+
+    // The server's refusal is shown with its status and message (no position to liquidate).
+    await form('Force a liquidation').getByLabel('Address').fill(address);
+    await form('Force a liquidation').getByRole('button', { name: 'Liquidate' }).click();
+    await expect.poll(() => reply('Force a liquidation').textContent()).toMatch(/^refused \(400\): \S/);
+
+    await form('Clock').getByLabel('Advance (ms, virtual clock)').fill('3600000');
+    const before = await page.locator('#clock-state').textContent();
+    await form('Clock').getByRole('button', { name: 'Advance' }).click();
+    await expect.poll(() => reply('Clock').textContent()).toContain('"mode":"virtual"');
+    await expect.poll(() => page.locator('#clock-state').textContent()).not.toBe(before);
+
+    await form('Faults').getByLabel('Faults (JSON, replaces those in force)').fill('{"routes": {"placeOrder": {"latencyMs": 5}}}');
+    await form('Faults').getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => reply('Faults').getAttribute('class')).toBe('reply ok');
+    await form('Faults').getByLabel('Faults (JSON, replaces those in force)').fill('');
+    await form('Faults').getByRole('button', { name: 'Show current' }).click();
+    await expect.poll(() => form('Faults').getByLabel('Faults (JSON, replaces those in force)').inputValue()).toContain('latencyMs');
+    await form('Faults').getByRole('button', { name: 'Clear all' }).click();
+    await expect.poll(async () => (await (await fetch(`${server.url}/sim/faults`)).json()) as unknown).toEqual({ faults: null });
+
+    await form('State').getByLabel('Name').fill('funded');
+    await form('State').getByRole('button', { name: 'Snapshot' }).click();
+    await expect.poll(() => reply('State').getAttribute('class')).toBe('reply ok');
+    await form('State').getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => reply('State').textContent()).toContain('tick "Yes, reset everything" first');
+    await form('State').getByLabel('Yes, reset everything').check();
+    await form('State').getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => reply('State').getAttribute('class')).toBe('reply ok');
+    expect((await fetch(`${server.url}/v1/account?address=${address}`)).status).toBe(404);
+    await form('State').getByRole('button', { name: 'Restore' }).click();
+    await expect.poll(() => reply('State').getAttribute('class')).toBe('reply ok');
+    expect((await fetch(`${server.url}/v1/account?address=${address}`)).status).toBe(200);
+
+    await form('Clock').getByLabel('Mode').selectOption('realtime');
+    await form('Clock').getByRole('button', { name: 'Set mode' }).click();
+    await expect.poll(() => reply('Clock').textContent()).toContain('"mode":"realtime"');
+    // Chromium notes every 4xx reply in the console: the refused liquidation's, and nothing else.
+    expect(errors).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    await page.close();
+  });
+});
+
 describe('the console on a running market', () => {
   let server: Server;
   let trader: Client;
@@ -181,6 +255,21 @@ describe('the console on a running market', () => {
     const journal = (await (await fetch(`${server.url}/sim/journal?address=${address}`)).json()) as { requests: { path: string }[] };
     expect(journal.requests.map((r) => r.path)).toEqual(['/v1/placeOrder', '/v1/placeOrder']);
 
+    // Filters: by status class here, by address on the server.
+    expect((await fetch(`${server.url}/v1/order/ffff?address=${address}`)).status).toBe(404);
+    await log.page.selectOption('#log-status', '4xx');
+    await log.page.locator('tr[data-status="404"]').first().waitFor({ timeout: 5000 });
+    expect(new Set(await log.page.locator('table.log tbody tr[data-status]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))))).toEqual(new Set(['404']));
+    await log.page.selectOption('#log-status', 'all');
+    await log.page.fill('#log-address', address);
+    await log.page.press('#log-address', 'Enter');
+    await expect.poll(() => log.page.locator('table.log tbody tr[data-status]').count()).toBe(3);
+    expect(new Set(await log.page.locator('table.log tbody tr[data-status] a').evaluateAll((links) => links.map((a) => a.getAttribute('title'))))).toEqual(new Set([address]));
+    await log.page.fill('#log-address', '0x' + '99'.repeat(20));
+    await log.page.press('#log-address', 'Enter');
+    await expect.poll(() => log.page.locator('table.log tbody tr[data-status]').count()).toBe(0);
+    expect(log.page.url()).toMatch(/\/ui#\/log$/);
+
     await account.page.screenshot({ path: join(SHOTS, 'account-1280.png'), fullPage: true });
     await log.page.screenshot({ path: join(SHOTS, 'log-1280.png') });
     expect(account.errors).toEqual([]);
@@ -240,6 +329,14 @@ describe('the control panel under --control-token', () => {
     expect(unlabelled).toEqual([]);
     const forms = await page.$$eval('main form', (fs) => fs.map((f) => f.getAttribute('aria-label')));
     expect(forms).toEqual(['Control token', 'Oracle price', 'Halt or resume', 'Funding rate', 'Deposit', 'Register an API key', 'Force a liquidation', 'Clock', 'Faults', 'State']);
+    // Tab walks from the token field through every form to the last button.
+    await page.locator('#control-token').focus();
+    const reached: string[] = [];
+    for (let i = 0; i < 80 && !reached.includes('Reset'); i++) {
+      await page.keyboard.press('Tab');
+      reached.push(await page.locator('*:focus').evaluate((el) => el.textContent?.trim() || el.id));
+    }
+    expect(reached).toEqual(expect.arrayContaining(['oracle-price', 'Halt', 'funding-rate', 'deposit-amount', 'Generate a key pair', 'Liquidate', 'Advance', 'faults-json', 'Snapshot', 'Reset']));
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(200);
     await page.screenshot({ path: join(SHOTS, 'control-narrow.png'), fullPage: true });

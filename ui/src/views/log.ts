@@ -22,7 +22,8 @@ export const logView: View = (scope, root, param) => {
   const limit = h('select', { id: 'log-limit', name: 'limit' }, ...[100, 300, 1000].map((n) => h('option', { value: n }, String(n))));
   const info = h('p', { class: 'muted', role: 'status' });
   const log = table('grid log', ['Time', 'Transport', 'Method', 'Path', 'Status', 'Signer / address', ''], 'Request log');
-  fill(root, section('Request log', h('form', { class: 'inline', 'aria-label': 'Filter the request log' }, field('Address', address), field('Status', statusSelect), field('Rows', limit)), info, h('div', { class: 'scroll tall' }, log.table)));
+  const filters = h('form', { class: 'inline', 'aria-label': 'Filter the request log' }, field('Address', address), field('Status', statusSelect), field('Rows', limit));
+  fill(root, section('Request log', filters, info, h('div', { class: 'scroll tall' }, log.table)));
 
   const open = new Set<number>();
   let records: RequestRecord[] = [];
@@ -66,6 +67,10 @@ export const logView: View = (scope, root, param) => {
       info.textContent = `The request log is not available: ${describe(error)}`;
     }
   };
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void refresh();
+  });
   address.addEventListener('change', () => void refresh());
   statusSelect.addEventListener('change', paint);
   limit.addEventListener('change', () => void refresh());
