@@ -164,6 +164,9 @@ describe('the console on a running market', () => {
     const key = await ApiKey.generate();
     trader = new Client({ baseUrl: server.url, address, key });
     await trader.sim.registerApiKey(address, key.publicKey);
+    await trader.syncTime();
+    // Enrolled for notifications, so the deposit and fills land in its inbox.
+    await trader.registerPushToken('ExponentPushToken[console-test]', 'web');
     await trader.sim.deposit(address, '100');
   });
   afterAll(async () => {
@@ -248,12 +251,13 @@ describe('the console on a running market', () => {
     expect(liq).toBeLessThan(entry * 0.97);
     await expect.poll(() => account.page.locator('[data-subaccount="0"] table[aria-label="Recent fills"] tbody tr').count()).toBeGreaterThan(0);
     await expect.poll(() => account.page.locator('[data-subaccount="0"] dd[data-field="Margin state"]').textContent()).toBe('healthy');
+    await expect.poll(() => account.page.locator('table[aria-label="Notifications"] tbody').textContent(), { timeout: 5000 }).toMatch(/DEPOSIT|FILL/);
     // Equity follows the fill (its fee at least) well before the channel's 5 s re-snapshot.
     await expect.poll(() => account.page.locator('[data-subaccount="0"] dd[data-field="Equity"]').textContent(), { timeout: 2000 }).not.toBe('100.00');
 
-    // The console's own reads of the account are not in the log: only the bot's orders are.
+    // The console's own reads of the account are not in the log: only the bot's requests are.
     const journal = (await (await fetch(`${server.url}/sim/journal?address=${address}`)).json()) as { requests: { path: string }[] };
-    expect(journal.requests.map((r) => r.path)).toEqual(['/v1/placeOrder', '/v1/placeOrder']);
+    expect(journal.requests.map((r) => r.path)).toEqual(['/v1/placeOrder', '/v1/placeOrder', '/v1/api-meta/notifications/tokens']);
 
     // Filters: by status class here, by address on the server.
     expect((await fetch(`${server.url}/v1/order/ffff?address=${address}`)).status).toBe(404);
@@ -263,7 +267,7 @@ describe('the console on a running market', () => {
     await log.page.selectOption('#log-status', 'all');
     await log.page.fill('#log-address', address);
     await log.page.press('#log-address', 'Enter');
-    await expect.poll(() => log.page.locator('table.log tbody tr[data-status]').count()).toBe(3);
+    await expect.poll(() => log.page.locator('table.log tbody tr[data-status]').count()).toBe(4);
     expect(new Set(await log.page.locator('table.log tbody tr[data-status] a').evaluateAll((links) => links.map((a) => a.getAttribute('title'))))).toEqual(new Set([address]));
     await log.page.fill('#log-address', '0x' + '99'.repeat(20));
     await log.page.press('#log-address', 'Enter');
@@ -272,6 +276,12 @@ describe('the console on a running market', () => {
 
     await account.page.screenshot({ path: join(SHOTS, 'account-1280.png'), fullPage: true });
     await log.page.screenshot({ path: join(SHOTS, 'log-1280.png') });
+    await account.page.setViewportSize({ width: 390, height: 844 });
+    await account.page.waitForTimeout(200);
+    await account.page.screenshot({ path: join(SHOTS, 'account-narrow.png'), fullPage: true });
+    // Without an address, the picker offers the addresses seen in the request log.
+    await account.page.goto(`${server.url}/ui#/account`);
+    await account.page.locator(`#seen-addresses option[value="${address}"]`).waitFor({ state: 'attached', timeout: 5000 });
     expect(account.errors).toEqual([]);
     expect(log.errors).toEqual([]);
     await account.page.close();

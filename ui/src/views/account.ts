@@ -97,15 +97,19 @@ export const accountView: View = async (scope, root, param) => {
     });
   }
 
-  const notes = table('grid', ['Time', 'Kind', 'Message'], 'Notifications');
+  const notes = table('grid', ['Time', 'Type', 'Subaccount', 'Details', 'Seen'], 'Notifications');
   subaccounts.after(section('Notifications', h('div', { class: 'scroll short' }, notes.table)));
   scope.every(3000, async () => {
     const reply = await ctx.client.notifications({ address, limit: 20 });
     notes.body.replaceChildren(
-      ...(reply.notifications.length === 0 ? [row([h('td', { colspan: 3, class: 'muted' }, 'none')])] : []),
+      ...(reply.notifications.length === 0 ? [row([h('td', { colspan: 5, class: 'muted' }, 'none (the inbox fills once the wallet registers a push token)')])] : []),
       ...reply.notifications.map((n) => {
-        const ns = n.createdAtNs ?? n.created_at_ns;
-        return row([td(ns === undefined ? '—' : timeUs(Number(BigInt(String(ns)) / 1000n), true), ''), td(String(n.type ?? n.kind ?? ''), ''), td(String(n.title ?? n.message ?? n.body ?? JSON.stringify(n)), '')]);
+        const payload = (n.payload ?? {}) as Record<string, unknown>;
+        const details = Object.entries(payload)
+          .filter(([, v]) => v !== null && typeof v !== 'object')
+          .map(([k, v]) => `${k} ${String(v)}`)
+          .join(' · ');
+        return row([td(timeUs(Number(BigInt(String(n.createdAtNs ?? 0)) / 1000n), true), ''), td(String(n.type ?? ''), ''), td(String(n.accountIndex ?? 0)), td(details, 'wrap'), td(n.seen === true ? 'yes' : 'no', '')]);
       }),
     );
   });
