@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey, Client } from '../client/index.ts';
 import { buildUi } from '../scripts/build-ui.mjs';
 import { startServer, type Server } from '../sim/server.ts';
+import { defaultUiDirs } from '../sim/ui/serve.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../test-output/ui/', import.meta.url));
@@ -67,6 +68,10 @@ describe('GET /ui', () => {
     expect(Object.keys(openapi.paths).filter((p) => p.startsWith('/ui'))).toEqual([]);
     const journal = (await (await fetch(`${server.url}/sim/journal`)).json()) as { requests: { path: string }[] };
     expect(journal.requests.filter((r) => r.path.startsWith('/ui'))).toEqual([]);
+  });
+
+  it('looks for the build beside the running bundle, then in the package\'s dist/ui', () => {
+    expect(defaultUiDirs()).toEqual([fileURLToPath(new URL('../sim/ui/ui', import.meta.url)), fileURLToPath(new URL('../dist/ui', import.meta.url))]);
   });
 
   it('answers 503 naming the build command when the console is not built', async () => {
@@ -145,6 +150,20 @@ describe('the control panel from loopback without a token', () => {
     await form('State').getByRole('button', { name: 'Restore' }).click();
     await expect.poll(() => reply('State').getAttribute('class')).toBe('reply ok');
     expect((await fetch(`${server.url}/v1/account?address=${address}`)).status).toBe(200);
+
+    // Moved outside AMD-USD's trading hours (at most four 6 h steps reach its 8 h night; the
+    // flag follows the next oracle price), the markets view says so.
+    const post = (path: string, body: string) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const amdOutside = async (): Promise<boolean> => {
+      await post('/sim/oracle', '{"market":"AMD-USD","price":"125"}');
+      return ((await (await fetch(`${server.url}/v1/markets?market=AMD-USD`)).json()) as { markets: { isOutsideRth: boolean }[] }).markets[0]!.isOutsideRth;
+    };
+    for (let i = 0; i < 4 && !(await amdOutside()); i++) await post('/sim/clock', '{"advanceMs":21600000}');
+    expect(await amdOutside()).toBe(true);
+    await page.goto(`${server.url}/ui#/markets`);
+    await expect.poll(() => page.locator('tr[data-market="AMD-USD"] [data-col="status"]').textContent()).toBe('ONLINE · OUTSIDE HOURS');
+    await expect.poll(() => page.locator('tr[data-market="BTC-USD"] [data-col="status"]').textContent()).toBe('ONLINE');
+    await page.goto(`${server.url}/ui#/control`);
 
     await form('Clock').getByLabel('Mode').selectOption('realtime');
     await form('Clock').getByRole('button', { name: 'Set mode' }).click();

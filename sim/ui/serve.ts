@@ -7,6 +7,7 @@
  * command. `/ui/config.json` tells the page how /sim treats it (UiConfig). The routes are hidden from the OpenAPI document and the request log (sim/request-log.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isLoopback } from '../control.ts';
@@ -21,15 +22,21 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Where the built console is looked for, first found wins: beside the running bundle
- * (dist/perpsim.mjs → dist/ui) and, from the sources, the checkout's dist/ui.
+ * Where the built console is looked for, first found wins: beside the running module (the CLI
+ * bundle dist/perpsim.mjs → dist/ui), then dist/ui of the package this module belongs to (the
+ * nearest directory above it with a package.json: the checkout, or node_modules/perpsim).
  */
 export function defaultUiDirs(): string[] {
-  return ['./ui/', '../../dist/ui/'].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const dirs = [join(here, 'ui')];
+  for (let dir = here; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return [...dirs, join(dir, 'dist', 'ui')];
+    if (dirname(dir) === dir) return dirs;
+  }
 }
 
 export function findUiDir(candidates: readonly string[] = defaultUiDirs()): string | undefined {
-  return candidates.find((dir) => existsSync(`${dir}/index.html`) && existsSync(`${dir}/app.js`));
+  return candidates.find((dir) => existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'app.js')));
 }
 
 export interface UiOptions {
@@ -44,13 +51,13 @@ export function registerUi(app: FastifyInstance, options: UiOptions = {}): void 
   let dir = options.dir ?? findUiDir();
   const send = (reply: FastifyReply, file: string): FastifyReply => {
     dir ??= findUiDir();
-    if (dir === undefined || !existsSync(`${dir}/index.html`)) {
+    if (dir === undefined || !existsSync(join(dir, 'index.html'))) {
       return reply.code(503).type(TYPES.txt!).send('the web console is not built: run `node scripts/build-ui.mjs` (npm start and npm install build it)\n');
     }
     const type = TYPES[file.slice(file.lastIndexOf('.') + 1)];
-    const path = `${dir}/${file}`;
-    if (type === undefined || !/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(file) || !existsSync(path)) return reply.code(404).type(TYPES.txt!).send('not found\n');
-    return reply.code(200).type(type).header('cache-control', 'no-cache').send(readFileSync(path));
+    // A plain file name only: no separator, no leading dot.
+    if (type === undefined || !/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(file) || !existsSync(join(dir, file))) return reply.code(404).type(TYPES.txt!).send('not found\n');
+    return reply.code(200).type(type).header('cache-control', 'no-cache').send(readFileSync(join(dir, file)));
   };
   // How /sim will treat this caller, so the page asks for the token instead of collecting 401s.
   app.get('/ui/config.json', { schema: { hide: true } }, (req, reply) => {
