@@ -1,14 +1,13 @@
 /** A few DOM helpers: elements from a tag, attributes and children, and table building. */
 
 export type Child = Node | string | number | null | undefined | false;
-type Attrs = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
+type Attrs = Record<string, string | number | boolean | undefined>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
-    if (typeof value === 'function') el.addEventListener(name.replace(/^on/, ''), value);
-    else if (value === true) el.setAttribute(name, '');
+    if (value === true) el.setAttribute(name, '');
     else el.setAttribute(name, String(value));
   }
   append(el, children);

@@ -36,7 +36,13 @@ export const controlView: View = async (scope, root) => {
     tokenInput.classList.toggle('wanted', config.controlToken && !given);
   };
   showToken();
-  const tokenForm = h('form', { class: 'inline', 'aria-label': 'Control token' }, field('Control token', tokenInput), h('button', { type: 'submit' }, 'Use token'), h('button', { type: 'button', onclick: () => ((ctx.token = undefined), (tokenInput.value = ''), showToken()) }, 'Forget'), tokenState);
+  const forget = h('button', { type: 'button' }, 'Forget');
+  forget.addEventListener('click', () => {
+    ctx.token = undefined;
+    tokenInput.value = '';
+    showToken();
+  });
+  const tokenForm = h('form', { class: 'inline', 'aria-label': 'Control token' }, field('Control token', tokenInput), h('button', { type: 'submit' }, 'Use token'), forget, tokenState);
   tokenForm.addEventListener('submit', (event) => {
     event.preventDefault();
     ctx.token = tokenInput.value.trim();

@@ -58,7 +58,7 @@ export const marketView: View = async (scope, root, name) => {
   });
   void scope.subscribe({ channel: 'l2Orderbook', id: market.marketDisplayName, nLevels: LEVELS }, (frame) => {
     renderLadder(ladderBody, frame.contents, d);
-    drawDepth(depth, frame.contents);
+    drawDepth(depth, frame.contents, d.price);
   });
 
   const trades: Trade[] = [];
@@ -134,7 +134,7 @@ function renderLadder(box: HTMLElement, book: BookContents, d: { price: number; 
   );
 }
 
-function drawDepth(canvas: HTMLCanvasElement, book: BookContents): void {
+function drawDepth(canvas: HTMLCanvasElement, book: BookContents, priceDecimals: number): void {
   const ratio = window.devicePixelRatio || 1;
   const width = canvas.clientWidth || 600;
   const height = canvas.clientHeight || 220;
@@ -176,8 +176,8 @@ function drawDepth(canvas: HTMLCanvasElement, book: BookContents): void {
   area(asks, 'rgba(214, 69, 65, 0.25)', '#d64541');
   g.fillStyle = '#8a94a6';
   g.font = '11px system-ui, sans-serif';
-  g.fillText(String(lo), pad, 12);
-  const hiText = String(hi);
+  g.fillText(fixed(lo, priceDecimals), pad, 12);
+  const hiText = fixed(hi, priceDecimals);
   g.fillText(hiText, width - pad - g.measureText(hiText).width, 12);
 }
 
