@@ -212,7 +212,7 @@ describe('the console on a running market', () => {
     await expect.poll(() => page.locator('dl.params').textContent()).toContain('0.016667');
     await page.selectOption('#timeframe', '5m');
     await expect.poll(() => page.locator('.tape tbody tr').count(), { timeout: 10_000 }).toBeGreaterThan(0);
-    await page.screenshot({ path: join(SHOTS, 'market-1280.png') });
+    await page.screenshot({ path: join(SHOTS, 'market-1280.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(SHOTS, 'market-narrow.png'), fullPage: true });
