@@ -198,6 +198,7 @@ describe('the console on a running market', () => {
     const { page, errors, foreign } = await open(server, '#/market/BTC-USD');
     await page.locator('.ladder .level.ask').first().waitFor({ timeout: Math.max(1, started + 2000 - Date.now()) });
     await page.locator('.ladder .level.bid').first().waitFor({ timeout: Math.max(1, started + 2000 - Date.now()) });
+    console.log(`BTC-USD ladder: both sides ${Date.now() - started} ms after opening /ui#/market/BTC-USD`);
     const ask = await page.locator('.ladder .level.ask').last().locator('span').allTextContents();
     const bid = await page.locator('.ladder .level.bid').first().locator('span').allTextContents();
     // Price with BTC-USD's tick decimals (0.1), sizes with its step decimals (1e-8).
