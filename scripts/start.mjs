@@ -41,6 +41,8 @@ if (stale()) {
   await build({ entryPoints: [join(root, 'sim/main.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: 'linked', logLevel: 'warning' });
   for (const file of BESIDE) copyFileSync(join(root, file), join(dist, file.slice(file.lastIndexOf('/') + 1)));
 }
+// The web console served at /ui (scripts/build-ui.mjs; rebuilt when its sources are newer).
+await (await import('./build-ui.mjs')).buildUi();
 if (!process.argv.includes('--build-only')) {
   if (process.argv.slice(2).includes('backtest')) (await import('tsx/esm/api')).register();
   await import(pathToFileURL(bundle).href);

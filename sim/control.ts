@@ -12,7 +12,7 @@ import { Type } from 'typebox';
 import { priceToTicks } from '../engine/index.ts';
 import { LIMITS } from '../engine/spec.ts';
 import { normalizeAddress } from '../gateway/auth/index.ts';
-import { usd } from '../gateway/format.ts';
+import { price, usd } from '../gateway/format.ts';
 import { registerKey, type KeyPermission } from '../gateway/keys.ts';
 import { resolveMarket } from '../gateway/markets.ts';
 import type { GatewayState } from '../gateway/operation.ts';
@@ -21,7 +21,7 @@ import { advance, nowMicros, setMode, type SimClock } from './clock.ts';
 const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
 const DECIMAL = Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number({ exclusiveMinimum: 0 })]);
 
-function isLoopback(ip: string): boolean {
+export function isLoopback(ip: string): boolean {
   return ip.startsWith('127.') || ip === '::1' || ip.startsWith('::ffff:127.');
 }
 
@@ -96,7 +96,7 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
       const ticks = priceToTicks(ms.spec, String(body.price));
       if (ticks === null) return reply.code(400).send({ error: 'price is not a multiple of tick size', errorType: 'Tick' });
       exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
-      return { market: ms.spec.displayName, oraclePrice: String(body.price), markPrice: ms.markPrice > 0 ? String(ms.markPrice) : '0' };
+      return { market: ms.spec.displayName, oraclePrice: String(body.price), markPrice: ms.markPrice > 0 ? price(ms.spec, ms.markPrice) : '0' };
     });
 
     sim.post('/sim/funding', {
@@ -130,6 +130,9 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
       exchange.submit({ type: 'setHalt', marketId: ms.spec.id, halted: body.halted });
       return { market: ms.spec.displayName, halted: body.halted };
     });
+
+    // The venue's interface has no halt flag: this is how a client (the web console) learns it.
+    sim.get('/sim/halt', async () => ({ halted: [...exchange.engine.markets.values()].filter((ms) => ms.halted).map((ms) => ms.spec.displayName) }));
 
     sim.get('/sim/clock', async () => ({ timeUs: nowMicros(clock), mode: clock.mode, speed: clock.speed }));
 

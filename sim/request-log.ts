@@ -4,7 +4,8 @@
  * is a bounded in-memory ring of what came over the wire, refused requests included.)
  *
  * Contract:
- * - Every REST request outside /sim, /docs and /openapi.json, and every WebSocket RPC call
+ * - Every REST request outside /sim, /docs, /openapi.json and /ui and not from the web console
+ *   (its CONSOLE_HEADER, sim/ui/protocol.ts), and every WebSocket RPC call
  *   (method = the envelope's type, POST or GET; path = the RPC method name, e.g. placeOrder).
  * - Each record: id (increasing), time (simulated µs, when answered), transport, method, path,
  *   query (REST), body as the client sent it (parsed JSON; the raw text when it was not JSON;
@@ -21,22 +22,13 @@ import { Type } from 'typebox';
 import { normalizeAddress } from '../gateway/auth/index.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import type { WsHooks } from '../gateway/ws/server.ts';
+import { CONSOLE_HEADER, type RequestRecord } from './ui/protocol.ts';
 
 export const REQUEST_LOG_DEFAULT_SIZE = 1000;
 const BODY_LIMIT = 64 * 1024;
 
-export interface RequestRecord {
-  id: number;
-  time: number;
-  transport: 'rest' | 'ws';
-  method: string;
-  path: string;
-  query?: Record<string, unknown>;
-  body: unknown;
-  bodyBytes?: number;
-  status: number;
-  address?: string;
-}
+/** One record of GET /sim/journal (its shape lives with the console, which reads it too). */
+export type { RequestRecord };
 
 /**
  * A record as the request path adds it: `body` (and `bodyBytes`) may be left to `sent`, and
@@ -131,7 +123,7 @@ function sentBody(raw: string | undefined, parsed: unknown): Pick<RequestRecord,
   }
 }
 
-const UNLOGGED = /^\/(sim|docs|openapi\.json)(\/|\?|$)/;
+const UNLOGGED = /^\/(sim|docs|openapi\.json|ui)(\/|\?|$)/;
 
 export function requestLogHooks(log: RequestLog, state: GatewayState): Required<Pick<WsHooks, 'afterRpc'>> {
   return {
@@ -154,7 +146,7 @@ const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
 /** Records REST requests (an onResponse hook) and serves GET /sim/journal. */
 export function registerRequestLog(app: FastifyInstance, log: RequestLog, state: GatewayState): void {
   app.addHook('onResponse', (req: FastifyRequest, reply, done) => {
-    if (!UNLOGGED.test(req.url)) {
+    if (!UNLOGGED.test(req.url) && req.headers[CONSOLE_HEADER] === undefined) {
       const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
       const parsed: unknown = req.body;
       const query = { ...((req.query ?? {}) as Record<string, unknown>) };

@@ -31,6 +31,7 @@ import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createFaults, faultHooks, registerFaults } from './faults.ts';
 import { registerStateControl } from './state-control.ts';
+import { registerUi } from './ui/serve.ts';
 import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
 import { createReplay, replayMarket, replayPrice, rowTicks, type PriceRow } from './replay-feed.ts';
@@ -66,6 +67,8 @@ export interface ServerOptions {
   replay?: Record<string, readonly PriceRow[]>;
   /** Requests kept for GET /sim/journal (default REQUEST_LOG_DEFAULT_SIZE). */
   requestLogSize?: number;
+  /** The built web console served at /ui (default: sim/ui/serve.ts defaultUiDirs()). */
+  uiDir?: string;
   /** Lockstep virtual time (sim/backtest/lockstep.ts): the step in ms; needs clock 'virtual'. */
   lockstepStepMs?: number;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
@@ -125,6 +128,7 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
   registerControl(app, { state, clock, token: options.controlToken });
   registerFaults(app, faults, state);
   registerRequestLog(app, requestLog, state);
+  registerUi(app, { dir: options.uiDir, controlToken: options.controlToken !== undefined });
   const prices = options.prices ?? DEFAULT_PRICES;
   // A recorded file is the market's price source from the start: its first row is the opening price.
   const replays = new Map<number, readonly PriceRow[]>();
