@@ -25,6 +25,11 @@ function isLoopback(ip: string): boolean {
   return ip.startsWith('127.') || ip === '::1' || ip.startsWith('::ffff:127.');
 }
 
+/** True for a route of the control API (`/sim` and below), by its declared pattern. */
+function isControlRoute(pattern: string | undefined): boolean {
+  return pattern !== undefined && (pattern === '/sim' || pattern.startsWith('/sim/'));
+}
+
 export interface ControlOptions {
   state: GatewayState;
   clock: SimClock;
@@ -35,9 +40,12 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
   const { state, clock } = options;
   const exchange = state.exchange;
 
-  // Callback style: the venue's routes pass straight through (no promise per request).
+  // The guard keys on the route fastify matched (its declared pattern), not on the request
+  // target's spelling: `/%73im/reset` and `POST http://host/sim/reset` match /sim routes too.
+  // An unmatched target has no route and answers 404. Callback style: the venue's routes pass
+  // straight through (no promise per request).
   app.addHook('onRequest', (req: FastifyRequest, reply, done) => {
-    if (!req.url.startsWith('/sim/')) return done();
+    if (!isControlRoute(req.routeOptions.url)) return done();
     if (options.token !== undefined) {
       if (req.headers.authorization !== `Bearer ${options.token}`) return void reply.code(401).send({ error: 'control token required' });
     } else if (!isLoopback(req.ip)) {
