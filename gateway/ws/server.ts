@@ -26,7 +26,7 @@
  * same order; only the number of writes changes (one write per frame cost the event loop more
  * than building the frame).
  */
-import AjvModule, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -138,9 +138,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const connections = new Set<Connection>();
   const ips = new Map<string, WsIpState>();
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
-  // ajv is CommonJS: its class is the default export's `default` under ESM interop.
-  const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
-  const ajv = new (Ajv as unknown as new (options: object) => import('ajv').default)({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  // The REST routes' validator (gateway/validator.ts): one rule set for both.
+  const ajv = app.schemaValidator;
   const validators = new Map<Operation, ValidateFunction>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
