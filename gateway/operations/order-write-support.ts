@@ -282,8 +282,8 @@ export function parseElements<E, T extends object>(
  * passed its checks claims its signature's slot; one already taken, or claimed by an earlier
  * element of this batch, becomes an ERROR row `replayed request` and leaves `parsed.accepted`.
  * A batch whose checked elements are all replays is 409 and costs nothing. The slots are taken
- * only once the charge passed (a 429 leaves them usable). An element without a signature
- * (possible only with auth off) claims none.
+ * only once the charge passed (a 429 leaves them usable). With auth off no element signature is
+ * verified (the backtest sends the same placeholder for every element), so none claims a slot.
  */
 export function chargeBatch<T>(
   state: GatewayState,
@@ -298,7 +298,7 @@ export function chargeBatch<T>(
   const fresh: ParsedElements<T>['accepted'] = [];
   const replayed: number[] = [];
   for (const element of parsed.accepted) {
-    const signature = stringField(elements[element.index], 'signature');
+    const signature = state.config.auth ? stringField(elements[element.index], 'signature') : undefined;
     const slot = signature === undefined ? undefined : replaySlot(signature);
     if (slot !== undefined && (claimed.has(slot) || state.replay.has(slot))) {
       replayed.push(element.index);
