@@ -20,6 +20,7 @@ import { attachFundingRates } from './funding-rates-store.ts';
 import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
 import { attachServices } from './services.ts';
+import { createSchemaValidator } from './validator.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {
@@ -48,6 +49,10 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   attachFundingRates(state.exchange);
   attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
+  // One validator for every route (the /sim ones too) and the WebSocket's payloads (validator.ts).
+  const validator = createSchemaValidator();
+  app.setValidatorCompiler(({ schema }) => validator.compile(schema));
+  app.decorate('schemaValidator', validator);
 
   // No reply (a read included: it may show the change) leaves before the changes made so far
   // are durable; a failed commit turns the reply into a 503 (the state is then ahead of the file).

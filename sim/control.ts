@@ -18,11 +18,32 @@ import { resolveMarket } from '../gateway/markets.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import { advance, nowMicros, setMode, type SimClock } from './clock.ts';
 
+/**
+ * Bounds of the control inputs (README "Control routes"): beyond them a request is 400 before
+ * it touches the state. Numbers are finite (gateway/validator.ts); decimal strings have at most
+ * `decimalMaxLength` characters; a deposit is at most `maxDepositUsd`.
+ */
+export const CONTROL_LIMITS = {
+  decimalMaxLength: 40,
+  maxDepositUsd: 1_000_000_000_000,
+  maxAdvanceMs: 366 * 86_400_000,
+  maxSpeed: 1_000_000,
+} as const;
+
 const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
-const DECIMAL = Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number({ exclusiveMinimum: 0 })]);
+const DECIMAL = Type.Union([
+  Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: CONTROL_LIMITS.decimalMaxLength }),
+  Type.Number({ exclusiveMinimum: 0, maximum: 1e15 }),
+]);
+const MAX_DEPOSIT = new Big(CONTROL_LIMITS.maxDepositUsd);
 
 export function isLoopback(ip: string): boolean {
   return ip.startsWith('127.') || ip === '::1' || ip.startsWith('::ffff:127.');
+}
+
+/** True for a route of the control API (`/sim` and below), by its declared pattern. */
+function isControlRoute(pattern: string | undefined): boolean {
+  return pattern !== undefined && (pattern === '/sim' || pattern.startsWith('/sim/'));
 }
 
 export interface ControlOptions {
@@ -35,9 +56,12 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
   const { state, clock } = options;
   const exchange = state.exchange;
 
-  // Callback style: the venue's routes pass straight through (no promise per request).
+  // The guard keys on the route fastify matched (its declared pattern), not on the request
+  // target's spelling: `/%73im/reset` and `POST http://host/sim/reset` match /sim routes too.
+  // An unmatched target has no route and answers 404. Callback style: the venue's routes pass
+  // straight through (no promise per request).
   app.addHook('onRequest', (req: FastifyRequest, reply, done) => {
-    if (!req.url.startsWith('/sim/')) return done();
+    if (!isControlRoute(req.routeOptions.url)) return done();
     if (options.token !== undefined) {
       if (req.headers.authorization !== `Bearer ${options.token}`) return void reply.code(401).send({ error: 'control token required' });
     } else if (!isLoopback(req.ip)) {
@@ -52,7 +76,9 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
       schema: { body: Type.Object({ address: ADDRESS, accountIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax })), amount: DECIMAL }) },
     }, async (req, reply) => {
       const body = req.body as { address: string; accountIndex?: number; amount: string | number };
-      const quantums = BigInt(new Big(body.amount).times(1e9).round(0, Big.roundDown).toFixed(0));
+      const amount = new Big(body.amount);
+      if (amount.gt(MAX_DEPOSIT)) return reply.code(400).send({ error: `amount must be at most ${CONTROL_LIMITS.maxDepositUsd} USD` });
+      const quantums = BigInt(amount.times(1e9).round(0, Big.roundDown).toFixed(0));
       if (quantums <= 0n) return reply.code(400).send({ error: 'amount must be positive' });
       const address = normalizeAddress(body.address)!;
       const accountIndex = body.accountIndex ?? 0;
@@ -94,13 +120,15 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
       const ms = resolveMarket(exchange, body.market);
       if (ms === undefined) return reply.code(400).send({ error: `unknown market: ${String(body.market)}` });
       const ticks = priceToTicks(ms.spec, String(body.price));
-      if (ticks === null) return reply.code(400).send({ error: 'price is not a multiple of tick size', errorType: 'Tick' });
-      exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
+      if (ticks === null) return reply.code(400).send({ error: 'price is not a multiple of tick size (or beyond 2^53 ticks)', errorType: 'Tick' });
+      if (ticks <= 0) return reply.code(400).send({ error: 'price must be positive' });
+      const result = exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: ticks });
+      if (result.kind === 'invalid') return reply.code(400).send({ error: result.error });
       return { market: ms.spec.displayName, oraclePrice: String(body.price), markPrice: ms.markPrice > 0 ? price(ms.spec, ms.markPrice) : '0' };
     });
 
     sim.post('/sim/funding', {
-      schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), rate1h: Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$' }) }) },
+      schema: { body: Type.Object({ market: Type.Union([Type.String(), Type.Integer()]), rate1h: Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', maxLength: CONTROL_LIMITS.decimalMaxLength }) }) },
     }, async (req, reply) => {
       const body = req.body as { market: string | number; rate1h: string };
       const ms = resolveMarket(exchange, body.market);
@@ -139,9 +167,9 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
     sim.post('/sim/clock', {
       schema: {
         body: Type.Object({
-          advanceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 366 * 86_400_000 })),
+          advanceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: CONTROL_LIMITS.maxAdvanceMs })),
           mode: Type.Optional(Type.Union([Type.Literal('realtime'), Type.Literal('accelerated'), Type.Literal('virtual')])),
-          speed: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
+          speed: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: CONTROL_LIMITS.maxSpeed })),
         }),
       },
     }, async (req, reply) => {

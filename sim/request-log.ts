@@ -9,7 +9,10 @@
  *   (method = the envelope's type, POST or GET; path = the RPC method name, e.g. placeOrder).
  * - Each record: id (increasing), time (simulated µs, when answered), transport, method, path,
  *   query (REST), body as the client sent it (parsed JSON; the raw text when it was not JSON;
- *   bodies over 64 KiB are left out and counted in `bodyBytes`), status, and the address the
+ *   bodies over 64 KiB are left out and counted in `bodyBytes`; a body nested deeper than
+ *   `BODY_DEPTH` levels, which the reply could not serialize, is kept as its raw text over REST
+ *   and left out, null, over the WebSocket, where the payload has no text of its own), status,
+ *   and the address the
  *   request is attributable to: the owner of the API key it names, else the body's `address`
  *   or `ethereumAddress`, else the query's `address` — lowercase.
  * - The ring keeps the newest `size` records; reads list newest first.
@@ -26,6 +29,8 @@ import { CONSOLE_HEADER, type RequestRecord } from './ui/protocol.ts';
 
 export const REQUEST_LOG_DEFAULT_SIZE = 1000;
 const BODY_LIMIT = 64 * 1024;
+/** Nesting levels a logged body may have (JSON.stringify recurses: 5,000 overflowed the stack). */
+const BODY_DEPTH = 64;
 
 /** One record of GET /sim/journal (its shape lives with the console, which reads it too). */
 export type { RequestRecord };
@@ -111,13 +116,26 @@ function attribution(state: GatewayState, apiKey: unknown, query: unknown): (bod
   };
 }
 
-/** The body as sent: parsed, the raw text when it is not JSON, or left out when too large. */
+/** True when `value` nests objects or arrays more than `max` levels deep (no recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The body as sent: parsed, the raw text when it is not JSON or nests too deep, or left out when too large. */
 function sentBody(raw: string | undefined, parsed: unknown): Pick<RequestRecord, 'body' | 'bodyBytes'> {
-  if (raw === undefined) return { body: parsed ?? null };
+  if (raw === undefined) return { body: parsed === undefined || nestedDeeperThan(parsed, BODY_DEPTH) ? null : parsed };
   const bytes = Buffer.byteLength(raw);
   if (bytes > BODY_LIMIT) return { body: null, bodyBytes: bytes };
   try {
-    return { body: raw.length === 0 ? null : JSON.parse(raw) };
+    const body: unknown = raw.length === 0 ? null : JSON.parse(raw);
+    return { body: nestedDeeperThan(body, BODY_DEPTH) ? raw : body };
   } catch {
     return { body: raw };
   }
@@ -134,7 +152,7 @@ export function requestLogHooks(log: RequestLog, state: GatewayState): Required<
         method: call.type.toUpperCase(),
         path: call.method,
         status: call.status,
-        sent: () => ({ body: call.payload() ?? null }),
+        sent: () => sentBody(undefined, call.payload()),
         attribute: attribution(state, call.apiKey, undefined),
       });
     },
@@ -146,7 +164,8 @@ const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
 /** Records REST requests (an onResponse hook) and serves GET /sim/journal. */
 export function registerRequestLog(app: FastifyInstance, log: RequestLog, state: GatewayState): void {
   app.addHook('onResponse', (req: FastifyRequest, reply, done) => {
-    if (!UNLOGGED.test(req.url) && req.headers[CONSOLE_HEADER] === undefined) {
+    // The matched route decides (a `/%73im/...` target is a /sim route too), else the target.
+    if (!UNLOGGED.test(req.routeOptions.url ?? req.url) && req.headers[CONSOLE_HEADER] === undefined) {
       const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
       const parsed: unknown = req.body;
       const query = { ...((req.query ?? {}) as Record<string, unknown>) };

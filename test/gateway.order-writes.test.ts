@@ -332,15 +332,15 @@ describe('batch X-Signature: "omitting it or sending it empty rejects every elem
   });
 });
 
-describe('batches: "The whole batch consumes one replay slot"', () => {
-  it('takes one slot for N elements and answers 409 to the same batch sent again', async () => {
+describe('batches: "The whole batch consumes one replay slot" (made of its elements\' slots, one per signature)', () => {
+  it('takes a slot per element and answers 409 to the same batch sent again', async () => {
     const h = await ready();
     const ts = timestampNs(h);
     const elements = [1, 2, 3].map((i) => placeElement(h, alice, { quantity: '0.01', price: `9${i}000.0` }, ts));
     const req = batchRequest(alice, 'batchPlaceOrders', elements, ts);
     const before = h.state.replay.size;
     expect((await send(h, req)).statusCode).toBe(202);
-    expect(h.state.replay.size).toBe(before + 1);
+    expect(h.state.replay.size).toBe(before + 3);
     const again = await send(h, req);
     expect(again.statusCode).toBe(409);
     expect([...h.exchange.orders.values()]).toHaveLength(3);

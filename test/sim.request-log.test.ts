@@ -1,5 +1,6 @@
 import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { scheme1Payload } from '../gateway/auth/index.ts';
 import { addRecord, createRequestLog, listRecords } from '../sim/request-log.ts';
 import { wallet, type Wallet } from './support/gateway-fixture.ts';
@@ -130,5 +131,28 @@ describe('the request log is a bounded ring buffer of configurable size', () => 
     expect(listRecords(log, 10).map((r) => [r.id, r.path])).toEqual([[5, '/4'], [4, '/3']]);
     expect(log.ring).toHaveLength(2);
     expect(() => createRequestLog(0)).toThrow(RangeError);
+  });
+});
+
+describe('a body nested too deep to serialize is kept safely, and the journal keeps answering', () => {
+  it('keeps a REST body nested 5,000 deep as its raw text; a WebSocket payload that deep is left out', async () => {
+    const server = await sim.start();
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const text = `{"address":"0x${'11'.repeat(20)}","x":${deep}}`;
+    expect((await call('POST', '/v1/placeOrder', text)).status).toBe(400);
+    // Sent as text: the test client's JSON.stringify cannot write it either.
+    const ws = new WebSocket(server.url.replace('http', 'ws') + '/v1/ws');
+    sim.sockets.push(ws);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const answered = new Promise((resolve) => ws.once('message', resolve));
+    ws.send(`{"type":"post","id":3,"request":{"type":"placeOrder","payload":{"x":${deep}}}}`);
+    await answered;
+    const [rpc, rest] = await journal();
+    expect(rpc).toMatchObject({ transport: 'ws', path: 'placeOrder', body: null });
+    expect(rest).toMatchObject({ transport: 'rest', path: '/v1/placeOrder', status: 400, body: text });
+    // Sixty-four levels still come back parsed.
+    const nested = '['.repeat(63) + ']'.repeat(63);
+    await call('POST', '/v1/placeOrder', `{"x":${nested}}`);
+    expect((await journal())[0]!.body).toEqual(JSON.parse(`{"x":${nested}}`));
   });
 });

@@ -21,6 +21,7 @@ import { fail, type Reply } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import { isNonceSpent } from '../nonces.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
+import { isReplayed, takeReplaySlot } from '../replay.ts';
 import { requestIdOf } from '../request-id.ts';
 import { isReply, verifyScheme2Signature, type SignedContext } from './common.ts';
 import { andThen, type Maybe } from '../maybe.ts';
@@ -112,8 +113,8 @@ export function verifiedScheme2Write<T>(state: GatewayState, request: OperationR
  */
 export function admitScheme2Write(state: GatewayState, ctx: SignedContext, operation: string): string | Reply {
   const { signature, timestampText } = ctx.headers;
-  if (state.replay.has(signature)) return fail(409, 'replayed request');
-  state.replay.add(signature);
+  if (isReplayed(state, signature)) return fail(409, 'replayed request');
+  takeReplaySlot(state, signature);
   return requestIdOf(operation, ctx.address, ctx.accountIndex, timestampText, signature);
 }
 

@@ -6,7 +6,7 @@
  * element naming both (or neither) makes the whole request 400 InvalidRequest and nothing is
  * canceled (the interface: "both gives 400"); every other element failure (schema, market,
  * signature, expired validUntil) is that element's ERROR row while the rest proceed. The batch
- * envelope (X-Signature present but unverified, one replay slot, N charged to the cancel pool,
+ * envelope (X-Signature present but unverified, a replay slot per element, N charged to the cancel pool,
  * rows) is order-write-support.ts's.
  *
  * Engine: the accepted cancels are submitted one by one, in order (the engine has no batch
@@ -66,9 +66,10 @@ export const batchCancelOrders: Operation = {
 
     const parse = (): Maybe<ParsedElements<ParsedCancel>> =>
       parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
-    return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
-      const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels);
+    return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
+      const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels, parsed, targetRowIds);
       if (isReply(charge)) return charge;
+      const { rows, accepted } = parsed;
       for (const { index, parsed } of accepted) {
         rows[index] = elementRow(cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
       }

@@ -8,7 +8,7 @@
  * is any other element failure (schema, ticks, signature). Engine outcomes are rows too: the
  * single modifyOrder reply without rateLimit (`ACK`, or `REJECTED` with rejectionReason); an
  * engine validation error (e.g. notional below minimum) is an ERROR row. The batch envelope
- * (X-Signature present but unverified, one replay slot, N charged to the order pool) is
+ * (X-Signature present but unverified, a replay slot per element, N charged to the order pool) is
  * order-write-support.ts's.
  *
  * Engine: the accepted modifies are submitted one by one, in order (each is independent).
@@ -44,9 +44,10 @@ export const batchModifyOrders: Operation = {
     if (isReply(ctx)) return ctx;
     const parse = (): Maybe<ParsedElements<ParsedModify>> =>
       parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
-    return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
-      const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies);
+    return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
+      const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies, parsed, targetRowIds);
       if (isReply(charge)) return charge;
+      const { rows, accepted } = parsed;
       for (const { index, parsed } of accepted) {
         rows[index] = elementRow(modifyReply(state, parsed, submitModify(state, parsed), undefined), parsed.orderId, parsed.clientId);
       }

@@ -5,14 +5,14 @@
  * each element is a placeOrder body plus its `signature` (op 1, or op 4 for a TPSL element:
  * `tpsl_type` or `tpslType`), every element's `ct` is the request's X-Timestamp, all elements
  * share address and accountIndex; `grouping` (entryTpsl / partialTpsl / positionTpsl) is not
- * signed. The batch envelope (X-Signature present but unverified, one replay slot, N charged
+ * signed. The batch envelope (X-Signature present but unverified, a replay slot per element, N charged
  * to the order pool, rows) is order-write-support.ts's.
  *
  * Engine: the accepted elements go to the engine as one `batchPlace` command, grouped or not,
  * so a batch is applied at one instant and a TPSL group is shape-checked before anything is
  * placed (a shape violation — wrong count, missing or duplicate legs — answers 400
  * InvalidRequest for the whole request and places nothing; the engine finds it after the pool
- * was charged and the replay slot taken, and like any engine refusal that is not refunded).
+ * was charged and the replay slots taken, and like any engine refusal that is not refunded).
  * Without a grouping, a failed
  * element is simply left out. With a grouping, a failed element would change the group's
  * shape, so nothing is placed: the failed element's row carries its error and every other row
@@ -91,9 +91,10 @@ export const batchPlaceOrders: Operation = {
           return { command, displayName: parsed.displayName, element };
         }),
       );
-    return sequenced(state, walletOf(request.query, request.body), parse, ({ rows, accepted }) => {
-      const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders);
+    return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
+      const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders, parsed, rowIds);
       if (isReply(charge)) return charge;
+      const { rows, accepted } = parsed;
 
       if (grouping !== undefined && accepted.length < orders.length) {
         const failed = rows.findIndex((row) => row !== undefined);

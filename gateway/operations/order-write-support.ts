@@ -12,8 +12,10 @@
  *   a 401 like any failed authentication, and the rows say it of every element);
  * - each element is checked on its own (schema, signature, ticks): a failed one becomes a row
  *   `{orderId, clientId, status: "ERROR", error}` while the rest proceed;
- * - the whole batch takes one replay slot, keyed by its elements' signatures (they are verified
- *   and cover the shared X-Timestamp, so resending the same batch is a replay);
+ * - replay slots are per signature (replay.ts): each checked element takes its own, shared with
+ *   single writes, so an element is placed at most once however it is resent (the batch's "one
+ *   slot" is the set of its elements' slots). A replayed or repeated element is an ERROR row
+ *   `replayed request`; a batch made only of replays is 409 like a single replay;
  * - the pools are charged N once for the batch; the reply is `{responses: [row…], rateLimit}`,
  *   202 when at least one element was forwarded and acknowledged, 200 when every row is
  *   already definitive (REJECTED / ERROR).
@@ -28,6 +30,7 @@ import { resolveMarket } from '../markets.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import type { PooledOperation } from '../rate-limit/index.ts';
 import { all, andThen, type Maybe } from '../maybe.ts';
+import { isReplayed, replaySlot, takeReplaySlot } from '../replay.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 
@@ -149,10 +152,10 @@ export type Charged = { rateLimit: unknown } | Reply;
  * and the slot is taken only once the charge passed, so a request refused 429 may be sent again
  * unchanged.
  */
-export function chargeOnce(state: GatewayState, replayKey: string, charge: () => Charged): Charged {
-  if (state.replay.has(replayKey)) return fail(409, 'replayed request');
+export function chargeOnce(state: GatewayState, signature: string, charge: () => Charged): Charged {
+  if (isReplayed(state, signature)) return fail(409, 'replayed request');
   const charged = charge();
-  if (!isReply(charged)) state.replay.add(replayKey);
+  if (!isReply(charged)) takeReplaySlot(state, signature);
   return charged;
 }
 
@@ -238,11 +241,6 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
   return signedContext(state, request, accountIndex, 'trade', 'present', address === undefined ? {} : { address });
 }
 
-/** The batch's one replay slot: its operation and its elements' signatures. */
-export function batchReplayKey(operation: string, elements: readonly unknown[]): string {
-  return operation + ':' + elements.map((element) => stringField(element, 'signature') ?? '').join(',');
-}
-
 export interface ParsedElements<T> {
   /** The refused elements' rows, at their index. */
   rows: (BatchRow | undefined)[];
@@ -279,12 +277,44 @@ export function parseElements<E, T extends object>(
   });
 }
 
-/** The batch's one replay slot and its one charge of N, as `chargeOnce` orders them. */
-export function chargeBatch(state: GatewayState, request: OperationRequest, operation: PooledOperation, ctx: SignedContext, elements: readonly unknown[]): Charged {
+/**
+ * The batch's replay slots and its one charge of N, in `chargeOnce`'s order. Each element that
+ * passed its checks claims its signature's slot; one already taken, or claimed by an earlier
+ * element of this batch, becomes an ERROR row `replayed request` and leaves `parsed.accepted`.
+ * A batch whose checked elements are all replays is 409 and costs nothing. The slots are taken
+ * only once the charge passed (a 429 leaves them usable). With auth off no element signature is
+ * verified (the backtest sends the same placeholder for every element), so none claims a slot.
+ */
+export function chargeBatch<T>(
+  state: GatewayState,
+  request: OperationRequest,
+  operation: PooledOperation,
+  ctx: SignedContext,
+  elements: readonly unknown[],
+  parsed: ParsedElements<T>,
+  rowIds: RowIds,
+): Charged {
+  const claimed = new Set<string>();
+  const fresh: ParsedElements<T>['accepted'] = [];
+  const replayed: number[] = [];
+  for (const element of parsed.accepted) {
+    const signature = state.config.auth ? stringField(elements[element.index], 'signature') : undefined;
+    const slot = signature === undefined ? undefined : replaySlot(signature);
+    if (slot !== undefined && (claimed.has(slot) || state.replay.has(slot))) {
+      replayed.push(element.index);
+      continue;
+    }
+    if (slot !== undefined) claimed.add(slot);
+    fresh.push(element);
+  }
+  if (replayed.length > 0 && fresh.length === 0) return fail(409, 'replayed request');
   const clientIds = elements.map((element) => stringField(element, 'clientId'));
-  return chargeOnce(state, batchReplayKey(operation, elements), () =>
-    chargeOrderWrite(state, request, operation, ctx.address, ctx.accountIndex, elements.length, { kind: 'batch', clientIds }),
-  );
+  const charged = chargeOrderWrite(state, request, operation, ctx.address, ctx.accountIndex, elements.length, { kind: 'batch', clientIds });
+  if (isReply(charged)) return charged;
+  for (const slot of claimed) state.replay.add(slot);
+  for (const index of replayed) parsed.rows[index] = errorRow(...rowIds(withoutNulls(elements[index])), 'replayed request');
+  parsed.accepted = fresh;
+  return charged;
 }
 
 /** An element's single-request reply as its row: a refusal as an ERROR row, else the reply's body. */

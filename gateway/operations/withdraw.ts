@@ -42,6 +42,7 @@ import { sequenced, walletKey } from '../sequencer.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { isReplayed, takeReplaySlot } from '../replay.ts';
 import {
   parseQuantums,
   QUANTUMS,
@@ -145,8 +146,8 @@ export const withdraw: Operation = {
     return sequenced(state, walletKey(address), authorize, (authorized): Reply => {
       if (authorized !== null && typeof authorized !== 'string') return authorized;
       if (typeof authorized === 'string') {
-        if (state.replay.has(authorized)) return fail(409, 'replayed request');
-        state.replay.add(authorized);
+        if (isReplayed(state, authorized)) return fail(409, 'replayed request');
+        takeReplaySlot(state, authorized);
       }
       const result = state.exchange.submit({ type: 'withdraw', address, accountIndex: w.accountIndex, amount, nonce: w.nonce });
       if (result.kind === 'conflict') return fail(409, result.error);

@@ -26,7 +26,7 @@
  * same order; only the number of writes changes (one write per frame cost the event loop more
  * than building the frame).
  */
-import AjvModule, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -119,6 +119,12 @@ export interface WsHooks {
   afterRpc?(record: WsRpcRecord): void;
 }
 
+/** The method a post/get frame names ('' when none), echoed with its id in every answer. */
+function rpcMethodOf(msg: Record<string, unknown>): string {
+  const request = msg.request;
+  return request !== null && typeof request === 'object' ? String((request as Record<string, unknown>).type ?? '') : '';
+}
+
 /** RPC methods: REST operation names, plus the venue's aliases. */
 const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
 const NOT_OVER_WS = new Set(['createApiKey']);
@@ -138,9 +144,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const connections = new Set<Connection>();
   const ips = new Map<string, WsIpState>();
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
-  // ajv is CommonJS: its class is the default export's `default` under ESM interop.
-  const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
-  const ajv = new (Ajv as unknown as new (options: object) => import('ajv').default)({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  // The REST routes' validator (gateway/validator.ts): one rule set for both.
+  const ajv = app.schemaValidator;
   const validators = new Map<Operation, ValidateFunction>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
@@ -363,10 +368,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       send(c, { method, id, ...frame });
       return frame.status;
     };
-    if (typeof id !== 'number') {
-      fail(c, 400, 'post and get messages need a numeric id');
-      return 400;
-    }
+    // Every answer echoes id and method as sent, refusals included, so the client can match it.
+    if (typeof id !== 'number') return reply({ type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'post and get messages need a numeric id' } });
     if (NOT_OVER_WS.has(method)) return reply({ status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
     const op = byName.get(METHOD_ALIASES[method] ?? method);
     if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
@@ -374,7 +377,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     }
     const payload = (request.payload ?? {}) as Record<string, unknown>;
     if (op.name === 'placeOrder' || op.name === 'batchPlaceOrders') {
-      const elements = op.name === 'placeOrder' ? [payload] : ((payload.orders as unknown[] | undefined) ?? []);
+      // Not yet validated: `orders` may be anything (its schema answers 400 below).
+      const elements = op.name === 'placeOrder' ? [payload] : Array.isArray(payload.orders) ? (payload.orders as unknown[]) : [];
       const tpsl = payload.grouping !== undefined || elements.some((e) => typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e));
       if (tpsl) return reply({ status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
     }
@@ -454,7 +458,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         return unsubscribe(c, msg);
       case 'post':
       case 'get':
-        void rpc(c, msg, text).catch(() => fail(c, 500, 'internal error'));
+        void rpc(c, msg, text).catch(() => send(c, { method: rpcMethodOf(msg), id: msg.id, status: 500, error: { type: 'Internal', message: 'internal error' } }));
         return;
       default:
         return fail(c, 400, `unknown message type: ${type}`);

@@ -13,12 +13,13 @@
  * the reply when the request reaches the exchange in simulated time. Reads answer at once from
  * the exchange's current state.
  */
-import AjvModule, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { OPERATIONS } from '../../gateway/operations/index.ts';
 import type { GatewayState, Operation } from '../../gateway/operation.ts';
 import { createKeyRegistry, registerKey } from '../../gateway/keys.ts';
 import { rateLimitConfig } from '../../gateway/rate-limit/index.ts';
 import type { Exchange } from '../../gateway/exchange.ts';
+import { createSchemaValidator } from '../../gateway/validator.ts';
 
 /** An operation's answer: the HTTP status and body the REST route would send. */
 export interface Reply {
@@ -32,13 +33,12 @@ export const DEFAULT_GTT_US = 40 * DAY_US;
 
 type Body = Record<string, unknown>;
 
-const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
-
 /** The gateway's operations over one exchange, without a transport. */
 export class InProcessGateway {
   readonly state: GatewayState;
   private readonly byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
-  private readonly ajv = new (Ajv as unknown as new (options: object) => import('ajv').default)({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  /** The gateway's validator rules (gateway/validator.ts: fastify's coercion, finite numbers). */
+  private readonly ajv = createSchemaValidator();
   private readonly validators = new Map<Operation, ValidateFunction>();
   private requests = 0;
   readonly apiKey: string;

@@ -65,7 +65,7 @@ export function registerLockstep(app: FastifyInstance, options: LockstepOptions)
       return { participantId, step, timeUs: nowMicros(clock), stepMs };
     });
 
-    sim.post('/sim/lockstep/ack', { schema: { body: Type.Object({ participantId: Type.String(), step: Type.Integer({ minimum: 0 }) }) } }, async (req, reply) => {
+    sim.post('/sim/lockstep/ack', { schema: { body: Type.Object({ participantId: Type.String({ maxLength: 64 }), step: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }) } }, async (req, reply) => {
       const body = req.body as { participantId: string; step: number };
       const participant = participants.get(body.participantId);
       if (participant === undefined) return reply.code(404).send({ error: `unknown participant ${body.participantId}` });
@@ -75,7 +75,7 @@ export function registerLockstep(app: FastifyInstance, options: LockstepOptions)
       return { step, timeUs: nowMicros(clock), advanced };
     });
 
-    sim.post('/sim/lockstep/leave', { schema: { body: Type.Object({ participantId: Type.String() }) } }, async (req, reply) => {
+    sim.post('/sim/lockstep/leave', { schema: { body: Type.Object({ participantId: Type.String({ maxLength: 64 }) }) } }, async (req, reply) => {
       const { participantId } = req.body as { participantId: string };
       if (!participants.delete(participantId)) return reply.code(404).send({ error: `unknown participant ${participantId}` });
       const advanced = maybeAdvance();

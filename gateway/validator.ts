@@ -1,0 +1,66 @@
+/**
+ * The schema validator of REST (fastify's validator compiler) and the WebSocket's RPC payloads:
+ * one ajv instance, built by `createSchemaValidator`, with fastify's default options (strings
+ * coerced to the declared type, defaults filled, undeclared properties dropped, first error only).
+ *
+ * Finite numbers: ajv's coercion turns the strings "Infinity", "-Infinity", "1e400" into
+ * ±Infinity for an integer or number field (its test is `s == +s && !(s % 1)`), and its range
+ * keywords skip non-finite values, so `accountIndex=Infinity` passed `maximum: 9`. Every schema
+ * compiled here carries a `finite` keyword beside each numeric `type`; it runs after coercion
+ * and refuses ±Infinity and NaN ("must be a finite number"). The schemas as declared (OpenAPI,
+ * serialization) are untouched: the keyword is added to the copy ajv compiles.
+ */
+import AjvModule, { type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's validator (buildApp), for the WebSocket's RPC payloads. */
+    schemaValidator: SchemaValidator;
+  }
+}
+
+export interface SchemaValidator {
+  /** Compiles a JSON schema (a TypeBox schema included); validation coerces the data in place. */
+  compile(schema: unknown): ValidateFunction;
+  /** The errors of a failed validation as one line. */
+  errorsText(errors: ErrorObject[] | null | undefined): string;
+}
+
+const NUMERIC = new Set(['integer', 'number']);
+/** Keywords whose values are data, not schemas: never rewritten. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+/** Keywords whose values map names to schemas (a property may be called `type` or `default`). */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
+
+export function createSchemaValidator(): SchemaValidator {
+  // ajv is CommonJS: its class is the default export's `default` under ESM interop.
+  const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
+  const ajv = new (Ajv as unknown as new (options: object) => import('ajv').default)({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  const finite: SchemaValidateFunction = (_schema: boolean, data: unknown): boolean => {
+    if (typeof data !== 'number' || Number.isFinite(data)) return true;
+    finite.errors = [{ keyword: 'finite', message: 'must be a finite number', params: {} }];
+    return false;
+  };
+  ajv.addKeyword({ keyword: 'finite', schemaType: 'boolean', errors: true, validate: finite });
+  return {
+    compile: (schema) => ajv.compile(withFiniteNumbers(schema) as object),
+    errorsText: (errors) => ajv.errorsText(errors),
+  };
+}
+
+/** A copy of `schema` with `finite: true` beside every `type` that admits a number. */
+function withFiniteNumbers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withFiniteNumbers);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withFiniteNumbers(sub)]));
+    } else out[key] = withFiniteNumbers(value);
+  }
+  const type = (schema as { type?: unknown }).type;
+  const numeric = typeof type === 'string' ? NUMERIC.has(type) : Array.isArray(type) && type.some((t) => NUMERIC.has(t as string));
+  if (numeric) out.finite = true;
+  return out;
+}

@@ -1,0 +1,60 @@
+/**
+ * Integer and number fields hold finite numbers only. Schema coercion turns a string into a
+ * number for a numeric field; "Infinity", "-Infinity" and "1e400" must not become ±Infinity and
+ * slip past the field's bounds (`accountIndex` above 9 is 400, interface.md Errors).
+ */
+import { describe, expect, it } from 'vitest';
+import { gateway, placeOrderRequest, wallet } from './support/gateway-fixture.ts';
+import { simHarness } from './support/sim-harness.ts';
+import { connectClient } from './support/ws-client.ts';
+
+const alice = wallet(0xf1);
+const NON_FINITE = ['Infinity', '-Infinity', '+Infinity', '1e400', '-1e400'];
+
+describe('a non-finite numeric string in an integer query field is 400 in the error shape', () => {
+  it('openOrders accountIndex / limit / from / to, fills limit, trades limit, candles countback', async () => {
+    const h = await gateway();
+    const address = alice.address;
+    const targets = (value: string): string[] => [
+      `/v1/openOrders?address=${address}&accountIndex=${value}`,
+      `/v1/openOrders?address=${address}&accountIndex=0&limit=${value}`,
+      `/v1/openOrders?address=${address}&accountIndex=0&from=${value}`,
+      `/v1/openOrders?address=${address}&accountIndex=0&to=${value}`,
+      `/v1/fills?address=${address}&accountIndex=0&limit=${value}`,
+      `/v1/trades?market=BTC-USD&limit=${value}`,
+      `/v1/candles?market=BTC-USD&timeframe=1m&to=${Math.floor(h.now.us)}&countback=${value}`,
+    ];
+    for (const value of NON_FINITE) {
+      for (const url of targets(encodeURIComponent(value))) {
+        const res = await h.app.inject({ method: 'GET', url });
+        expect({ url, status: res.statusCode }).toEqual({ url, status: 400 });
+        expect(typeof res.json().error).toBe('string');
+      }
+    }
+    // Finite values still coerce from their text.
+    expect((await h.app.inject({ method: 'GET', url: `/v1/openOrders?address=${address}&accountIndex=3&limit=5` })).statusCode).toBe(200);
+    expect((await h.app.inject({ method: 'GET', url: `/v1/openOrders?address=${address}&accountIndex=10` })).statusCode).toBe(400);
+  });
+
+  it('a body\'s integer field sent as the string "Infinity" is 400, not a coerced infinity', async () => {
+    const h = await gateway();
+    h.fund(alice, 1000n);
+    h.key(alice);
+    const req = placeOrderRequest(h, alice, { quantity: '0.01', price: '96000.0' });
+    for (const value of NON_FINITE) {
+      const res = await h.app.inject({ method: 'POST', ...req, payload: { ...req.payload, accountIndex: value } });
+      expect(res.statusCode).toBe(400);
+    }
+    expect(h.exchange.orders.size).toBe(0);
+  });
+});
+
+describe('the WebSocket validates with the same rule', () => {
+  const sim = simHarness();
+  it('get openOrders with accountIndex "Infinity" answers 400 with the call\'s id', async () => {
+    const server = await sim.start();
+    const c = await connectClient(server.url, sim.sockets);
+    c.send({ type: 'get', id: 5, request: { type: 'openOrders', payload: { address: alice.address, accountIndex: 'Infinity' } } });
+    expect(await c.next((f) => f.id === 5)).toMatchObject({ id: 5, method: 'openOrders', status: 400 });
+  });
+});
