@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
+import pkg from '../package.json' with { type: 'json' };
 import { addBacktestCommands } from './backtest/cli.ts';
 import { PersistenceError } from '../gateway/persistence/index.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
@@ -165,8 +166,10 @@ async function serve(flags: ServeFlags): Promise<void> {
 function buildCli(): Command {
   const program = new Command('perpsim')
     .description('A simulated perpetual-futures exchange (REST + WebSocket) over a deterministic matching engine.')
+    .version(pkg.version, '-v, --version', 'print the version')
     .exitOverride()
-    .showHelpAfterError('(run with --help for the options)');
+    // A usage error prints the usage of the command it concerns (subcommands inherit this).
+    .showHelpAfterError();
   const serveCommand = program
     .command('serve', { isDefault: true })
     .description('run the exchange (the default command; `npm start`)')
@@ -193,8 +196,13 @@ function buildCli(): Command {
     .option('--lockstep <stepMs>', 'with --clock virtual: advance the clock by stepMs only when every participant has acknowledged the step (/sim/lockstep)', integer(1, 86_400_000))
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));
+  // A word that is no command reaches the default command as an argument: say what it is.
+  serveCommand.configureOutput({
+    outputError: (text, write) => write(text.startsWith("error: too many arguments for 'serve'") && !process.argv.slice(2).includes('serve') ? `error: unknown command '${serveCommand.args[0]}' (commands: ${program.commands.map((c) => c.name()).join(', ')})\n` : text),
+  });
   program.addCommand(loadCommand());
   addBacktestCommands(program);
+  for (const command of program.commands) command.showHelpAfterError();
   // `perpsim --help` runs the root command, which only lists commands: show serve's options too.
   program.addHelpText('after', () => `\n${serveCommand.helpInformation()}`);
   return program;
