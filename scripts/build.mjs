@@ -25,6 +25,7 @@ const dist = join(root, 'dist');
 export const ENTRIES = {
   index: 'index.ts',
   client: 'client/index.ts',
+  testing: 'testing/index.ts',
   cli: 'sim/main.ts',
   // The JSONL reader thread (sim/backtest/jsonl-pipeline.ts workerModule finds it beside itself).
   'jsonl-worker': 'sim/backtest/jsonl-worker-main.ts',

@@ -15,13 +15,9 @@ import { addBacktestCommands } from './backtest/cli.ts';
 import { PersistenceError } from '../gateway/persistence/index.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
-import { defaultMarkets } from './markets.ts';
-import { loadPriceFile, replayMarket, type PriceRow } from './replay-feed.ts';
 import { REQUEST_LOG_DEFAULT_SIZE } from './request-log.ts';
+import { configOptions, UsageError } from './serve-options.ts';
 import { startServer, type ServerOptions } from './server.ts';
-
-/** A usage problem: reported on stderr, exit code 2. */
-class UsageError extends Error {}
 
 interface ServeFlags {
   host: string;
@@ -75,17 +71,6 @@ function priceFile(text: string, previous: Record<string, string> = {}): Record<
   return { ...previous, [text.slice(0, eq)]: text.slice(eq + 1) };
 }
 
-/** The price files of the config and the command line, read and checked against the markets. */
-function loadReplays(files: Record<string, string>, markets: NonNullable<ServerOptions['markets']>): Record<string, PriceRow[]> {
-  const replay: Record<string, PriceRow[]> = {};
-  for (const [name, file] of Object.entries(files)) {
-    const market = replayMarket(markets, name);
-    if (typeof market === 'string') throw new UsageError(market);
-    replay[market.displayName] = loadPriceFile(file);
-  }
-  return replay;
-}
-
 function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptions {
   let port = flags.port;
   if (port === undefined && env.PORT !== undefined) {
@@ -105,6 +90,7 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
     }
   }
   const options: ServerOptions = {
+    ...configOptions(config, flags.pricesFile),
     host: flags.host,
     port: port ?? 8080,
     clock: flags.clock,
@@ -118,20 +104,9 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
     options.db = flags.db;
     options.persistence = { sync: flags.sync, ...(flags.snapshotEvery !== undefined && { snapshotEveryRecords: flags.snapshotEvery }), ...(flags.keepJournal === true && { keepJournal: true }), ...(flags.historyRetentionDays !== undefined && { historyRetentionDays: flags.historyRetentionDays }) };
   }
-  if (config.markets) options.markets = config.markets;
-  if (config.prices) options.prices = config.prices;
-  if (config.feeTiers) options.risk = { feeTiers: config.feeTiers };
-  if (config.limits) options.limits = config.limits;
-  if (config.agents) options.agentParams = config.agents;
-  if (config.walk) options.walk = config.walk;
-  if (config.walkByMarket) options.walkByMarket = config.walkByMarket;
-  const files = { ...config.replayFiles, ...flags.pricesFile };
-  if (Object.keys(files).length > 0) options.replay = loadReplays(files, options.markets ?? defaultMarkets());
   options.requestLogSize = flags.requestLogSize;
-  const seed = flags.seed ?? config.seed;
-  if (seed !== undefined) options.seed = seed;
-  const geo = flags.geoBlock ?? config.geoBlocked;
-  if (geo !== undefined) options.geoBlocked = geo;
+  if (flags.seed !== undefined) options.seed = flags.seed;
+  if (flags.geoBlock !== undefined) options.geoBlocked = flags.geoBlock;
   if (flags.controlToken !== undefined) options.controlToken = flags.controlToken;
   if (flags.verifyThreads !== undefined) options.verifyThreads = flags.verifyThreads;
   if (flags.lockstep !== undefined) {
