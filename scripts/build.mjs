@@ -58,7 +58,7 @@ function beside() {
 }
 
 function declarations() {
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: ['ignore', process.stderr, process.stderr] });
 }
 
 export const STEPS = [
@@ -73,6 +73,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const [name, step] of STEPS) {
     const started = performance.now();
     await step();
-    console.log(`build: ${name} (${Math.round(performance.now() - started)} ms)`);
+    console.error(`build: ${name} (${Math.round(performance.now() - started)} ms)`);
   }
 }
