@@ -69,8 +69,8 @@ describe('perpsim/client in a browser', () => {
       // the bundle added as a module script (page.route would intercept the WebSocket handshake).
       await page.goto(`${ex.url}/health`);
       await page.addScriptTag({ content: script, type: 'module' });
-      await page.waitForFunction(() => typeof (window as unknown as { scenario?: unknown }).scenario === 'function', undefined, { timeout: 30_000 });
-      const result = await page.evaluate((url) => (window as unknown as { scenario: (u: string) => Promise<unknown> }).scenario(url), ex.url);
+      await page.waitForFunction(() => typeof (globalThis as unknown as { scenario?: unknown }).scenario === 'function', undefined, { timeout: 30_000 });
+      const result = await page.evaluate((url) => (globalThis as unknown as { scenario: (u: string) => Promise<unknown> }).scenario(url), ex.url);
       expect(errors).toEqual([]);
       const { ack, orderId, updates, node } = result as { ack: string; orderId: string; updates: { orderId: string; status: string }[]; node: boolean };
       expect(node).toBe(false);
