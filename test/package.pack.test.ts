@@ -83,7 +83,7 @@ console.log(JSON.stringify({ Backtest: typeof root.Backtest, writeOutputs: typeo
   });
 
   it('npx perpsim serve --port 0 --memory answers /health and accepts a signed order', async () => {
-    const child = spawn('npx', ['perpsim', 'serve', '--port', '0', '--memory', '--no-agents'], { cwd: project, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['perpsim', 'serve', '--port', '0', '--memory'], { cwd: project, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let output = '';
       const url = await new Promise<string>((resolve, reject) => {

@@ -80,6 +80,22 @@ describe('startExchange', () => {
     expect((await ex.client().sim.clock()).mode).toBe('virtual');
   });
 
+  it('sim saves, restores and resets the state of its own exchange', async () => {
+    const ex = await start({ clock: 'virtual', agents: false });
+    const alice = await trader(ex, ALICE);
+    const balance = async () => (await alice.account()).freeCollateral;
+    const funded = await balance();
+    expect(await ex.sim.snapshot('funded')).toEqual({ name: 'funded', status: 'saved' });
+    await ex.sim.deposit(ALICE, '5000');
+    expect(await balance()).not.toBe(funded);
+    expect(await ex.sim.restore('funded')).toEqual({ name: 'funded', status: 'restored' });
+    expect(await balance()).toBe(funded);
+    await expect(ex.sim.restore('never-saved')).rejects.toMatchObject({ status: 404 });
+    expect(await ex.sim.reset()).toEqual({ status: 'reset' });
+    // The key is gone with everything else.
+    await expect(alice.placeOrder({ market: 'ETH-USD', side: 'BUY', price: '3300.00', quantity: '0.5' })).rejects.toBeInstanceOf(ApiError);
+  });
+
   it('a bad option rejects naming it, before anything starts', async () => {
     expect((await rejection(startExchange({ sed: 1 } as never))).message).toContain('sed: unknown key');
     expect((await rejection(startExchange({ clock: 'fast' } as never))).message).toMatch(/clock: must be one of "realtime", "accelerated", "virtual"/);

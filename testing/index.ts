@@ -66,7 +66,7 @@ export interface RunningExchange {
   /** The WebSocket URL, e.g. ws://127.0.0.1:41234/v1/ws. */
   readonly wsUrl: string;
   readonly port: number;
-  /** perpsim's control API (/sim): deposits, keys, oracle prices, funding, the clock, halts. */
+  /** perpsim's control API (/sim): deposits, keys, oracle prices, funding, halts, the clock, snapshots and reset. */
   readonly sim: SimControl;
   /** A perpsim/client Client bound to this exchange (closed by `close()`). */
   client(options?: Omit<ClientOptions, 'baseUrl'>): Client;
