@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey, Client } from '../client/index.ts';
+import { generateRecording } from '../sim/backtest/generate.ts';
+import { defaultMarkets } from '../sim/markets.ts';
 import { installPacked } from './support/consumer-project.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -162,6 +164,20 @@ export default strategy;
     expect(JSON.parse(readFileSync(join(project, 'out', 'summary.json'), 'utf8'))).toHaveProperty('events');
   });
 
+  it("the JSONL reader threads run from the package's dist/ (the worker route reads what the in-thread reader does)", async () => {
+    const file = join(work, 'recording.jsonl');
+    generateRecording(file, { market: defaultMarkets()[0]!, startTicks: 970_000, events: 5_000, seed: 3, start: 1_735_689_600_000_000 });
+    const result = await node(
+      'worker.mjs',
+      `import { Backtest } from 'perpsim';
+const summary = async (parse) => (await new Backtest({ data: { file: ${JSON.stringify(file)}, parse }, markets: ['BTC-USD'] }, {}).run()).summary;
+const [worker, fast] = [await summary('worker'), await summary('fast')];
+console.log(JSON.stringify({ events: worker.events, same: JSON.stringify(worker) === JSON.stringify(fast) }));`,
+    );
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({ events: 5_000, same: true });
+  });
+
   it('a strict consumer TypeScript project type-checks against the packed declarations, moduleResolution node16 and bundler', async () => {
     const check = async (resolution: 'node16' | 'bundler') => {
       const dir = join(project, `types-${resolution}`);
@@ -170,7 +186,8 @@ export default strategy;
       symlinkSync(join(REPO, 'node_modules/@types/node'), join(dir, 'types/node'));
       writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
       const module = resolution === 'node16' ? 'node16' : 'esnext';
-      const compilerOptions = { module, moduleResolution: resolution, target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: ['./types'] };
+      // node16 also checks every packed declaration file (skipLibCheck off); bundler, as such projects usually run, only their use.
+      const compilerOptions = { module, moduleResolution: resolution, target: 'es2022', strict: true, noEmit: true, skipLibCheck: resolution === 'bundler', types: ['node'], typeRoots: ['./types'] };
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
       return { resolution, ...(await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', dir], { timeout: 120_000 })) };
     };
