@@ -6,11 +6,11 @@
  * project type-checks against the packed declarations under `node16` and `bundler` resolution.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey, Client } from '../client/index.ts';
 import { generateRecording } from '../sim/backtest/generate.ts';
 import { defaultMarkets } from '../sim/markets.ts';
@@ -55,6 +55,8 @@ beforeAll(async () => {
     `npm pack: ${packed.filename}, ${packed.entryCount} files, ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packedAt - started} ms; installed offline in ${Date.now() - packedAt} ms`,
   );
 }, 300_000);
+// The project's node_modules is a real install (some 100 MB): not left behind in the temp directory.
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the packed package', () => {
   it('holds what runs and nothing else: the built JavaScript, declarations, source maps, workers, the bin', () => {
