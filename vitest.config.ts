@@ -13,6 +13,8 @@ const HISTORY_READ_SUITES = [
 ];
 
 export default defineConfig({
+  // `perpsim/client` imported by a test resolves to the sources, not dist/ (package.json exports).
+  ssr: { resolve: { conditions: ['perpsim-source', 'module', 'node', 'development|production'] } },
   test: {
     // Property tests run many cases; keep the default timeout generous but bounded.
     testTimeout: 60_000,

@@ -87,4 +87,19 @@ export class SimControl {
   setClockMode(mode: SimClockReply['mode'], speed?: number): Promise<SimClockReply> {
     return this.post('/sim/clock', speed === undefined ? { mode } : { mode, speed });
   }
+
+  /** Back to the configured initial state: keys, accounts, orders and history gone; the agents restart from their seed. */
+  reset(): Promise<{ status: 'reset' }> {
+    return this.http.request({ method: 'POST', path: '/sim/reset', headers: this.auth() });
+  }
+
+  /** Saves the whole state (not the clock) under `name` (1-64 of A-Za-z0-9_.-). */
+  snapshot(name: string): Promise<{ name: string; status: 'saved' }> {
+    return this.post('/sim/snapshot', { name });
+  }
+
+  /** The state becomes the image saved as `name`; an unknown name throws ApiError 404. */
+  restore(name: string): Promise<{ name: string; status: 'restored' }> {
+    return this.post('/sim/restore', { name });
+  }
 }

@@ -5,7 +5,8 @@
  * into `<outdir>/app.js`, with ui/index.html and ui/style.css copied beside it.
  *
  * `buildUi()` rebuilds only when a source is newer than the bundle (as scripts/start.mjs does for
- * dist/perpsim.mjs); `{ force: true }` always does. Default outdir: dist/ui. Run alone:
+ * build/perpsim.mjs); `{ force: true }` always does. Default outdir: build/ui (the checkout's, beside
+ * `npm start`'s bundle); the package build (scripts/build.mjs) writes dist/ui. Run alone:
  * `node scripts/build-ui.mjs [--force] [--outdir <dir>]`.
  */
 import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const UI_DIST = join(root, 'dist', 'ui');
+export const UI_DIST = join(root, 'build', 'ui');
 const SOURCES = ['ui', 'client', 'package.json', 'scripts/build-ui.mjs'];
 const STATIC = ['index.html', 'style.css'];
 

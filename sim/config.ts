@@ -17,8 +17,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Type, type Static } from 'typebox';
-import { Ajv } from 'ajv';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Ajv, type ErrorObject } from 'ajv';
 import { createEngine, MARKET_CATEGORIES, MARKET_STATUSES, type EngineLimits, type FeeTier, type MarketCategory, type MarketDef } from '../engine/index.ts';
 import type { AgentParams } from './agents.ts';
 import type { WalkParams } from './feeds.ts';
@@ -135,14 +135,16 @@ function jsonPath(pointer: string): string {
   return out === '' ? '(root)' : out;
 }
 
-// allErrors: every bad field, not the first; TypeBox's own Value.Errors stops at a global cap.
-const validate = new Ajv({ allErrors: true, strict: false }).compile(ConfigSchema);
+/** A check of `schema` that gives one message per bad field, each with its JSON path (none: valid). */
+export function schemaChecker(schema: TSchema): (value: unknown) => string[] {
+  // allErrors: every bad field, not the first; TypeBox's own Value.Errors stops at a global cap.
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  return (value) => (validate(value) ? [] : problemsOf(validate.errors ?? []));
+}
 
-/** One message per bad field, each with its JSON path. */
-function schemaProblems(value: unknown): string[] {
-  if (validate(value)) return [];
+function problemsOf(errors: ErrorObject[]): string[] {
   const problems = new Set<string>();
-  for (const e of validate.errors ?? []) {
+  for (const e of errors) {
     const path = jsonPath(e.instancePath);
     if (e.keyword === 'additionalProperties') {
       const key = String((e.params as { additionalProperty: string }).additionalProperty);
@@ -156,6 +158,8 @@ function schemaProblems(value: unknown): string[] {
   }
   return [...problems];
 }
+
+const schemaProblems = schemaChecker(ConfigSchema);
 
 const QUANTUMS_PER_USD = 9;
 

@@ -10,17 +10,14 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
+import pkg from '../package.json' with { type: 'json' };
 import { addBacktestCommands } from './backtest/cli.ts';
 import { PersistenceError } from '../gateway/persistence/index.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
-import { defaultMarkets } from './markets.ts';
-import { loadPriceFile, replayMarket, type PriceRow } from './replay-feed.ts';
 import { REQUEST_LOG_DEFAULT_SIZE } from './request-log.ts';
+import { configOptions, UsageError } from './serve-options.ts';
 import { startServer, type ServerOptions } from './server.ts';
-
-/** A usage problem: reported on stderr, exit code 2. */
-class UsageError extends Error {}
 
 interface ServeFlags {
   host: string;
@@ -74,17 +71,6 @@ function priceFile(text: string, previous: Record<string, string> = {}): Record<
   return { ...previous, [text.slice(0, eq)]: text.slice(eq + 1) };
 }
 
-/** The price files of the config and the command line, read and checked against the markets. */
-function loadReplays(files: Record<string, string>, markets: NonNullable<ServerOptions['markets']>): Record<string, PriceRow[]> {
-  const replay: Record<string, PriceRow[]> = {};
-  for (const [name, file] of Object.entries(files)) {
-    const market = replayMarket(markets, name);
-    if (typeof market === 'string') throw new UsageError(market);
-    replay[market.displayName] = loadPriceFile(file);
-  }
-  return replay;
-}
-
 function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptions {
   let port = flags.port;
   if (port === undefined && env.PORT !== undefined) {
@@ -104,6 +90,7 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
     }
   }
   const options: ServerOptions = {
+    ...configOptions(config, flags.pricesFile),
     host: flags.host,
     port: port ?? 8080,
     clock: flags.clock,
@@ -117,20 +104,9 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
     options.db = flags.db;
     options.persistence = { sync: flags.sync, ...(flags.snapshotEvery !== undefined && { snapshotEveryRecords: flags.snapshotEvery }), ...(flags.keepJournal === true && { keepJournal: true }), ...(flags.historyRetentionDays !== undefined && { historyRetentionDays: flags.historyRetentionDays }) };
   }
-  if (config.markets) options.markets = config.markets;
-  if (config.prices) options.prices = config.prices;
-  if (config.feeTiers) options.risk = { feeTiers: config.feeTiers };
-  if (config.limits) options.limits = config.limits;
-  if (config.agents) options.agentParams = config.agents;
-  if (config.walk) options.walk = config.walk;
-  if (config.walkByMarket) options.walkByMarket = config.walkByMarket;
-  const files = { ...config.replayFiles, ...flags.pricesFile };
-  if (Object.keys(files).length > 0) options.replay = loadReplays(files, options.markets ?? defaultMarkets());
   options.requestLogSize = flags.requestLogSize;
-  const seed = flags.seed ?? config.seed;
-  if (seed !== undefined) options.seed = seed;
-  const geo = flags.geoBlock ?? config.geoBlocked;
-  if (geo !== undefined) options.geoBlocked = geo;
+  if (flags.seed !== undefined) options.seed = flags.seed;
+  if (flags.geoBlock !== undefined) options.geoBlocked = flags.geoBlock;
   if (flags.controlToken !== undefined) options.controlToken = flags.controlToken;
   if (flags.verifyThreads !== undefined) options.verifyThreads = flags.verifyThreads;
   if (flags.lockstep !== undefined) {
@@ -165,8 +141,10 @@ async function serve(flags: ServeFlags): Promise<void> {
 function buildCli(): Command {
   const program = new Command('perpsim')
     .description('A simulated perpetual-futures exchange (REST + WebSocket) over a deterministic matching engine.')
+    .version(pkg.version, '-v, --version', 'print the version')
     .exitOverride()
-    .showHelpAfterError('(run with --help for the options)');
+    // A usage error prints the usage of the command it concerns (subcommands inherit this).
+    .showHelpAfterError();
   const serveCommand = program
     .command('serve', { isDefault: true })
     .description('run the exchange (the default command; `npm start`)')
@@ -193,8 +171,13 @@ function buildCli(): Command {
     .option('--lockstep <stepMs>', 'with --clock virtual: advance the clock by stepMs only when every participant has acknowledged the step (/sim/lockstep)', integer(1, 86_400_000))
     .addOption(new Option('--log-level <level>', 'pino log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(process.env.NODE_ENV === 'test' ? 'silent' : 'info'))
     .action(async (flags: ServeFlags) => serve(flags));
+  // A word that is no command reaches the default command as an argument: say what it is.
+  serveCommand.configureOutput({
+    outputError: (text, write) => write(text.startsWith("error: too many arguments for 'serve'") && !process.argv.slice(2).includes('serve') ? `error: unknown command '${serveCommand.args[0]}' (commands: ${program.commands.map((c) => c.name()).join(', ')})\n` : text),
+  });
   program.addCommand(loadCommand());
   addBacktestCommands(program);
+  for (const command of program.commands) command.showHelpAfterError();
   // `perpsim --help` runs the root command, which only lists commands: show serve's options too.
   program.addHelpText('after', () => `\n${serveCommand.helpInformation()}`);
   return program;

@@ -22,7 +22,7 @@ describe('report.html is a self-contained page whose charts render offline in he
     expect(html).toContain('TradingView Lightweight Charts');
     expect(JSON.parse(readFileSync(summary, 'utf8'))).toEqual(result.summary);
 
-    // A machine without Chromium fails here rather than passing silently (.ci/run installs it).
+    // A machine without Chromium fails here rather than passing silently (npm test's set-up installs it).
     expect(existsSync(CHROMIUM), `${CHROMIUM} is required for the report test`).toBe(true);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
     try {

@@ -70,8 +70,12 @@ describe('GET /ui', () => {
     expect(journal.requests.filter((r) => r.path.startsWith('/ui'))).toEqual([]);
   });
 
-  it('looks for the build beside the running bundle, then in the package\'s dist/ui', () => {
-    expect(defaultUiDirs()).toEqual([fileURLToPath(new URL('../sim/ui/ui', import.meta.url)), fileURLToPath(new URL('../dist/ui', import.meta.url))]);
+  it('looks for the build beside the running bundle, then in the checkout\'s build/ui and the package\'s dist/ui', () => {
+    expect(defaultUiDirs()).toEqual([
+      fileURLToPath(new URL('../sim/ui/ui', import.meta.url)),
+      fileURLToPath(new URL('../build/ui', import.meta.url)),
+      fileURLToPath(new URL('../dist/ui', import.meta.url)),
+    ]);
   });
 
   it('answers 503 naming the build command when the console is not built', async () => {

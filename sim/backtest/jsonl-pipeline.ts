@@ -29,8 +29,9 @@ import { CLOSED, CONSUMED, PRODUCED, type FromWorker, type WorkerData } from './
  * same commit shares one bundle, where file times made one per clone), so a worker starts in
  * tens of milliseconds instead of the half second and more of registering tsx in it; without
  * esbuild, the tsx entry (jsonl-worker-entry.mjs). Found next to this module when running from
- * source, in `../sim/backtest/` from the CLI's bundle in dist/; undefined when neither exists
- * (`fast` mode then reads in this thread).
+ * source, in `../sim/backtest/` from `npm start`'s bundle in build/; in the installed package, the
+ * built `jsonl-worker.js` beside the package's modules in dist/ (scripts/build.mjs); undefined
+ * when none exists (`fast` mode then reads in this thread).
  */
 export function workerModule(): string | undefined {
   for (const relative of ['./', '../sim/backtest/']) {
@@ -38,7 +39,8 @@ export function workerModule(): string | undefined {
     if (dir.protocol !== 'file:' || !existsSync(fileURLToPath(new URL('jsonl-worker.ts', dir)))) continue;
     return bundled(fileURLToPath(dir)) ?? new URL('jsonl-worker-entry.mjs', dir).href;
   }
-  return undefined;
+  const packaged = new URL('./jsonl-worker.js', import.meta.url);
+  return packaged.protocol === 'file:' && existsSync(fileURLToPath(packaged)) ? packaged.href : undefined;
 }
 
 const built = new Map<string, string | undefined>();
@@ -91,8 +93,7 @@ function bundled(dir: string): string | undefined {
     pruneBundles(tmpdir(), Date.now());
     try {
       const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-      const contents = "import { workerData } from 'node:worker_threads'; import { run } from './jsonl-worker.ts'; run(workerData);";
-      const { outputFiles } = esbuild.buildSync({ stdin: { contents, resolveDir: dir, loader: 'ts' }, bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20' });
+      const { outputFiles } = esbuild.buildSync({ entryPoints: [join(dir, 'jsonl-worker-main.ts')], bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20' });
       const partial = `${path}.${process.pid}.partial`;
       writeFileSync(partial, outputFiles[0]!.text);
       renameSync(partial, path);

@@ -22,15 +22,16 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Where the built console is looked for, first found wins: beside the running module (the CLI
- * bundle dist/perpsim.mjs → dist/ui), then dist/ui of the package this module belongs to (the
- * nearest directory above it with a package.json: the checkout, or node_modules/perpsim).
+ * Where the built console is looked for, first found wins: beside the running module (the
+ * package's dist/cli.js → dist/ui, `npm start`'s build/perpsim.mjs → build/ui), then, in the
+ * package this module belongs to (the nearest directory above it with a package.json: the
+ * checkout, or node_modules/perpsim), the checkout's build/ui and the package's dist/ui.
  */
 export function defaultUiDirs(): string[] {
   const here = fileURLToPath(new URL('.', import.meta.url));
   const dirs = [join(here, 'ui')];
   for (let dir = here; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return [...dirs, join(dir, 'dist', 'ui')];
+    if (existsSync(join(dir, 'package.json'))) return [...dirs, join(dir, 'build', 'ui'), join(dir, 'dist', 'ui')];
     if (dirname(dir) === dir) return dirs;
   }
 }
