@@ -56,7 +56,7 @@ beforeAll(async () => {
   );
 }, 300_000);
 // The project's node_modules is a real install (some 100 MB): not left behind in the temp directory.
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 describe('the packed package', () => {
   it('holds what runs and nothing else: the built JavaScript, declarations, source maps, workers, the bin', () => {
