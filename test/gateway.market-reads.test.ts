@@ -505,10 +505,10 @@ describe('GET /v1/feetiers: fee tiers with makerFeePpm / takerFeePpm; fee-tier r
 describe('GET /v1/compliance: geo section always present; `address` screening section only when ?address= is supplied', () => {
   it('answers an unrestricted geo section, and COMPLIANT for an address', async () => {
     const h = await funded();
-    expect(await get(h, '/v1/compliance')).toEqual({ status: 200, body: { geo: { country: '', restrictions: { perpetuals: false }, bypassed: false } } });
+    expect(await get(h, '/v1/compliance')).toEqual({ status: 200, body: { geo: { country: '', region: '', restrictions: { perpetuals: false, spot: false }, bypassed: false } } });
     expect((await get(h, `/v1/compliance?address=${alice.address}`)).body).toEqual({
-      geo: { country: '', restrictions: { perpetuals: false }, bypassed: false },
-      address: { status: 'COMPLIANT', reason: '' },
+      geo: { country: '', region: '', restrictions: { perpetuals: false, spot: false }, bypassed: false },
+      address: { address: alice.address, status: 'COMPLIANT' },
     });
     expect((await get(h, '/v1/compliance?address=nope')).status).toBe(400);
   });
