@@ -70,6 +70,25 @@ export interface Market {
   markPrice?: string;
   initialMarginFraction?: string;
   maintenanceMarginFraction?: string;
+  /** Absent before the market's first trade. */
+  lastTradePrice?: string;
+  /** The last settled hourly rate; nextFundingRate: the current hour's prediction. */
+  fundingRate?: string;
+  nextFundingRate?: string;
+  /** Unix seconds. */
+  nextFundingAt?: number;
+  /** Fraction, 4 decimals; the 24-hour fields cover the trailing 1,440 minutes. */
+  priceChange24h?: string;
+  volume24h?: string;
+  volume24hNotional?: string;
+  /** Absent when no trade happened in the window. */
+  high24h?: string;
+  low24h?: string;
+  trades24h?: number;
+  openInterest?: string;
+  /** null: no cap. */
+  openInterestCapNotional?: string | null;
+  pythId?: string;
   [field: string]: unknown;
 }
 

@@ -4,10 +4,35 @@
  * written here from those facts (values of this harness, shapes of the venue), not copied.
  */
 import { describe, expect, it } from 'vitest';
+import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { registerKey } from '../gateway/keys.ts';
-import { gateway, T0_US, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
+import { DAY_US, gateway, T0_US, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 
 const alice = wallet(0xa1);
+const bob = wallet(0xb2);
+const HOUR_US = 3_600_000_000;
+
+function place(h: GatewayHarness, w: Wallet, side: 'BUY' | 'SELL', price: string, quantity: string, marketId = 1): void {
+  const ms = h.exchange.engine.markets.get(marketId)!;
+  const result = h.exchange.submit({
+    type: 'placeOrder', address: w.address, accountIndex: 0, marketId, side: side === 'BUY' ? 0 : 1, orderType: 0, tif: 0,
+    price: priceToTicks(ms.spec, price)!, size: sizeToQuantums(ms.spec, quantity)!, reduceOnly: false, goodTilTime: h.now.us + DAY_US * 30,
+  });
+  if (result.kind !== 'order') throw new Error(JSON.stringify(result));
+}
+
+/** Alice rests, Bob takes: one trade at `price`. */
+function cross(h: GatewayHarness, price: string, quantity: string, marketId = 1): void {
+  place(h, alice, 'BUY', price, quantity, marketId);
+  place(h, bob, 'SELL', price, quantity, marketId);
+}
+
+async function funded(): Promise<GatewayHarness> {
+  const h = await gateway();
+  h.fund(alice, 1_000_000n);
+  h.fund(bob, 1_000_000n);
+  return h;
+}
 
 async function get(h: GatewayHarness, url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await h.app.inject({ method: 'GET', url, headers });
@@ -61,5 +86,83 @@ describe('GET /v1/compliance has the live geo and address sections', () => {
     const mixed = '0x000000000000000000000000000000000000dEaD';
     const reply = await get(h, `/v1/compliance?address=${mixed}`);
     expect(reply.body.address).toEqual({ address: mixed.toLowerCase(), status: 'COMPLIANT' });
+  });
+});
+
+/**
+ * The live BTC-USD market row's fields, in order, with their JSON types (written from the
+ * captured testnet/mainnet rows: docs/decisions.md "Fidelity to the live venue").
+ */
+const LIVE_CRYPTO_ROW = {
+  marketDisplayName: 'string', fullAssetName: 'string', marketId: 'integer', status: 'string', baseAsset: 'string', quoteAsset: 'string',
+  tickSize: 'string', stepSize: 'string', tickTiers: 'array', minOrderNotional: 'string', minOrderSize: 'string', maxOrderSize: 'string',
+  oraclePrice: 'string', markPrice: 'string', lastTradePrice: 'string', fundingRate: 'string', nextFundingRate: 'string', nextFundingAt: 'integer',
+  priceChange24h: 'string', volume24h: 'string', volume24hNotional: 'string', high24h: 'string', low24h: 'string', trades24h: 'integer',
+  openInterest: 'string', openInterestCapNotional: 'null', initialMarginFraction: 'string', maintenanceMarginFraction: 'string',
+  offHoursInitialMarginFraction: 'string', regularTradingHours: 'null', isOutsideRth: 'boolean', currentSettlementPrice: 'null',
+  upperTradingBound: 'null', lowerTradingBound: 'null', nextUpperTradingBound: 'null', nextLowerTradingBound: 'null',
+  isUpperInExpansionZone: 'null', isLowerInExpansionZone: 'null', upperZoneEnteredAt: 'null', upperExpectedExpansionAt: 'null',
+  lowerZoneEnteredAt: 'null', lowerExpectedExpansionAt: 'null', type: 'string', category: 'string', addedTimestamp: 'integer',
+  assetResolution: 'string', pythId: 'string',
+};
+
+const typeRow = (row: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Array.isArray(v) ? 'array' : (shapeOf(v) as string)]));
+
+describe('GET /v1/markets rows carry the live venue\'s state fields, computed from real state', () => {
+  it('a traded crypto row has every live field, in the live order, with the live JSON types', async () => {
+    const h = await funded();
+    cross(h, '97000.0', '0.01');
+    const row = (await get(h, '/v1/markets?market=BTC-USD')).body.markets[0];
+    expect(Object.keys(row)).toEqual(Object.keys(LIVE_CRYPTO_ROW));
+    expect(typeRow(row)).toEqual(LIVE_CRYPTO_ROW);
+  });
+
+  it('an offline or never-traded row has no lastTradePrice/high24h/low24h and zero counters, as live', async () => {
+    const h = await funded();
+    const rows = (await get(h, '/v1/markets')).body.markets as Record<string, unknown>[];
+    const offline = rows.find((r) => r.status === 'OFFLINE')!;
+    expect(offline).toMatchObject({ fundingRate: '0', nextFundingRate: '0', priceChange24h: '0', volume24h: '0', volume24hNotional: '0', trades24h: 0, openInterestCapNotional: null });
+    for (const row of rows) expect(row).not.toHaveProperty('lastTradePrice');
+    for (const row of rows) expect(row).not.toHaveProperty('high24h');
+    expect(rows.find((r) => r.marketDisplayName === 'BTC-USD')!.nextFundingAt).toBe(Math.floor(T0_US / HOUR_US + 1) * 3600);
+  });
+
+  it('the 24-hour fields follow the trades of the last 24 hours; lastTradePrice stays after they leave', async () => {
+    const h = await funded();
+    cross(h, '97000.0', '0.01');
+    h.now.us += 60_000_000;
+    cross(h, '98000.0', '0.02');
+    h.now.us += 60_000_000;
+    cross(h, '96500.5', '0.005');
+    const row = async (): Promise<Record<string, unknown>> => (await get(h, '/v1/markets?market=1')).body.markets[0];
+    expect(await row()).toMatchObject({
+      lastTradePrice: '96500.5',
+      high24h: '98000.0',
+      low24h: '96500.5',
+      trades24h: 3,
+      volume24h: '0.04', // 0.035 rounds half up at 2 decimals, as the live venue prints volumes
+      volume24hNotional: '3412.5', // 970 + 1960 + 482.5025
+      priceChange24h: '-0.0051', // (96500.5 - 97000) / 97000 = -0.00515
+    });
+    h.now.us += DAY_US - 120_000_000; // the first trade's minute has just left the 1,440-minute window
+    expect(await row()).toMatchObject({ trades24h: 2, high24h: '98000.0', volume24h: '0.03', priceChange24h: '-0.0153' }); // (96500.5 - 98000) / 98000
+    h.now.us += DAY_US;
+    const quiet = await row();
+    expect(quiet).toMatchObject({ lastTradePrice: '96500.5', trades24h: 0, volume24h: '0', volume24hNotional: '0', priceChange24h: '0' });
+    expect(quiet).not.toHaveProperty('high24h');
+  });
+
+  it('fundingRate is the last settled rate, nextFundingRate the current prediction, nextFundingAt the next settlement (unix s)', async () => {
+    const h = await funded();
+    h.exchange.submit({ type: 'setFundingRate', marketId: 1, rate: 12_500_000n });
+    const before = (await get(h, '/v1/markets?market=1')).body.markets[0];
+    expect(before).toMatchObject({ fundingRate: '0', nextFundingRate: '0.0000125' });
+    const hour = Math.floor(T0_US / HOUR_US + 1) * HOUR_US;
+    h.now.us = hour + 1;
+    h.exchange.submit({ type: 'advanceTime' });
+    const after = (await get(h, '/v1/markets?market=1')).body.markets[0];
+    expect(after.fundingRate).toBe('0.0000125');
+    expect(after.nextFundingAt).toBe((hour + HOUR_US) / 1_000_000);
   });
 });

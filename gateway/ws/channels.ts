@@ -47,7 +47,7 @@ import { attachCandles, candleRecord, readCandles } from '../candles.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { ALL_TIME } from '../history-store.ts';
 import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '../format.ts';
-import { marketRecord, marketsById } from '../markets.ts';
+import { marketRow, marketsById } from '../markets.ts';
 import type { GatewayState } from '../operation.ts';
 import { account as accountRead } from '../operations/account.ts';
 import { transferUpdate, accountTransferUpdates as transfersRead, type AccountTransferUpdatesReply } from '../operations/account-transfer-updates.ts';
@@ -164,7 +164,7 @@ function bookContents(exchange: Exchange, sub: Subscription): ReturnType<typeof 
 
 const marketsSnapshot = (exchange: Exchange): Record<string, unknown> => ({
   isSnapshot: true,
-  markets: Object.fromEntries(marketsById(exchange).map((ms) => [String(ms.spec.id), marketRecord(ms)])),
+  markets: Object.fromEntries(marketsById(exchange).map((ms) => [String(ms.spec.id), marketRow(exchange, ms)])),
 });
 
 // ---------------------------------------------------------------------------------------------
