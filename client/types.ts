@@ -445,12 +445,14 @@ export interface ChannelContents {
   trades: Trade[] | Record<string, never>;
   bbo: Bbo;
   markets: Snapshot & { markets: Record<string, Market> };
-  oraclePrices: { epoch: string; prices: { marketDisplayName: string; marketId: number; price: string; markPrice: string; markEpochNanos: string }[] };
+  /** epoch and markEpochNanos: unix ns as JSON integers (exact in the JSON text; a JS number keeps ~µs precision). */
+  oraclePrices: { epoch: number; prices: { marketDisplayName: string; marketId: number; price: string; markPrice: string; markEpochNanos: number }[] };
   exchangeAttributeUpdates: AttributeEntries;
   marketAttributes: AttributeEntries;
   predictedFunding: { market?: string; rate1h?: string };
   account: (Snapshot & Account) | AccountUpdate | Record<string, never>;
-  positions: { isSnapshot?: true; positions: Position[]; lastSequenceId: number };
+  /** Keyed by marketId, as the REST positions reply. */
+  positions: { isSnapshot?: true; positions: Record<string, Position>; lastSequenceId: number };
   userFills: (Snapshot & { fills: Fill[] }) | Fill;
   orders: (Snapshot & { orders: Order[]; recentClosedOrders: Order[]; lastSequenceId: number }) | Order;
   funding: (Snapshot & { fundingPayments: FundingPayment[] }) | (FundingPayment & { sequenceNumber: number });

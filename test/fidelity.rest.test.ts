@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { registerKey } from '../gateway/keys.ts';
+import { shapeOf } from './support/json-shape.ts';
 import { DAY_US, gateway, T0_US, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 
 const alice = wallet(0xa1);
@@ -37,15 +38,6 @@ async function funded(): Promise<GatewayHarness> {
 async function get(h: GatewayHarness, url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await h.app.inject({ method: 'GET', url, headers });
   return { status: res.statusCode, body: res.json() };
-}
-
-/** The JSON type of every field of `value`, recursively: the shape a strict parser checks. */
-export function shapeOf(value: unknown): unknown {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return value.map(shapeOf);
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, shapeOf(v)]));
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
 }
 
 describe('GET /v1/apiKeys answers a keyless call as the live venue does', () => {
