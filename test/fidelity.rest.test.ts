@@ -158,3 +158,42 @@ describe('GET /v1/markets rows carry the live venue\'s state fields, computed fr
     expect(after.nextFundingAt).toBe((hour + HOUR_US) / 1_000_000);
   });
 });
+
+describe('GET /v1/candles answers a bar for every period, as the live venue', () => {
+  const MIN = 60_000_000;
+  const LIVE_CANDLE = {
+    marketDisplayName: 'string', marketId: 'integer', timeframe: 'string', openTime: 'integer', open: 'string', high: 'string', low: 'string', close: 'string',
+    volume: 'string', takerBuyVolume: 'string', notionalVolume: 'string', takerBuyNotionalVolume: 'string', tradeCount: 'integer', isFinal: 'boolean',
+  };
+
+  it('quiet minutes read zero-volume bars at the previous close; the newest bar is not final', async () => {
+    const h = await funded();
+    const m0 = Math.floor(h.now.us / MIN) * MIN;
+    cross(h, '97000.0', '0.01');
+    h.now.us = m0 + 4 * MIN + 1_000_000;
+    const { body } = await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&from=${m0}&to=${m0 + 10 * MIN}`);
+    expect(body.candles.map((c: { openTime: number }) => (c.openTime - m0) / MIN)).toEqual([4, 3, 2, 1, 0]);
+    for (const c of body.candles) expect(shapeOf(c)).toEqual(LIVE_CANDLE);
+    expect(body.candles[0]).toMatchObject({ open: '97000.0', high: '97000.0', low: '97000.0', close: '97000.0', volume: '0.0', notionalVolume: '0.0', tradeCount: 0, isFinal: false }); // perpsim's zero decimal (live prints "0": same value, same JSON type)
+    expect(body.candles[1].isFinal).toBe(true);
+    expect(body.candles[4]).toMatchObject({ volume: '0.01', tradeCount: 1, isFinal: true });
+  });
+
+  it('a quiet window after the last trade is full of bars; countback counts periods; no bars before the first trade', async () => {
+    const h = await funded();
+    const m0 = Math.floor(h.now.us / MIN) * MIN;
+    cross(h, '97000.0', '0.01');
+    h.now.us = m0 + 2 * MIN + 1;
+    cross(h, '97100.0', '0.01');
+    h.now.us = m0 + 60 * MIN + 1;
+    const quiet = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&from=${m0 + 30 * MIN}&to=${m0 + 40 * MIN}`)).body.candles;
+    expect(quiet).toHaveLength(10);
+    expect(quiet.every((c: { close: string; volume: string }) => c.close === '97100.0' && c.tradeCount === 0)).toBe(true);
+    const back = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&to=${h.now.us}&countback=5`)).body.candles;
+    expect(back.map((c: { openTime: number }) => (c.openTime - m0) / MIN)).toEqual([59, 58, 57, 56, 55]);
+    const all = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&to=${h.now.us}&from=${m0 - 10 * MIN}`)).body.candles;
+    expect(all).toHaveLength(61);
+    expect(all[59]).toMatchObject({ open: '97000.0', close: '97000.0', tradeCount: 0 });
+    expect(all[60].openTime).toBe(m0);
+  });
+});
