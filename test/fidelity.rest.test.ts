@@ -188,7 +188,7 @@ describe('GET /v1/candles answers a bar for every period, as the live venue', ()
     h.now.us = m0 + 60 * MIN + 1;
     const quiet = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&from=${m0 + 30 * MIN}&to=${m0 + 40 * MIN}`)).body.candles;
     expect(quiet).toHaveLength(10);
-    expect(quiet.every((c: { close: string; volume: string }) => c.close === '97100.0' && c.tradeCount === 0)).toBe(true);
+    expect(quiet.every((c: { close: string; tradeCount: number }) => c.close === '97100.0' && c.tradeCount === 0)).toBe(true);
     const back = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&to=${h.now.us}&countback=5`)).body.candles;
     expect(back.map((c: { openTime: number }) => (c.openTime - m0) / MIN)).toEqual([59, 58, 57, 56, 55]);
     const all = (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&to=${h.now.us}&from=${m0 - 10 * MIN}`)).body.candles;
