@@ -197,3 +197,48 @@ describe('GET /v1/candles answers a bar for every period, as the live venue', ()
     expect(all[60].openTime).toBe(m0);
   });
 });
+
+describe('other reads against the live captures (field names and JSON types)', () => {
+  it('GET /v1/time: timeNs is a JSON integer of nanoseconds, exact in the reply text', async () => {
+    const h = await gateway();
+    const res = await h.app.inject({ method: 'GET', url: '/v1/time' });
+    expect(res.body).toBe(`{"timeNs":${h.now.us}000}`);
+  });
+
+  it('GET /v1/mids carries globalSequenceId (integer) beside the mids map', async () => {
+    const h = await gateway();
+    const { body } = await get(h, '/v1/mids');
+    expect(shapeOf(body)).toMatchObject({ mids: { 'BTC-USD': 'string' }, globalSequenceId: 'integer' });
+    expect(body.globalSequenceId).toBe(h.exchange.engine.seq.global);
+  });
+
+  it('GET /v1/feetiers adds the live `tiers` rows (snake_case, integer volume threshold in quote quantums, base level 0) to perpsim\'s feeTiers', async () => {
+    const h = await gateway();
+    const { body } = await get(h, '/v1/feetiers');
+    expect(body.tiers).toHaveLength(body.feeTiers.length);
+    for (const row of body.tiers) expect(shapeOf(row)).toEqual({ level: 'integer', name: 'string', volume_threshold: 'integer', maker_fee_ppm: 'integer', taker_fee_ppm: 'integer' });
+    expect(body.tiers[0]).toMatchObject({ level: 0, volume_threshold: 0, maker_fee_ppm: body.feeTiers[0].makerFeePpm, taker_fee_ppm: body.feeTiers[0].takerFeePpm });
+    expect(body.tiers[1].volume_threshold).toBe(Number(body.feeTiers[1].minRollingVolume) * 1e9);
+  });
+
+  it('the shapes that already agree stay pinned: prices, leverages, rateLimit, empty history pages, bbo, l2, account before activity', async () => {
+    const h = await gateway();
+    const a = alice.address;
+    expect(shapeOf((await get(h, '/v1/prices')).body['1'])).toEqual({ marketDisplayName: 'string', oraclePrice: 'string', markPrice: 'string', sequencer: 'integer' });
+    expect(shapeOf((await get(h, `/v1/leverages?address=${a}`)).body)).toMatchObject({ address: 'string', accountIndex: 'integer' });
+    expect(shapeOf((await get(h, `/v1/leverages?address=${a}`)).body.leverages[0])).toEqual({ marketId: 'integer', marketDisplayName: 'string', leverage: 'integer', isolated: 'boolean', marginMode: 'string' });
+    expect(shapeOf((await get(h, `/v1/rateLimit?address=${a}`)).body)).toEqual({ address: 'string', accountIndex: 'integer', order: { used: 'integer', cap: 'integer', nextAvailableMs: 'integer' }, cancel: { used: 'integer', cap: 'integer', nextAvailableMs: 'integer' } });
+    expect((await get(h, `/v1/fills?address=${a}`)).body).toEqual({ fills: [], total: 0 });
+    expect((await get(h, `/v1/funding?address=${a}`)).body).toEqual({ fundingPayments: [], total: 0 });
+    expect((await get(h, `/v1/openOrders?address=${a}`)).body).toEqual({ orders: [], total: 0 });
+    expect((await get(h, `/v1/positions?address=${a}`)).body).toEqual({ positions: {}, total: 0 });
+    expect(await get(h, `/v1/account?address=${a}`)).toEqual({ status: 404, body: { error: 'this account has no activity yet' } });
+    h.fund(alice, 100_000n);
+    h.fund(bob, 100_000n);
+    place(h, alice, 'BUY', '96999.0', '0.01');
+    place(h, bob, 'SELL', '97001.0', '0.01');
+    const bbo = { bestBid: { price: 'string', size: 'string' }, bestAsk: { price: 'string', size: 'string' }, lastSequenceId: 'integer', globalSequenceId: 'integer', timestamp: 'integer' };
+    expect(shapeOf((await get(h, '/v1/bbo/BTC-USD')).body)).toEqual(bbo);
+    expect(shapeOf((await get(h, '/v1/l2OrderBook/BTC-USD?nLevels=2')).body)).toEqual({ bids: [['string', 'string']], asks: [['string', 'string']], lastSequenceId: 'integer', globalSequenceId: 'integer', timestamp: 'integer' });
+  });
+});

@@ -183,9 +183,9 @@ describe('GET /v1/mids: {mids:{"BTC-USD":"…"}} ordered by ascending marketId, 
 
   it('takes a market filter (name or id); an OFFLINE market gives {}, an unresolvable one 400', async () => {
     const h = await funded();
-    expect((await get(h, '/v1/mids?market=eth-usd')).body).toEqual({ mids: { 'ETH-USD': '' } });
-    expect((await get(h, '/v1/mids?market=2')).body).toEqual({ mids: { 'ETH-USD': '' } });
-    expect((await get(h, '/v1/mids?market=F-USD')).body).toEqual({ mids: {} });
+    expect((await get(h, '/v1/mids?market=eth-usd')).body.mids).toEqual({ 'ETH-USD': '' });
+    expect((await get(h, '/v1/mids?market=2')).body.mids).toEqual({ 'ETH-USD': '' });
+    expect((await get(h, '/v1/mids?market=F-USD')).body.mids).toEqual({});
     expect(await get(h, '/v1/mids?market=NOPE')).toEqual({ status: 400, body: { error: 'unknown market: NOPE' } });
   });
 });

@@ -58,6 +58,7 @@ import { funding as fundingRead, fundingPaymentRecord, fundingRateString, type F
 import { l2BookRecord } from '../operations/l2-order-book.ts';
 import { leverages as leveragesRead, type LeveragesReply } from '../operations/leverages.ts';
 import { positionRecords } from '../positions.ts';
+import { epochNanos } from '../operations/time.ts';
 import { tradeRecord } from '../operations/trades.ts';
 import { attributeUpdates, onlineAttributeBlocks } from './market-attributes.ts';
 import { restRead } from './rest-read.ts';
@@ -78,13 +79,6 @@ export interface Update {
 
 const frame = (e: { globalSeq: number }, contents: unknown): Update => ({ at: e.globalSeq, contents });
 
-/**
- * Engine µs as the JSON integer of nanoseconds the live oraclePrices frames carry (a typed
- * client decodes them as int64). The double µs·1000 prints its exact decimal digits for every
- * time before 2^62 ns (the year 2116): doubles there are at most 512 apart and the product is
- * a multiple of 1000, so the shortest round-trip form is the exact product.
- */
-export const epochNanos = (us: number): number => us * 1000;
 
 /** The last event of the batch that `matches` (ES2022 has no findLast). */
 function lastOf(events: readonly EngineEvent[], matches: (e: EngineEvent) => boolean): EngineEvent | undefined {
