@@ -17,7 +17,8 @@
  *   2 decimals. Those precisions are the live venue's (captured market rows), not a choice.
  * - `attachMarketStats(exchange)` creates the store once per exchange (a WeakMap, like the
  *   candle and funding-rate stores), fills it from the trades the exchange still remembers and
- *   follows new `trades` events as an exchange listener.
+ *   follows new `trades` events as an exchange listener; buildApp attaches it. The tape is not
+ *   in the durable image: after a restart it starts from the trades the exchange remembers.
  */
 import { formatBig, type EngineEvent, type MarketSpec, type TradesEvent } from '../engine/index.ts';
 import type { Exchange } from './exchange.ts';
