@@ -42,6 +42,9 @@ interface MarketTape {
   /** Oldest first. */
   buckets: MinuteBucket[];
   lastTradePrice: number | undefined;
+  /** Bumped by every trades event; with the window start it keys `cached`. */
+  version: number;
+  cached: { start: number; version: number; fields: MarketStatsFields } | undefined;
 }
 
 export interface MarketStatsStore {
@@ -60,7 +63,7 @@ function windowStart(now: number): number {
 export function recordTrades(store: MarketStatsStore, e: TradesEvent, valueMul: bigint): void {
   let tape = store.byMarket.get(e.marketId);
   if (tape === undefined) {
-    tape = { buckets: [], lastTradePrice: undefined };
+    tape = { buckets: [], lastTradePrice: undefined, version: 0, cached: undefined };
     store.byMarket.set(e.marketId, tape);
   }
   const minute = Math.floor(e.time / MINUTE_US) * MINUTE_US;
@@ -68,6 +71,7 @@ export function recordTrades(store: MarketStatsStore, e: TradesEvent, valueMul: 
   let drop = 0;
   while (drop < tape.buckets.length && tape.buckets[drop]!.minute < start) drop++;
   if (drop > 0) tape.buckets.splice(0, drop);
+  tape.version++;
   for (const entry of e.entries) {
     let bucket = tape.buckets[tape.buckets.length - 1];
     if (bucket === undefined || bucket.minute < minute) {
@@ -111,10 +115,14 @@ export interface MarketStatsFields {
   trades24h: number;
 }
 
-/** The market row's 24-hour fields at `now` (µs). */
+/**
+ * The market row's 24-hour fields at `now` (µs). Every markets-channel frame reads every row, so
+ * a market's fields are computed once per window start and trades event (then shared).
+ */
 export function marketStats(store: MarketStatsStore, spec: MarketSpec, now: number): MarketStatsFields {
   const tape = store.byMarket.get(spec.id);
   const start = windowStart(now);
+  if (tape?.cached !== undefined && tape.cached.start === start && tape.cached.version === tape.version) return tape.cached.fields;
   let first: number | undefined;
   let last = 0;
   let high = -Infinity;
@@ -143,6 +151,7 @@ export function marketStats(store: MarketStatsStore, spec: MarketSpec, now: numb
     fields.high24h = price(spec, high);
     fields.low24h = price(spec, low);
   }
+  if (tape !== undefined) tape.cached = { start, version: tape.version, fields };
   return fields;
 }
 
