@@ -116,3 +116,22 @@ describe('markets channel rows are the REST market rows', () => {
     expect(snap.markets['1']).toMatchObject({ fundingRate: expect.any(String), nextFundingAt: expect.any(Number), trades24h: 0, openInterestCapNotional: null });
   });
 });
+
+describe('bbo and l2Orderbook frames have the captured live shapes', () => {
+  it('the subscribed bbo frame and its updates: {bestBid, bestAsk, lastSequenceId, globalSequenceId, timestamp}; the book snapshot: bids/asks arrays of [price, size]', async () => {
+    await start();
+    place(bob, 1, '3401.00', '0.5');
+    place(alice, 0, '3399.00', '0.5');
+    const c = await connectClient(server!.url, sockets);
+    const bbo = await subscribe(c, { channel: 'bbo', id: 'ETH-USD' });
+    const level = { price: 'string', size: 'string' };
+    const shape = { bestBid: level, bestAsk: level, lastSequenceId: 'integer', globalSequenceId: 'integer', timestamp: 'integer' };
+    expect(bbo).toMatchObject({ type: 'subscribed', channel: 'bbo', id: 'ETH-USD' });
+    expect(shapeOf(bbo.contents)).toEqual(shape);
+    place(alice, 0, '3400.00', '0.1');
+    const update = await c.next((f) => f.channel === 'bbo' && f.type === 'channel_data');
+    expect(shapeOf(update.contents)).toEqual(shape);
+    const book = await subscribe(c, { channel: 'l2Orderbook', id: 'ETH-USD' });
+    expect(shapeOf(book.contents)).toEqual({ bids: [['string', 'string'], ['string', 'string']], asks: [['string', 'string']], lastSequenceId: 'integer', globalSequenceId: 'integer', timestamp: 'integer' });
+  });
+});
