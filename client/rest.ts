@@ -261,7 +261,8 @@ export class RestClient {
     return this.get('/health');
   }
 
-  time(): Promise<{ timeNs: string }> {
+  /** timeNs: unix ns, a JSON integer (a JS number keeps it to ~256 ns). */
+  time(): Promise<{ timeNs: number }> {
     return this.get('/v1/time');
   }
 

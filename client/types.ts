@@ -70,6 +70,25 @@ export interface Market {
   markPrice?: string;
   initialMarginFraction?: string;
   maintenanceMarginFraction?: string;
+  /** Absent before the market's first trade. */
+  lastTradePrice?: string;
+  /** The last settled hourly rate; nextFundingRate: the current hour's prediction. */
+  fundingRate?: string;
+  nextFundingRate?: string;
+  /** Unix seconds. */
+  nextFundingAt?: number;
+  /** Fraction, 4 decimals; the 24-hour fields cover the trailing 1,440 minutes. */
+  priceChange24h?: string;
+  volume24h?: string;
+  volume24hNotional?: string;
+  /** Absent when no trade happened in the window. */
+  high24h?: string;
+  low24h?: string;
+  trades24h?: number;
+  openInterest?: string;
+  /** null: no cap. */
+  openInterestCapNotional?: string | null;
+  pythId?: string;
   [field: string]: unknown;
 }
 
@@ -426,12 +445,14 @@ export interface ChannelContents {
   trades: Trade[] | Record<string, never>;
   bbo: Bbo;
   markets: Snapshot & { markets: Record<string, Market> };
-  oraclePrices: { epoch: string; prices: { marketDisplayName: string; marketId: number; price: string; markPrice: string; markEpochNanos: string }[] };
+  /** epoch and markEpochNanos: unix ns as JSON integers (exact in the JSON text; a JS number keeps ~µs precision). */
+  oraclePrices: { epoch: number; prices: { marketDisplayName: string; marketId: number; price: string; markPrice: string; markEpochNanos: number }[] };
   exchangeAttributeUpdates: AttributeEntries;
   marketAttributes: AttributeEntries;
   predictedFunding: { market?: string; rate1h?: string };
   account: (Snapshot & Account) | AccountUpdate | Record<string, never>;
-  positions: { isSnapshot?: true; positions: Position[]; lastSequenceId: number };
+  /** Keyed by marketId, as the REST positions reply. */
+  positions: { isSnapshot?: true; positions: Record<string, Position>; lastSequenceId: number };
   userFills: (Snapshot & { fills: Fill[] }) | Fill;
   orders: (Snapshot & { orders: Order[]; recentClosedOrders: Order[]; lastSequenceId: number }) | Order;
   funding: (Snapshot & { fundingPayments: FundingPayment[] }) | (FundingPayment & { sequenceNumber: number });

@@ -17,6 +17,7 @@ import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { attachCandles } from './candles.ts';
 import { attachFundingRates } from './funding-rates-store.ts';
+import { attachMarketStats } from './market-stats.ts';
 import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
 import { attachServices } from './services.ts';
@@ -47,6 +48,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   historyOf(state.exchange);
   attachCandles(state.exchange);
   attachFundingRates(state.exchange);
+  attachMarketStats(state.exchange);
   attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
   // One validator for every route (the /sim ones too) and the WebSocket's payloads (validator.ts).

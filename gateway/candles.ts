@@ -24,6 +24,10 @@
  *   attaching later (the operation does it on first use) starts from the remembered ones.
  *
  * Reads (`readCandles`) return bars newest first (supplement §12) within [from, to) on openTime.
+ * `readFilledCandles` is the venue's read (GET /v1/candles): a bar for every period of the
+ * window up to the one holding the clock, a period without trades being a zero-volume bar whose
+ * open, high, low and close are the previous bar's close; periods before the market's first
+ * trade have no bar (there is no close to carry).
  */
 import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../engine/index.ts';
 import type { EngineEvent } from '../engine/index.ts';
@@ -178,6 +182,40 @@ export function readCandles(store: CandleStore, marketId: number, timeframe: Can
   // The closed bars are all older than the series' oldest (a bar is stored when it is superseded).
   const to = bars.length === 0 ? window.to : Math.min(window.to, bars[0]!.openTime);
   for (const bar of closed.read(marketId, timeframe, { to, from: window.from, limit: window.limit - out.length })) out.push(bar);
+  return out;
+}
+
+/** A period without trades: flat at the previous close, nothing traded. */
+function quietBar(openTime: number, close: number): CandleBar {
+  return { openTime, open: close, high: close, low: close, close, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
+}
+
+/**
+ * One bar per period with from ≤ openTime < to and openTime ≤ the period holding `now` (µs),
+ * newest first, at most `limit`; periods without trades carry the previous close (see the
+ * header). Reads the stored bars of the window plus, where a gap reaches below them, the
+ * newest bar before it.
+ */
+export function readFilledCandles(store: CandleStore, marketId: number, timeframe: CandleTimeframe, window: CandleWindow, now: number): CandleBar[] {
+  const length = TIMEFRAME_US[timeframe];
+  let period = Math.min(barOpenTime(timeframe, window.to - 1), barOpenTime(timeframe, now));
+  const from = window.from ?? -Infinity;
+  const real = readCandles(store, marketId, timeframe, { to: period + 1, from: window.from, limit: window.limit });
+  const out: CandleBar[] = [];
+  let next = 0;
+  while (out.length < window.limit && period >= from) {
+    let older = real[next];
+    if (older === undefined) {
+      older = readCandles(store, marketId, timeframe, { to: period + 1, limit: 1 })[0];
+      if (older === undefined) break;
+      real.push(older);
+    }
+    if (older.openTime === period) {
+      out.push(older);
+      next++;
+    } else out.push(quietBar(period, older.close));
+    period -= length;
+  }
   return out;
 }
 

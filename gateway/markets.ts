@@ -10,6 +10,8 @@
 import { ticksToPrice, type MarketState } from '../engine/index.ts';
 import type { Exchange } from './exchange.ts';
 import { price as formatPrice, size as formatSize } from './format.ts';
+import { attachFundingRates, fundingRateString } from './funding-rates-store.ts';
+import { attachMarketStats, marketStats } from './market-stats.ts';
 
 export function resolveMarket(exchange: Exchange, selector: unknown): MarketState | undefined {
   if (typeof selector === 'number' && Number.isInteger(selector)) return exchange.engine.markets.get(selector);
@@ -73,4 +75,76 @@ export function marketRecord(ms: MarketState): Record<string, unknown> {
   };
   if (def.fullAssetName !== undefined) record.fullAssetName = def.fullAssetName;
   return record;
+}
+
+const HOUR_US = 3_600_000_000;
+
+/**
+ * The venue's price-feed id of a base asset (`pythId`, a decimal string on every live row), for
+ * the assets of the default universe that the captured live rows show. A market whose asset is
+ * not listed has no pythId (the field is optional, supplement §7).
+ */
+const PYTH_IDS: Readonly<Record<string, string>> = { BTC: '1', ETH: '2', SOL: '6', DOGE: '13', AMD: '949', F: '1126' };
+
+/**
+ * The market row of GET /v1/markets and the markets channel: the record plus the live venue's
+ * state fields (docs/decisions.md "Fidelity to the live venue"), from real state:
+ * - fundingRate: the last settled hourly rate ("0" before the first settlement, and offline);
+ *   nextFundingRate: the current hour's predicted rate; nextFundingAt: the next settlement,
+ *   unix seconds (an integer, as live);
+ * - the 24-hour fields from the trade tape (gateway/market-stats.ts);
+ * - openInterestCapNotional: null, as live on uncapped markets (perpsim has no open-interest
+ *   caps); pythId as above.
+ * Field order follows the live rows.
+ */
+export function marketRow(exchange: Exchange, ms: MarketState): Record<string, unknown> {
+  const record = marketRecord(ms);
+  const online = ms.spec.status === 'ONLINE';
+  const now = exchange.clock();
+  const settled = attachFundingRates(exchange).byMarket.get(ms.spec.id);
+  const lastRate = settled === undefined || settled.length === 0 ? undefined : settled[settled.length - 1]!.rate;
+  const nextAt = exchange.engine.nextSettlementAt > 0 ? exchange.engine.nextSettlementAt : Math.floor(now / HOUR_US) * HOUR_US + HOUR_US;
+  const stats = marketStats(attachMarketStats(exchange), ms.spec, now);
+  const { openInterest, initialMarginFraction, maintenanceMarginFraction, offHoursInitialMarginFraction, assetResolution, ...head } = record;
+  const { marketDisplayName, fullAssetName, ...rest } = head;
+  const ordered: Record<string, unknown> = { marketDisplayName, ...(fullAssetName === undefined ? {} : { fullAssetName }) };
+  const { regularTradingHours, isOutsideRth, currentSettlementPrice, upperTradingBound, lowerTradingBound, nextUpperTradingBound, nextLowerTradingBound, isUpperInExpansionZone, isLowerInExpansionZone, upperZoneEnteredAt, lowerZoneEnteredAt, upperExpectedExpansionAt, lowerExpectedExpansionAt, type, category, addedTimestamp, oraclePrice, markPrice, ...identity } = rest;
+  return {
+    ...ordered,
+    ...identity,
+    oraclePrice,
+    markPrice,
+    ...(stats.lastTradePrice === undefined ? {} : { lastTradePrice: stats.lastTradePrice }),
+    fundingRate: online && lastRate !== undefined ? fundingRateString(lastRate) : '0',
+    nextFundingRate: online ? fundingRateString(ms.funding.rate) : '0',
+    nextFundingAt: Math.floor(nextAt / 1_000_000),
+    priceChange24h: stats.priceChange24h,
+    volume24h: stats.volume24h,
+    volume24hNotional: stats.volume24hNotional,
+    ...(stats.high24h === undefined ? {} : { high24h: stats.high24h, low24h: stats.low24h }),
+    trades24h: stats.trades24h,
+    openInterest,
+    openInterestCapNotional: null,
+    initialMarginFraction,
+    maintenanceMarginFraction,
+    offHoursInitialMarginFraction,
+    regularTradingHours,
+    isOutsideRth,
+    currentSettlementPrice,
+    upperTradingBound,
+    lowerTradingBound,
+    nextUpperTradingBound,
+    nextLowerTradingBound,
+    isUpperInExpansionZone,
+    isLowerInExpansionZone,
+    upperZoneEnteredAt,
+    upperExpectedExpansionAt,
+    lowerZoneEnteredAt,
+    lowerExpectedExpansionAt,
+    type,
+    category,
+    addedTimestamp,
+    assetResolution,
+    ...(PYTH_IDS[ms.spec.def.baseAsset] === undefined ? {} : { pythId: PYTH_IDS[ms.spec.def.baseAsset] }),
+  };
 }

@@ -4,12 +4,15 @@
  *
  * - The market maker quotes a ladder of `levels` bids and asks around the oracle price, spaced
  *   `spacingBps` apart and skewed against its inventory, and replaces it whenever the oracle
- *   moves (cancel-all for the market, then the new ladder).
+ *   moves. The replacement never shows the market an empty side that the book does not have
+ *   at the end of the requote (the bbo channel publishes every command's top of book): old
+ *   quotes the new ladder would cross are canceled first, the new ladder goes in as one
+ *   batchPlace (one publication), then the rest of the old ladder is canceled order by order.
  * - The noise taker sends a market order of random side and size with probability
  *   `takeProbability` per step.
  * Both draw from a seeded PRNG.
  */
-import { findAccount, onTierTick, type Engine, type MarketState } from '../engine/index.ts';
+import { accountOrders, findAccount, LIMITS, onTierTick, type BatchOrder, type Engine, type MarketState } from '../engine/index.ts';
 import type { Exchange } from '../gateway/exchange.ts';
 import { createPrng, type Prng } from './prng.ts';
 
@@ -71,39 +74,38 @@ function onTick(ms: MarketState, price: number, down: boolean): number {
   return Math.max(1, p);
 }
 
-/** Replaces the maker's ladder in one market around the current oracle price. */
+/** Replaces the maker's ladder in one market around the current oracle price (see the header for the order of commands). */
 export function requote(exchange: Exchange, agents: Agents, ms: MarketState): void {
   const oracle = ms.oraclePrice;
   if (oracle <= 0 || ms.spec.status !== 'ONLINE') return;
   const maker = agents.maker(ms.spec.id);
   const engine: Engine = exchange.engine;
   const now = exchange.clock();
-  exchange.submit({ type: 'cancelAll', ...maker, marketId: ms.spec.id });
   const account = engine.accounts.get(`${maker.address}/${maker.accountIndex}`);
   const inventory = account?.markets[ms.slot]?.size ?? 0;
   const inventoryUsd = (inventory * oracle * Number(ms.spec.valueMul)) / 1e18;
   const { levels, spacingBps, levelNotionalUsd, skewBpsPer10k } = agents.params;
   const skew = Math.round((oracle * (inventoryUsd / 10_000) * skewBpsPer10k) / 10_000);
   const spacing = Math.max(1, Math.round((oracle * spacingBps) / 10_000));
+  const ladder: BatchOrder[] = [];
+  let topBid = 0;
+  let lowAsk = Infinity;
   for (let k = 1; k <= levels; k++) {
     const bid = onTick(ms, oracle - skew - k * spacing, true);
     const ask = onTick(ms, oracle - skew + k * spacing, false);
+    topBid = Math.max(topBid, bid);
+    lowAsk = Math.min(lowAsk, ask);
     const jitter = 0.5 + agents.rng.next();
     for (const [side, price] of [[0, bid], [1, ask]] as const) {
-      exchange.submit({
-        type: 'placeOrder',
-        ...maker,
-        marketId: ms.spec.id,
-        side,
-        orderType: 0,
-        tif: 3,
-        price,
-        size: sizeFor(ms, levelNotionalUsd * jitter, price),
-        reduceOnly: false,
-        goodTilTime: now + 40 * DAY_US,
-      });
+      ladder.push({ ...maker, marketId: ms.spec.id, side, orderType: 0, tif: 3, price, size: sizeFor(ms, levelNotionalUsd * jitter, price), reduceOnly: false, goodTilTime: now + 40 * DAY_US });
     }
   }
+  const old = account === undefined ? [] : accountOrders(account).filter((o) => o.marketId === ms.spec.id).map((o) => ({ id: o.id, crossed: o.side === 1 ? o.price <= topBid : o.price >= lowAsk }));
+  const cancel = (orderId: number): void => void exchange.submit({ type: 'cancelOrder', ...maker, marketId: ms.spec.id, orderId });
+  // Post-only quotes would be refused against the maker's own old quotes on the other side.
+  for (const o of old) if (o.crossed) cancel(o.id);
+  for (let i = 0; i < ladder.length; i += LIMITS.batchMax) exchange.submit({ type: 'batchPlace', orders: ladder.slice(i, i + LIMITS.batchMax) });
+  for (const o of old) if (!o.crossed) cancel(o.id);
 }
 
 /** Maybe sends one market order from the noise taker. */

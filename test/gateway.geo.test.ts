@@ -33,14 +33,14 @@ describe('state-changing actions can be blocked for callers in restricted region
     const h = await blocked();
     const headers = { 'x-perpsim-country': 'US' };
     expect((await h.app.inject({ method: 'GET', url: '/v1/markets', headers })).statusCode).toBe(200);
-    expect((await h.app.inject({ method: 'GET', url: '/v1/compliance', headers })).json()).toEqual({ geo: { country: 'US', restrictions: { perpetuals: true }, bypassed: false } });
-    expect((await h.app.inject({ method: 'GET', url: '/v1/compliance' })).json()).toEqual({ geo: { country: '', restrictions: { perpetuals: false }, bypassed: false } });
+    expect((await h.app.inject({ method: 'GET', url: '/v1/compliance', headers })).json()).toEqual({ geo: { country: 'US', region: 'US', restrictions: { perpetuals: true, spot: true }, bypassed: false } });
+    expect((await h.app.inject({ method: 'GET', url: '/v1/compliance' })).json()).toEqual({ geo: { country: '', region: '', restrictions: { perpetuals: false, spot: false }, bypassed: false } });
   });
 
   it('lets an allowlisted IP through, reported as bypassed', async () => {
     const h = await gateway();
     h.state.config.geo = geoConfig(['US'], ['127.0.0.1']);
     const res = await h.app.inject({ method: 'GET', url: '/v1/compliance', headers: { 'x-perpsim-country': 'US' } });
-    expect(res.json()).toEqual({ geo: { country: 'US', restrictions: { perpetuals: true }, bypassed: true } });
+    expect(res.json()).toEqual({ geo: { country: 'US', region: 'US', restrictions: { perpetuals: true, spot: true }, bypassed: true } });
   });
 });

@@ -183,9 +183,9 @@ describe('GET /v1/mids: {mids:{"BTC-USD":"…"}} ordered by ascending marketId, 
 
   it('takes a market filter (name or id); an OFFLINE market gives {}, an unresolvable one 400', async () => {
     const h = await funded();
-    expect((await get(h, '/v1/mids?market=eth-usd')).body).toEqual({ mids: { 'ETH-USD': '' } });
-    expect((await get(h, '/v1/mids?market=2')).body).toEqual({ mids: { 'ETH-USD': '' } });
-    expect((await get(h, '/v1/mids?market=F-USD')).body).toEqual({ mids: {} });
+    expect((await get(h, '/v1/mids?market=eth-usd')).body.mids).toEqual({ 'ETH-USD': '' });
+    expect((await get(h, '/v1/mids?market=2')).body.mids).toEqual({ 'ETH-USD': '' });
+    expect((await get(h, '/v1/mids?market=F-USD')).body.mids).toEqual({});
     expect(await get(h, '/v1/mids?market=NOPE')).toEqual({ status: 400, body: { error: 'unknown market: NOPE' } });
   });
 });
@@ -349,7 +349,7 @@ describe('GET /v1/candles: required `to` (seconds- or milliseconds-scale gives 4
 });
 
 describe('candles are built from real trades: {candles:[candle]} newest first, window [from, to), countback ≤ 1,500', () => {
-  /** Trades in three minute bars: m0 (two executions), m1, m3. */
+  /** Trades in three minute bars: m0 (two executions), m1, m3 (m2 is a quiet bar at m1\'s close). */
   async function minuteTrades() {
     const h = await funded();
     const m0 = barOpenTime('1m', h.now.us);
@@ -372,8 +372,9 @@ describe('candles are built from real trades: {candles:[candle]} newest first, w
     const { h, m0 } = await minuteTrades();
     const { status, body } = await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&to=${h.now.us}`);
     expect(status).toBe(200);
-    expect(body.candles.map((c: { openTime: number }) => c.openTime)).toEqual([m0 + 3 * MIN, m0 + MIN, m0]);
-    expect(body.candles[2]).toEqual({
+    expect(body.candles.map((c: { openTime: number }) => c.openTime)).toEqual([m0 + 3 * MIN, m0 + 2 * MIN, m0 + MIN, m0]);
+    expect(body.candles[1]).toMatchObject({ open: '97100.0', high: '97100.0', low: '97100.0', close: '97100.0', tradeCount: 0, isFinal: true });
+    expect(body.candles[3]).toEqual({
       marketDisplayName: 'BTC-USD',
       marketId: 1,
       timeframe: '1m',
@@ -395,17 +396,17 @@ describe('candles are built from real trades: {candles:[candle]} newest first, w
   it('countback takes the newest closed bars back from `to` (the forming bar is not closed)', async () => {
     const { h, m0 } = await minuteTrades();
     const opens = async (q: string) => (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&${q}`)).body.candles.map((c: { openTime: number }) => (c.openTime - m0) / MIN);
-    expect(await opens(`to=${h.now.us}&countback=2`)).toEqual([1, 0]);
-    expect(await opens(`to=${h.now.us + 2 * MIN}&countback=2`)).toEqual([1, 0]);
-    expect(await opens(`to=${m0 + 3 * MIN}&countback=1`)).toEqual([1]);
+    expect(await opens(`to=${h.now.us}&countback=2`)).toEqual([2, 1]);
+    expect(await opens(`to=${h.now.us + 2 * MIN}&countback=2`)).toEqual([2, 1]);
+    expect(await opens(`to=${m0 + 3 * MIN}&countback=1`)).toEqual([2]);
     expect(await opens(`to=${m0 + MIN}&countback=5`)).toEqual([0]);
   });
 
   it('`from` bounds the window [from, to): from inclusive, to exclusive', async () => {
     const { h, m0 } = await minuteTrades();
     const opens = async (q: string) => (await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&${q}`)).body.candles.map((c: { openTime: number }) => (c.openTime - m0) / MIN);
-    expect(await opens(`from=${m0 + MIN}&to=${m0 + 3 * MIN}`)).toEqual([1]);
-    expect(await opens(`from=${m0}&to=${m0 + 3 * MIN + 1}`)).toEqual([3, 1, 0]);
+    expect(await opens(`from=${m0 + MIN}&to=${m0 + 3 * MIN}`)).toEqual([2, 1]);
+    expect(await opens(`from=${m0}&to=${m0 + 3 * MIN + 1}`)).toEqual([3, 2, 1, 0]);
     expect((await get(h, `/v1/candles?market=BTC-USD&timeframe=1m&from=${m0 + MIN}&to=${m0}`)).status).toBe(400);
   });
 
@@ -505,10 +506,10 @@ describe('GET /v1/feetiers: fee tiers with makerFeePpm / takerFeePpm; fee-tier r
 describe('GET /v1/compliance: geo section always present; `address` screening section only when ?address= is supplied', () => {
   it('answers an unrestricted geo section, and COMPLIANT for an address', async () => {
     const h = await funded();
-    expect(await get(h, '/v1/compliance')).toEqual({ status: 200, body: { geo: { country: '', restrictions: { perpetuals: false }, bypassed: false } } });
+    expect(await get(h, '/v1/compliance')).toEqual({ status: 200, body: { geo: { country: '', region: '', restrictions: { perpetuals: false, spot: false }, bypassed: false } } });
     expect((await get(h, `/v1/compliance?address=${alice.address}`)).body).toEqual({
-      geo: { country: '', restrictions: { perpetuals: false }, bypassed: false },
-      address: { status: 'COMPLIANT', reason: '' },
+      geo: { country: '', region: '', restrictions: { perpetuals: false, spot: false }, bypassed: false },
+      address: { address: alice.address, status: 'COMPLIANT' },
     });
     expect((await get(h, '/v1/compliance?address=nope')).status).toBe(400);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CANDLE_TIMEFRAMES } from '../engine/index.ts';
+import { barOpenTime, TIMEFRAME_US } from '../gateway/candles.ts';
 import { ipBucketLevel } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, placeOrderRequest, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
 
@@ -44,11 +45,13 @@ describe('Limits: portfolio, userPreferences, leaderboard, commissionrates, the 
 });
 
 describe('candles: every timeframe of the interface (1m … 1w) is served from the same real trades', () => {
-  it('answers each timeframe with one bar holding the trade; an unknown timeframe is 400', async () => {
+  it('answers each timeframe with one bar holding the trade (the first bar of the market); an unknown timeframe is 400', async () => {
     const h = await traded();
+    const tradedAt = h.now.us;
     h.now.us += 8 * DAY_US;
     for (const tf of CANDLE_TIMEFRAMES) {
-      const res = await h.app.inject({ method: 'GET', url: `/v1/candles?market=BTC-USD&timeframe=${tf}&to=${h.now.us}&countback=10` });
+      const end = barOpenTime(tf, tradedAt) + TIMEFRAME_US[tf];
+      const res = await h.app.inject({ method: 'GET', url: `/v1/candles?market=BTC-USD&timeframe=${tf}&to=${end}&countback=10` });
       expect(res.statusCode, tf).toBe(200);
       const bars = (res.json() as { candles: { volume: string; tradeCount: number; timeframe: string; isFinal: boolean }[] }).candles;
       expect(bars, tf).toHaveLength(1);

@@ -585,8 +585,8 @@ describe('Subscriptions every channel shares (supplement §9; interface "Sequenc
     await subscribe(c, { channel: 'positions', id: alice });
     trade(alice, bob, '3400.00', '1.0');
     const delta = contentsOf(await c.next((f) => f.type === 'channel_data'));
-    const rows = delta.positions as Frame[];
-    expect(rows).toHaveLength(1);
+    const rows = Object.values(delta.positions as Record<string, Frame>);
+    expect(Object.keys(delta.positions as Frame)).toEqual([String(ETH)]);
     expect(rows[0]).toMatchObject({ marketId: ETH, size: '1.0', sequenceNumber: expect.any(Number) });
     expect(delta.lastSequenceId).toBe(findAccount(server!.exchange.engine.accounts, alice, 0)!.seq);
     expect(delta.lastSequenceId as number).toBeGreaterThanOrEqual(rows[0]!.sequenceNumber as number);
@@ -636,7 +636,7 @@ describe('Subscriptions every channel shares (supplement §9; interface "Sequenc
     await c.next((f) => f.channel === 'account' && f.type === 'channel_data');
     const seqOf = (f: Frame): number => {
       const x = contentsOf(f);
-      return f.channel === 'positions' ? ((x.positions as Frame[])[0]!.sequenceNumber as number) : (x.sequenceNumber as number);
+      return f.channel === 'positions' ? (Object.values(x.positions as Record<string, Frame>)[0]!.sequenceNumber as number) : (x.sequenceNumber as number);
     };
     const data = c.frames.filter((f) => f.type === 'channel_data');
     const seqs = data.map(seqOf);

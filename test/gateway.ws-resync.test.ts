@@ -348,7 +348,7 @@ describe('one account over the socket', () => {
     for (const f of s.frames) {
       if (f.type !== 'channel_data') continue;
       const c = contentsOf(f);
-      if (f.channel === 'positions') for (const row of c.positions as Frame[]) seen.push({ channel: 'positions', seq: row.sequenceNumber as number });
+      if (f.channel === 'positions') for (const row of Object.values(c.positions as Record<string, Frame>)) seen.push({ channel: 'positions', seq: row.sequenceNumber as number });
       else seen.push({ channel: String(f.channel), seq: c.sequenceNumber as number });
     }
     for (const channel of ['orders', 'userFills', 'positions']) {

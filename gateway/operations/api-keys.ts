@@ -2,10 +2,12 @@
  * GET /v1/apiKeys — the address's API keys (supplement §5): `{apiKeys: [{apiKey, address,
  * allSubaccounts, accountIndex?, apiWalletName, status, permissions[], validUntil, createdAt}]}`.
  *
- * Auth `key` (interface.md): the X-API-Key header alone, no signature. It must name a
- * registered key that is ACTIVE and not expired (else 401 `invalid api key`; missing or not 64
- * hex digits: 401 `missing or invalid key`) whose master address is the `address` query (else
- * 403); a key bound to one subaccount may only read with that `accountIndex` or none (else 403).
+ * Auth `key` (interface.md): the X-API-Key header alone, no signature. A presented key must be
+ * a registered key that is ACTIVE and not expired (else 401 `invalid api key`; not 64 hex
+ * digits: 401 `missing or invalid key`) whose master address is the `address` query (else 403);
+ * a key bound to one subaccount may only read with that `accountIndex` or none (else 403).
+ * Without the header the read is answered like a public one, as the live venue does and
+ * onboarding clients rely on (docs/decisions.md "Fidelity to the live venue").
  *
  * Rows: every key of the address, revoked ones included (status DELETED), oldest first
  * (createdAt, then apiKey). Without `accountIndex` the keys of all subaccounts, each
@@ -60,13 +62,15 @@ export const apiKeys: Operation = {
   handle: (state, request) => {
     const header = request.headers['x-api-key'];
     const presented = Array.isArray(header) ? header[0] : header;
-    if (presented === undefined || !API_KEY.test(presented)) return fail(401, 'missing or invalid key');
-    const key = state.keys.byKey.get(presented.toLowerCase());
-    if (key === undefined || key.status !== 'ACTIVE' || (key.validUntil !== 0 && key.validUntil < state.nowMs())) return fail(401, 'invalid api key');
     const ref = accountOf(request.query);
-    if (key.address !== ref.address) return fail(403, 'address does not match the api key');
     const wanted = request.query.accountIndex === undefined ? undefined : ref.accountIndex;
-    if (key.accountIndex !== undefined && wanted !== undefined && key.accountIndex !== wanted) return fail(403, 'accountIndex not allowed for this api key');
+    if (presented !== undefined) {
+      if (!API_KEY.test(presented)) return fail(401, 'missing or invalid key');
+      const key = state.keys.byKey.get(presented.toLowerCase());
+      if (key === undefined || key.status !== 'ACTIVE' || (key.validUntil !== 0 && key.validUntil < state.nowMs())) return fail(401, 'invalid api key');
+      if (key.address !== ref.address) return fail(403, 'address does not match the api key');
+      if (key.accountIndex !== undefined && wanted !== undefined && key.accountIndex !== wanted) return fail(403, 'accountIndex not allowed for this api key');
+    }
     const rows = keysOf(state.keys, ref.address, wanted)
       .sort((a, b) => a.createdAt - b.createdAt || (a.apiKey < b.apiKey ? -1 : a.apiKey > b.apiKey ? 1 : 0))
       .map(apiKeyRow);

@@ -1,14 +1,14 @@
 /**
  * GET /v1/candles — OHLCV bars of one market and timeframe, newest first (supplement §6, §7
- * candle record, §12 order), built from real trades (gateway/candles.ts).
+ * candle record, §12 order), built from real trades (gateway/candles.ts readFilledCandles).
  *
  * Query: `market` (selector) and `timeframe` (1m … 1w, CANDLE_TIMEFRAMES) required; `to` epoch
  * µs required (seconds- or milliseconds-scale → 400); the lower bound is either `from` (epoch
  * µs, window [from, to) on openTime) or `countback` (the newest `countback` closed bars back from
  * `to`: bars that ended by `to` and by the exchange clock; interface.md "closed bars back from
  * `to`"), never both (400). Choices where the interface is silent:
- * - bars are counted as they exist: a window without trades has no bar, so `countback` counts
- *   bars, not timeframe slots;
+ * - every period of the window has a bar (a quiet one carries the previous close, as the live
+ *   venue's reads do), from the market's first trade on, so `countback` counts periods;
  * - with `from`, the bar holding `to` is included when it opened before `to` (it reads isFinal
  *   false while the exchange clock is inside it), so `to` = now returns the forming bar; with
  *   `countback` it is not (it is not closed);
@@ -18,10 +18,10 @@
  */
 import { Type } from 'typebox';
 import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';
-import { attachCandles, candleRecord, isTimeframe, readCandles, TIMEFRAME_US } from '../candles.ts';
-import { badRequest, ok } from '../errors.ts';
+import { attachCandles, candleRecord, isTimeframe, readFilledCandles, TIMEFRAME_US } from '../candles.ts';
+import { badRequest, ok, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
+import type { GatewayState, Operation } from '../operation.ts';
 
 const Micros = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
 
@@ -43,20 +43,31 @@ export const candles: Operation = {
       { additionalProperties: true },
     ),
   },
-  handle: (state, request) => {
-    const query = request.query as { market: string; timeframe: string; to: number; from?: number; countback?: number };
-    const ms = resolveMarket(state.exchange, query.market);
-    if (ms === undefined) return badRequest(`unknown market: ${query.market}`);
-    const timeframe = query.timeframe;
-    if (!isTimeframe(timeframe)) return badRequest(`timeframe must be one of ${CANDLE_TIMEFRAMES.join(', ')}`);
-    if (query.from !== undefined && query.countback !== undefined) return badRequest('from and countback are mutually exclusive');
-    if (query.from !== undefined && query.from > query.to) return badRequest('from must not be after to');
-    const limit = Math.min(query.countback ?? LIMITS.candlePageMax, LIMITS.candlePageMax);
-    const store = attachCandles(state.exchange);
-    const now = state.exchange.clock();
-    // Closed bars only: a bar that ends by min(to, now) opens at or before that minus its length.
-    const to = query.countback === undefined ? query.to : Math.min(query.to, now) - TIMEFRAME_US[timeframe] + 1;
-    const bars = readCandles(store, ms.spec.id, timeframe, { to, from: query.from, limit });
-    return ok({ candles: bars.map((bar) => candleRecord(ms.spec, timeframe, bar, now)) });
-  },
+  handle: (state, request) => candlesReply(state, request.query as unknown as CandlesQuery),
 };
+
+export interface CandlesQuery {
+  market: string;
+  timeframe: string;
+  /** Epoch µs. */
+  to: number;
+  from?: number;
+  countback?: number;
+}
+
+/** The candles read of a validated query (bounds in µs), shared with GET /v1/api-meta/candles. */
+export function candlesReply(state: GatewayState, query: CandlesQuery): Reply {
+  const ms = resolveMarket(state.exchange, query.market);
+  if (ms === undefined) return badRequest(`unknown market: ${query.market}`);
+  const timeframe = query.timeframe;
+  if (!isTimeframe(timeframe)) return badRequest(`timeframe must be one of ${CANDLE_TIMEFRAMES.join(', ')}`);
+  if (query.from !== undefined && query.countback !== undefined) return badRequest('from and countback are mutually exclusive');
+  if (query.from !== undefined && query.from > query.to) return badRequest('from must not be after to');
+  const limit = Math.min(query.countback ?? LIMITS.candlePageMax, LIMITS.candlePageMax);
+  const store = attachCandles(state.exchange);
+  const now = state.exchange.clock();
+  // Closed bars only: a bar that ends by min(to, now) opens at or before that minus its length.
+  const to = query.countback === undefined ? query.to : Math.min(query.to, now) - TIMEFRAME_US[timeframe] + 1;
+  const bars = readFilledCandles(store, ms.spec.id, timeframe, { to, from: query.from, limit }, now);
+  return ok({ candles: bars.map((bar) => candleRecord(ms.spec, timeframe, bar, now)) });
+}

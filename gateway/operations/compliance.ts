@@ -1,11 +1,14 @@
 /**
- * GET /v1/compliance — {geo: {country, restrictions: {perpetuals}, bypassed},
- * address?: {status, reason}} (supplement §6).
+ * GET /v1/compliance — {geo: {country, region, restrictions: {perpetuals, spot}, bypassed},
+ * address?: {address, status, reason?}} (supplement §6, widened to the live venue's captured
+ * reply: docs/decisions.md "Fidelity to the live venue").
  *
  * The geo section reports the caller as geo.ts sees it: the `X-Perpsim-Country` header's
- * country ("" when absent, the venue's "unknown"), whether perpetuals are restricted there, and
- * whether an allowlisted IP bypasses that. perpsim screens no addresses: with `?address=`
- * (validated like every address, 400 when malformed) the address is COMPLIANT with reason "".
+ * country ("" when absent, the venue's "unknown"), the region (perpsim knows no subdivision, so
+ * the country again, as the live capture reads), whether perpetuals and spot are restricted there
+ * (one blocked-region list covers both), and whether an allowlisted IP bypasses that. perpsim
+ * screens no addresses: with `?address=` (validated like every address, 400 when malformed) the
+ * address is echoed lowercase and COMPLIANT; `reason` is only for BLOCKED, as live.
  * The geo section is always present; the address section only when an address was given.
  */
 import { Type } from 'typebox';
@@ -15,8 +18,8 @@ import type { Operation } from '../operation.ts';
 import { ADDRESS_PATTERN, parseAddress } from './common.ts';
 
 export interface ComplianceRecord {
-  geo: { country: string; restrictions: { perpetuals: boolean }; bypassed: boolean };
-  address?: { status: 'COMPLIANT' | 'BLOCKED'; reason: string };
+  geo: { country: string; region: string; restrictions: { perpetuals: boolean; spot: boolean }; bypassed: boolean };
+  address?: { address: string; status: 'COMPLIANT' | 'BLOCKED'; reason?: string };
 }
 
 export const compliance: Operation = {
@@ -28,10 +31,12 @@ export const compliance: Operation = {
   schema: { querystring: Type.Object({ address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })) }, { additionalProperties: true }) },
   handle: (state, request) => {
     const geo = geoOf(state.config.geo, request.headers, request.ip);
-    const record: ComplianceRecord = { geo: { country: geo.country, restrictions: { perpetuals: geo.restricted || geo.bypassed }, bypassed: geo.bypassed } };
+    const restricted = geo.restricted || geo.bypassed;
+    const record: ComplianceRecord = { geo: { country: geo.country, region: geo.country, restrictions: { perpetuals: restricted, spot: restricted }, bypassed: geo.bypassed } };
     if (request.query.address !== undefined) {
-      if (parseAddress(request.query.address) === null) return badRequest('invalid address');
-      record.address = { status: 'COMPLIANT', reason: '' };
+      const address = parseAddress(request.query.address);
+      if (address === null) return badRequest('invalid address');
+      record.address = { address, status: 'COMPLIANT' };
     }
     return ok(record);
   },

@@ -12,6 +12,10 @@
  * - fees are ppm of notional (integers; a negative maker fee is a rebate);
  * - `account` appears only when `address` is given (accountIndex 0-9, default 0); an account
  *   without activity stands at level 1 with zero volumes.
+ * The live venue answers `{tiers: [{level, name, volume_threshold, maker_fee_ppm,
+ * taker_fee_ppm}]}` (captured; levels from 0, the threshold an integer of quote quantums): the
+ * same schedule is served under `tiers` in that shape too (docs/decisions.md "Fidelity to the
+ * live venue"), so clients of either shape read it.
  */
 import { Type } from 'typebox';
 import { findAccount, lifetimeFeesPaid, lifetimeVolume, LIMITS, tierFor } from '../../engine/index.ts';
@@ -54,7 +58,8 @@ export const feeTiers: Operation = {
       makerFeePpm: t.makerFeePpm,
       takerFeePpm: t.takerFeePpm,
     }));
-    if (request.query.address === undefined) return ok({ feeTiers: records });
+    const live = tiers.map((t, i) => ({ level: i, name: t.name, volume_threshold: Number(t.minVolume), maker_fee_ppm: t.makerFeePpm, taker_fee_ppm: t.takerFeePpm }));
+    if (request.query.address === undefined) return ok({ feeTiers: records, tiers: live });
     const address = parseAddress(request.query.address);
     if (address === null) return badRequest('invalid address');
     const accountIndex = Number(request.query.accountIndex ?? 0);
@@ -63,6 +68,7 @@ export const feeTiers: Operation = {
     const tier = tierFor(tiers, rolling);
     return ok({
       feeTiers: records,
+      tiers: live,
       account: {
         address,
         accountIndex,

@@ -14,6 +14,8 @@ import { orders } from './orders.ts';
 import { portfolio } from './portfolio.ts';
 import { positions } from './positions.ts';
 import { rateLimit } from './rate-limit.ts';
+import { spotFills } from './spot-fills.ts';
+import { spotPositions } from './spot-positions.ts';
 
 export const ACCOUNT_READS: readonly Operation[] = [
   positions,
@@ -31,4 +33,6 @@ export const ACCOUNT_READS: readonly Operation[] = [
   rateLimit,
   apiKeys,
   portfolio,
+  spotPositions,
+  spotFills,
 ];

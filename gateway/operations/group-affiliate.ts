@@ -9,11 +9,13 @@ import { affiliateCommissions } from './affiliate-commissions.ts';
 import { affiliateCreateCode } from './affiliate-create-code.ts';
 import { affiliateInfo } from './affiliate-info.ts';
 import { affiliateInviteCodes } from './affiliate-invite-codes.ts';
+import { affiliateLeaderboard } from './affiliate-leaderboard.ts';
 import { affiliateKickback } from './affiliate-kickback.ts';
 import { affiliateModifyCode } from './affiliate-modify-code.ts';
 import { affiliateMyReferrer } from './affiliate-my-referrer.ts';
 import { affiliateRedeemInvite } from './affiliate-redeem-invite.ts';
 import { affiliateReferees } from './affiliate-referees.ts';
+import { affiliateRevokeCode } from './affiliate-revoke-code.ts';
 import { affiliateRegisterAffiliate } from './affiliate-register.ts';
 import { commissionRates } from './commission-rates.ts';
 
@@ -21,6 +23,7 @@ export const AFFILIATE: readonly Operation[] = [
   commissionRates,
   affiliateCreateCode,
   affiliateModifyCode,
+  affiliateRevokeCode,
   affiliateKickback,
   affiliateRegisterAffiliate,
   affiliateRedeemInvite,
@@ -34,4 +37,5 @@ export const AFFILIATE: readonly Operation[] = [
   affiliateClaims,
   affiliateClaimStatus,
   affiliateCodeAvailable,
+  affiliateLeaderboard,
 ];

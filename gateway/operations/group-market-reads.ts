@@ -2,6 +2,7 @@
 import type { Operation } from '../operation.ts';
 import { apiMetaMarkets } from './api-meta-markets.ts';
 import { apiMetaOverview } from './api-meta-overview.ts';
+import { apiMetaCandles } from './api-meta-candles.ts';
 import { apiMetaSpotOverview } from './api-meta-spot-overview.ts';
 import { bbo } from './bbo.ts';
 import { candles } from './candles.ts';
@@ -12,6 +13,7 @@ import { l2OrderBook } from './l2-order-book.ts';
 import { leaderboard } from './leaderboard.ts';
 import { mids } from './mids.ts';
 import { prices } from './prices.ts';
+import { spotAssets } from './spot-assets.ts';
 import { trade, tradeByQuery } from './trade.ts';
 import { trades } from './trades.ts';
 
@@ -30,5 +32,7 @@ export const MARKET_READS: readonly Operation[] = [
   apiMetaMarkets,
   apiMetaOverview,
   apiMetaSpotOverview,
+  apiMetaCandles,
   leaderboard,
+  spotAssets,
 ];

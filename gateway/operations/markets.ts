@@ -1,7 +1,7 @@
-/** GET /v1/markets — every market record by ascending id, or the one a `market` filter names. */
+/** GET /v1/markets — every market row (gateway/markets.ts marketRow) by ascending id, or the one a `market` filter names. */
 import { Type } from 'typebox';
 import { badRequest, ok } from '../errors.ts';
-import { marketRecord, marketsById, resolveMarket } from '../markets.ts';
+import { marketRow, marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 
 export const markets: Operation = {
@@ -13,9 +13,9 @@ export const markets: Operation = {
   schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
   handle: (state, request) => {
     const filter = request.query.market;
-    if (filter === undefined) return ok({ markets: marketsById(state.exchange).map(marketRecord) });
+    if (filter === undefined) return ok({ markets: marketsById(state.exchange).map((ms) => marketRow(state.exchange, ms)) });
     const ms = resolveMarket(state.exchange, filter);
     if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
-    return ok({ markets: [marketRecord(ms)] });
+    return ok({ markets: [marketRow(state.exchange, ms)] });
   },
 };

@@ -7,6 +7,7 @@
  * digit when the sum is odd ("96999.95"). When either side is empty the mid is "" — the venue
  * prints "" when unavailable, and perpsim does not fall back to the mark price: a client that
  * wants the mark reads /v1/prices (the same rule as oraclePrices' markPrice "0": no fallback).
+ * The reply carries the exchange's globalSequenceId (an integer), as the live venue's does.
  */
 import { Type } from 'typebox';
 import { bestLevel, formatBig, type MarketState } from '../../engine/index.ts';
@@ -41,9 +42,10 @@ export const mids: Operation = {
   schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
   handle: (state, request) => {
     const filter = request.query.market;
-    if (filter === undefined) return ok({ mids: midsRecord(marketsById(state.exchange)) });
+    const globalSequenceId = state.exchange.engine.seq.global;
+    if (filter === undefined) return ok({ mids: midsRecord(marketsById(state.exchange)), globalSequenceId });
     const ms = resolveMarket(state.exchange, filter);
     if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
-    return ok({ mids: midsRecord([ms]) });
+    return ok({ mids: midsRecord([ms]), globalSequenceId });
   },
 };

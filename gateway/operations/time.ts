@@ -1,6 +1,18 @@
-/** GET /v1/time — the exchange's (simulated) clock, in nanoseconds. */
+/**
+ * GET /v1/time — the exchange's (simulated) clock: `{timeNs}`, unix nanoseconds as a JSON
+ * integer, as the live venue answers (docs/decisions.md "Fidelity to the live venue").
+ */
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
+
+/**
+ * Engine µs as the JSON integer of nanoseconds the live venue prints (`timeNs`, oraclePrices'
+ * `epoch` and `markEpochNanos`; typed clients decode int64). The double µs·1000 prints its
+ * exact decimal digits for every time before 2^62 ns (the year 2116): doubles there are at most
+ * 512 apart and the product is a multiple of 1000, so the shortest round-trip form is the
+ * exact product.
+ */
+export const epochNanos = (us: number): number => us * 1000;
 
 export const time: Operation = {
   name: 'time',
@@ -8,5 +20,5 @@ export const time: Operation = {
   path: '/v1/time',
   auth: 'public',
   description: 'server time',
-  handle: (state) => ok({ timeNs: (BigInt(state.exchange.clock()) * 1000n).toString() }),
+  handle: (state) => ok({ timeNs: epochNanos(state.exchange.clock()) }),
 };

@@ -139,6 +139,9 @@ export const IP_WEIGHTS = {
   affiliateClaim: flat(STANDARD),
   affiliateRegisterAffiliate: flat(STANDARD),
   affiliateRedeemInvite: flat(STANDARD),
+  // The venue's routes public clients call (docs/decisions.md "Fidelity to the live venue").
+  affiliateRevokeCode: flat(STANDARD),
+  affiliateLeaderboard: flat(STANDARD),
   // Not in the interface's table: a paged history read like funding.
   interest: list(STANDARD, ROWS_PER_UNIT),
   // Not in the interface's table: market and ranking reads like markets (leaderboard has no pages).
@@ -146,6 +149,11 @@ export const IP_WEIGHTS = {
   apiMetaMarkets: flat(STANDARD),
   apiMetaOverview: flat(STANDARD),
   apiMetaSpotOverview: flat(STANDARD),
+  // Not in the interface's table: spot reads (empty in perpsim) like their perpetual siblings; metadata candles like candles.
+  apiMetaCandles: list(STANDARD, CANDLE_ROWS_PER_UNIT),
+  spotAssets: flat(STANDARD),
+  spotPositions: flat(CHEAP),
+  spotFills: list(STANDARD, ROWS_PER_UNIT),
   // Not in the interface's table: notification inbox and management, like userPreferences.
   notifications: flat(STANDARD),
   notificationTokens: flat(STANDARD),

@@ -47,7 +47,7 @@ import { attachCandles, candleRecord, readCandles } from '../candles.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { ALL_TIME } from '../history-store.ts';
 import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '../format.ts';
-import { marketRecord, marketsById } from '../markets.ts';
+import { marketRow, marketsById } from '../markets.ts';
 import type { GatewayState } from '../operation.ts';
 import { account as accountRead } from '../operations/account.ts';
 import { transferUpdate, accountTransferUpdates as transfersRead, type AccountTransferUpdatesReply } from '../operations/account-transfer-updates.ts';
@@ -58,6 +58,8 @@ import { funding as fundingRead, fundingPaymentRecord, fundingRateString, type F
 import { l2BookRecord } from '../operations/l2-order-book.ts';
 import { leverages as leveragesRead, type LeveragesReply } from '../operations/leverages.ts';
 import { positionRecords } from '../positions.ts';
+import { epochNanos } from '../operations/time.ts';
+import { tradeRecord } from '../operations/trades.ts';
 import { attributeUpdates, onlineAttributeBlocks } from './market-attributes.ts';
 import { restRead } from './rest-read.ts';
 
@@ -76,6 +78,7 @@ export interface Update {
 }
 
 const frame = (e: { globalSeq: number }, contents: unknown): Update => ({ at: e.globalSeq, contents });
+
 
 /** The last event of the batch that `matches` (ES2022 has no findLast). */
 function lastOf(events: readonly EngineEvent[], matches: (e: EngineEvent) => boolean): EngineEvent | undefined {
@@ -164,7 +167,7 @@ function bookContents(exchange: Exchange, sub: Subscription): ReturnType<typeof 
 
 const marketsSnapshot = (exchange: Exchange): Record<string, unknown> => ({
   isSnapshot: true,
-  markets: Object.fromEntries(marketsById(exchange).map((ms) => [String(ms.spec.id), marketRecord(ms)])),
+  markets: Object.fromEntries(marketsById(exchange).map((ms) => [String(ms.spec.id), marketRow(exchange, ms)])),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -398,29 +401,17 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
       return out;
     },
   },
+  /** Rows are the REST trade records (marketId and the taker's `side` included, as live clients read them). */
   trades: {
     name: 'trades',
     scope: 'market',
     ack: {},
-    updates: (_state, sub, events) => {
+    updates: (state, sub, events) => {
       const ms = sub.market!;
       const out: Update[] = [];
       for (const e of events) {
         if (e.type !== 'trades' || e.marketId !== ms.spec.id) continue;
-        out.push(
-          frame(e, e.entries.map((t) => ({
-            marketDisplayName: ms.spec.displayName,
-            price: price(ms.spec, t.price),
-            size: size(ms.spec, t.size),
-            tradeId: t.tradeId.toString(16),
-            timestamp: e.time,
-            takerOrderId: orderIdString(e.takerOrderId),
-            takerAddress: t.takerAddress,
-            makerOrderId: orderIdString(t.makerOrderId),
-            makerAddress: t.makerAddress,
-            sequenceNumber: e.marketSeq,
-          }))),
-        );
+        out.push(frame(e, e.entries.map((t) => tradeRecord(state.exchange, e, t))));
       }
       return out;
     },
@@ -453,8 +444,8 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
         if (ms.spec.status !== 'ONLINE') continue;
         out.push(
           frame(e, {
-            epoch: String(BigInt(e.time) * 1000n),
-            prices: [{ marketDisplayName: ms.spec.displayName, marketId: ms.spec.id, price: price(ms.spec, e.oraclePrice), markPrice: e.markPrice > 0 ? price(ms.spec, e.markPrice) : '0', markEpochNanos: String(BigInt(e.time) * 1000n) }],
+            epoch: epochNanos(e.time),
+            prices: [{ marketDisplayName: ms.spec.displayName, marketId: ms.spec.id, price: price(ms.spec, e.oraclePrice), markPrice: e.markPrice > 0 ? price(ms.spec, e.markPrice) : '0', markEpochNanos: epochNanos(e.time) }],
           }),
         );
       }
@@ -529,7 +520,11 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
       },
     },
   },
-  /** "Open positions only; deltas carry per-account lastSequenceId and per-row sequenceNumber." */
+  /**
+   * "Open positions only; deltas carry per-account lastSequenceId and per-row sequenceNumber."
+   * `positions` is a map keyed by marketId (a string), as the REST positions reply and the live
+   * connector read it; a delta holds each changed market's latest row (a closed one at size "0.0").
+   */
   positions: {
     name: 'positions',
     scope: 'account',
@@ -537,11 +532,11 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     snapshot: (state, sub) => {
       const acct = accountOf(state.exchange, sub);
       const rows = acct === undefined ? [] : Object.values(positionRecords(state.exchange, acct)).filter((row) => sub.market === undefined || row.marketId === sub.market.spec.id);
-      return { isSnapshot: true, positions: rows, lastSequenceId: acct?.seq ?? 0 };
+      return { isSnapshot: true, positions: Object.fromEntries(rows.map((row) => [String(row.marketId), row])), lastSequenceId: acct?.seq ?? 0 };
     },
     updates: (state, sub, events) => {
       const exchange = state.exchange;
-      const rows: unknown[] = [];
+      const rows: Record<string, unknown> = {};
       let last: EngineEvent | undefined;
       for (const e of events) {
         if (e.type !== 'position' || !mine(sub, e)) continue;
@@ -549,7 +544,7 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
         const acct = findAccount(exchange.engine.accounts, e.address, e.accountIndex)!;
         const ms = exchange.engine.markets.get(e.marketId)!;
         const current = positionRecords(exchange, acct, false)[String(e.marketId)];
-        rows.push({ ...(current ?? { address: e.address, accountIndex: e.accountIndex, marketId: e.marketId, marketDisplayName: ms.spec.displayName, size: '0.0', side: e.size > 0 ? 'LONG' : 'SHORT' }), sequenceNumber: e.accountSeq, ...(e.requestId !== undefined ? { requestId: e.requestId } : {}) });
+        rows[String(e.marketId)] = { ...(current ?? { address: e.address, accountIndex: e.accountIndex, marketId: e.marketId, marketDisplayName: ms.spec.displayName, size: '0.0', side: e.size > 0 ? 'LONG' : 'SHORT' }), sequenceNumber: e.accountSeq, ...(e.requestId !== undefined ? { requestId: e.requestId } : {}) };
       }
       return last === undefined ? [] : [frame(last, { positions: rows, lastSequenceId: accountOf(exchange, sub)?.seq ?? 0 })];
     },

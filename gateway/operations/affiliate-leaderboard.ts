@@ -1,0 +1,41 @@
+/**
+ * GET /v1/affiliate/leaderboard — affiliates ranked by what the referral program paid them
+ * (public; public clients call it with `limit`: docs/decisions.md "Fidelity to the live
+ * venue").
+ *
+ * Query: `limit` (1-100, default 100, larger values clamped; below 1 is 400). Reply
+ * `{leaderboard: [{rank, address, code, refereeCount, totalEarned}]}`: every wallet that holds
+ * a code, has referees or has earned commissions, by totalEarned (T1 + T2 + T3 commissions,
+ * USD) descending, then refereeCount descending, then address; `code` is null after a revoke.
+ */
+import { Type } from 'typebox';
+import { badRequest, ok } from '../errors.ts';
+import { usd } from '../format.ts';
+import type { Operation } from '../operation.ts';
+import { refereesOf, rewardsView } from '../referral.ts';
+import { referralOf } from '../services.ts';
+
+const LIMIT_MAX = 100;
+
+export const affiliateLeaderboard: Operation = {
+  name: 'affiliateLeaderboard',
+  method: 'GET',
+  path: '/v1/affiliate/leaderboard',
+  auth: 'public',
+  description: 'affiliates ranked by commissions earned',
+  schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer()) }, { additionalProperties: true }) },
+  handle: (state, request) => {
+    const query = request.query;
+    if (query.limit !== undefined && Number(query.limit) < 1) return badRequest('limit must be at least 1');
+    const limit = Math.min(LIMIT_MAX, query.limit === undefined ? LIMIT_MAX : Number(query.limit));
+    const rs = referralOf(state);
+    const rows = [...new Set([...rs.affiliates.keys(), ...rs.referees.keys(), ...rs.rewards.keys()])].map((address) => {
+      const byKind = rewardsView(rs, address).byKind;
+      return { address, code: rs.affiliates.get(address)?.code ?? null, refereeCount: refereesOf(rs, address).length, earned: byKind.T1 + byKind.T2 + byKind.T3 };
+    });
+    rows.sort((a, b) => (a.earned === b.earned ? b.refereeCount - a.refereeCount || (a.address < b.address ? -1 : 1) : a.earned > b.earned ? -1 : 1));
+    return ok({
+      leaderboard: rows.slice(0, limit).map((r, i) => ({ rank: i + 1, address: r.address, code: r.code, refereeCount: r.refereeCount, totalEarned: usd(r.earned) })),
+    });
+  },
+};

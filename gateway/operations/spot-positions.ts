@@ -1,0 +1,22 @@
+/**
+ * GET /v1/spotPositions — an account's spot balances (per address, like /v1/positions).
+ *
+ * Query as every account read: `address` required (400 when malformed), `accountIndex` 0-9
+ * (default 0). Reply `{spotPositions: {}, total: 0}`: a map by asset, the shape the account
+ * record's `spotPositions` has on the live venue (a client refuses a non-map there), and the
+ * total like the perpetual positions reply. perpsim has no spot assets, so every account is
+ * perps-only and the map is empty (docs/decisions.md "Fidelity to the live venue").
+ */
+import { ok } from '../errors.ts';
+import type { Operation } from '../operation.ts';
+import { AccountQuery } from './common.ts';
+
+export const spotPositions: Operation = {
+  name: 'spotPositions',
+  method: 'GET',
+  path: '/v1/spotPositions',
+  auth: 'public',
+  description: 'spot balances of an account (none: perpetuals only)',
+  schema: { querystring: AccountQuery },
+  handle: () => ok({ spotPositions: {}, total: 0 }),
+};
