@@ -153,7 +153,7 @@ class SubaccountView {
       const contents = frame.contents;
       if (contents.isSnapshot === true || frame.type === 'subscribed') this.positions.clear();
       else changed();
-      for (const p of contents.positions ?? []) {
+      for (const p of Object.values(contents.positions ?? {})) {
         if (Number(p.size) === 0) this.positions.delete(p.marketId);
         else this.positions.set(p.marketId, p);
       }
