@@ -79,6 +79,12 @@ export interface ServerOptions {
   db?: string;
   /** Journal and snapshot settings of `db` (gateway/persistence/). */
   persistence?: Omit<PersistenceOptions, 'file'>;
+  /**
+   * Called once when `db` refuses a write (disk full, I/O error): the clock and the simulated
+   * market have stopped and every reply from then on is 503; the caller stops the server
+   * (sim/main.ts prints how to recover and exits 1).
+   */
+  onStorageFailure?: (err: Error) => void;
 }
 
 export interface Server {
@@ -145,6 +151,8 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     }
   };
   const recovery = persistence.attach(state);
+  if (persistence.initialised === 'empty') logger.warn({ db: persistence.file }, 'perpsim: the --db file was empty (0 bytes); initialising a new exchange in it');
+  else if (persistence.initialised === 'absent') logger.info({ db: persistence.file }, 'perpsim: new --db file; initialising a new exchange in it');
   const behind = exchange.engine.time - nowMicros(clock);
   if (behind > 0) advance(clock, behind);
   // The hash walks the whole state: only when someone reads the log.
@@ -174,6 +182,10 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     market?.(nowMicros(clock));
   }, options.tickMs ?? 100);
   timer.unref();
+  persistence.onFailure = (err) => {
+    clearInterval(timer);
+    options.onStorageFailure?.(err);
+  };
   return {
     app,
     state,
@@ -254,7 +266,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Server> 
       built.stop();
       await built.app.close();
       built.persistence.close();
-      if (built.persistence.file !== undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
+      // After a write failure the state in memory is ahead of the file: no hash to compare.
+      if (built.persistence.file !== undefined && built.persistence.failure === undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
     },
   };
 }
