@@ -192,10 +192,10 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     exchange,
     clock,
     persistence,
+    // The verification threads stop last (startServer's close): requests in flight still need them.
     stop: () => {
       clearInterval(timer);
       ws.close();
-      void state.verifier?.close();
     },
   };
 }
@@ -251,6 +251,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Server> 
     address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
   } catch (err) {
     built.stop();
+    void built.state.verifier?.close();
     built.persistence.close();
     throw err;
   }
@@ -264,7 +265,17 @@ export async function startServer(options: ServerOptions = {}): Promise<Server> 
     url: address,
     close: async () => {
       built.stop();
-      await built.app.close();
+      // Requests in flight complete; later ones on open keep-alive connections get fastify's 503
+      // (return503OnClosing) with `Connection: close`. A connection busy when the close began is
+      // idle only after its reply, and fastify closes idle connections once, at the start: sweep
+      // them until the server has closed, or a keep-alive client holds the stop for 72 s.
+      const sweep = setInterval(() => built.app.server.closeIdleConnections(), 20);
+      try {
+        await built.app.close();
+      } finally {
+        clearInterval(sweep);
+      }
+      await built.state.verifier?.close();
       built.persistence.close();
       // After a write failure the state in memory is ahead of the file: no hash to compare.
       if (built.persistence.file !== undefined && built.persistence.failure === undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
