@@ -30,6 +30,7 @@ import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from '
 import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createFaults, faultHooks, registerFaults } from './faults.ts';
+import { registerLedger } from './ledger.ts';
 import { registerStateControl } from './state-control.ts';
 import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
@@ -131,6 +132,7 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
   registerControl(app, { state, clock, token: options.controlToken });
   registerFaults(app, faults, state);
   registerRequestLog(app, requestLog, state);
+  registerLedger(app, state);
   const prices = options.prices ?? DEFAULT_PRICES;
   // A recorded file is the market's price source from the start: its first row is the opening price.
   const replays = new Map<number, readonly PriceRow[]>();
