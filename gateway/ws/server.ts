@@ -123,6 +123,11 @@ export interface WsHooks {
 const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
 const NOT_OVER_WS = new Set(['createApiKey']);
 
+/** A client's value for an error message: String() throws on objects like {"toString":1}. */
+function printable(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
 function errorType(status: number): string {
   return status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'NotFound' : status === 429 ? 'RateLimited' : status === 501 ? 'NotImplemented' : status >= 500 ? 'Internal' : 'InvalidRequest';
 }
@@ -238,7 +243,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
 
   const parseSubscription = (msg: Record<string, unknown>): Subscription | string => {
-    if (!isChannelName(msg.channel)) return `unknown channel: ${String(msg.channel)}`;
+    if (!isChannelName(msg.channel)) return `unknown channel: ${printable(msg.channel)}`;
     const channel = CHANNELS[msg.channel];
     const params = channel.params ?? {};
     const sub: Subscription = {
@@ -282,7 +287,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       if (msg.market !== undefined) {
         if (params.market !== true) return `market is not a parameter of ${channel.name}`;
         const ms = resolveMarket(state.exchange, msg.market);
-        if (ms === undefined) return `unknown market: ${String(msg.market)}`;
+        if (ms === undefined) return `unknown market: ${printable(msg.market)}`;
         sub.market = ms;
       }
     } else if (msg.id !== undefined && params.ignoresId !== true) {
@@ -442,7 +447,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ips.set(c.ip, counted.ip);
       return fail(c, 400, 'malformed frame: expected a JSON object');
     }
-    const type = String(msg.type);
+    const type = printable(msg.type);
     const kind = type === 'subscribe' || type === 'unsubscribe' || type === 'post' || type === 'get' ? type : 'malformed';
     const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
     ips.set(c.ip, counted.ip);
