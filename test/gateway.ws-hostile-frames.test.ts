@@ -29,4 +29,17 @@ describe('WebSocket frames with unprintable field values', () => {
     }
     expect((await sim.call('GET', '/health')).status).toBe(200);
   });
+
+  it('answers an RPC whose method is unprintable, or a batch whose orders are not a list, 400 with its id', async () => {
+    const server = await sim.start();
+    const client = await connectClient(server.url, sim.sockets);
+    client.send({ type: 'get', id: 7, request: { type: { toString: 1 } } });
+    client.send({ type: 'post', id: 8, request: { type: 'batchPlaceOrders', payload: { orders: 'x' } } });
+    client.send({ type: 'post', id: 9, request: { type: 'batchPlaceOrders', payload: { orders: { length: 1 } } } });
+    for (const id of [7, 8, 9]) {
+      const reply = await client.next((f) => f.id === id, 5000);
+      expect(reply.status, JSON.stringify(reply)).toBe(400);
+      expect(typeof (reply.error as { message?: unknown }).message).toBe('string');
+    }
+  });
 });

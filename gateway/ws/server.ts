@@ -357,13 +357,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
     const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
   const answerRpc = async (c: Connection, msg: Record<string, unknown>, request: Record<string, unknown>): Promise<number> => {
     const id = msg.id;
-    const method = String(request.type ?? '');
+    const method = printable(request.type ?? '');
     const reply = (frame: Record<string, unknown> & { status: number }): number => {
       send(c, { method, id, ...frame });
       return frame.status;
@@ -379,7 +379,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     }
     const payload = (request.payload ?? {}) as Record<string, unknown>;
     if (op.name === 'placeOrder' || op.name === 'batchPlaceOrders') {
-      const elements = op.name === 'placeOrder' ? [payload] : ((payload.orders as unknown[] | undefined) ?? []);
+      const elements = op.name === 'placeOrder' ? [payload] : Array.isArray(payload.orders) ? (payload.orders as unknown[]) : [];
       const tpsl = payload.grouping !== undefined || elements.some((e) => typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e));
       if (tpsl) return reply({ status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
     }
