@@ -273,7 +273,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         selector = text.slice(0, slash);
       }
       const ms = resolveMarket(state.exchange, selector);
-      if (ms === undefined) return `unknown market: ${String(selector)}`;
+      if (ms === undefined) return `unknown market: ${printable(selector)}`;
       sub.market = ms;
       sub.id = sub.timeframe === undefined ? ms.spec.displayName : `${ms.spec.displayName}/${sub.timeframe}`;
     } else if (channel.scope === 'account') {
@@ -357,7 +357,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
     const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -398,14 +398,14 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       if (injected !== undefined) return reply(errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
-      if (request.apiKey !== undefined) headers['x-api-key'] = String(request.apiKey);
-      if (request.timestamp !== undefined) headers['x-timestamp'] = String(request.timestamp);
+      if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
+      if (request.timestamp !== undefined) headers['x-timestamp'] = printable(request.timestamp);
       // Batches carry no outer signature over the socket; the REST rule only wants one present.
       const signature = batch ? 'ws-batch' : request.signature;
-      if (signature !== undefined) headers['x-signature'] = String(signature);
+      if (signature !== undefined) headers['x-signature'] = printable(signature);
       const params: Record<string, string> = {};
-      if (payload.market !== undefined) params.market = String(payload.market);
-      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = String(payload.orderId);
+      if (payload.market !== undefined) params.market = printable(payload.market);
+      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
       const result = await op.handle(state, {
         body: op.method === 'POST' ? payload : undefined,
         query: op.method === 'GET' ? payload : { address: payload.address },
