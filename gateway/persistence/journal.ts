@@ -137,7 +137,11 @@ export function createJournal(db: SqliteDatabase): Journal {
         writeAll(rows, from);
         if (db.inTransaction) db.exec('COMMIT');
       } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK');
+        try {
+          if (db.inTransaction) db.exec('ROLLBACK');
+        } catch {
+          // SQLite rolled back already (a full disk ends the transaction itself)
+        }
         waiters = done;
         journal.fail(err);
         throw failure;
