@@ -25,3 +25,4 @@ export { accountOrders, findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVo
 export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
 export { detachEngine, graftEngine } from './restore.ts';
+export { ledger, type Ledger } from './ledger.ts';

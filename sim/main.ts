@@ -12,7 +12,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { pino } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { addBacktestCommands } from './backtest/cli.ts';
-import { PersistenceError } from '../gateway/persistence/index.ts';
+import { PersistenceError, storageFailureMessage } from '../gateway/persistence/index.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
 import { REQUEST_LOG_DEFAULT_SIZE } from './request-log.ts';
@@ -42,6 +42,7 @@ interface ServeFlags {
   requestLogSize: number;
   logLevel: string;
   lockstep?: number;
+  dbMaxPages?: number;
 }
 
 function integer(min: number, max: number): (text: string) => number {
@@ -102,7 +103,7 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
   };
   if (flags.memory !== true) {
     options.db = flags.db;
-    options.persistence = { sync: flags.sync, ...(flags.snapshotEvery !== undefined && { snapshotEveryRecords: flags.snapshotEvery }), ...(flags.keepJournal === true && { keepJournal: true }), ...(flags.historyRetentionDays !== undefined && { historyRetentionDays: flags.historyRetentionDays }) };
+    options.persistence = { sync: flags.sync, ...(flags.snapshotEvery !== undefined && { snapshotEveryRecords: flags.snapshotEvery }), ...(flags.keepJournal === true && { keepJournal: true }), ...(flags.historyRetentionDays !== undefined && { historyRetentionDays: flags.historyRetentionDays }), ...(flags.dbMaxPages !== undefined && { maxPages: flags.dbMaxPages }) };
   }
   options.requestLogSize = flags.requestLogSize;
   if (flags.seed !== undefined) options.seed = flags.seed;
@@ -118,22 +119,25 @@ function toServerOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServerOptio
 
 async function serve(flags: ServeFlags): Promise<void> {
   const options = toServerOptions(flags, process.env);
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (code: number): void => {
+    stopping ??= (server?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+  };
+  // A write the file refused: one line saying how to recover, then a clean stop (replies in
+  // flight get 503), exit 1.
+  options.onStorageFailure = (err) => {
+    console.error(`perpsim: ${storageFailureMessage(flags.db, err)}`);
+    stop(1);
+  };
   try {
     server = await startServer(options);
   } catch (err) {
     if (err instanceof PersistenceError) throw new UsageError(err.message);
     throw err;
   }
-  setInterval(() => {
-    const failure = server.persistence.failure;
-    if (failure === undefined) return;
-    options.logger?.fatal({ err: failure }, 'journal commit failed; stopping');
-    process.exit(1);
-  }, 250).unref();
-  const shutdown = (): void => {
-    void server.close().then(() => process.exit(0));
-  };
+  if (server.persistence.failure !== undefined) stop(1);
+  const shutdown = (): void => stop(server?.persistence.failure === undefined ? 0 : 1);
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 }
@@ -153,6 +157,7 @@ function buildCli(): Command {
     .addOption(new Option('--db <file>', 'SQLite file holding the state: journal, snapshots, state images (created when absent)').default('perpsim.db').conflicts('memory'))
     .option('--memory', 'keep all state in memory instead (nothing survives a restart; for tests and backtests)')
     .addOption(new Option('--sync <mode>', 'normal: a kill -9 loses nothing acknowledged, a power loss may lose the last commits; full: an fsync per commit').choices(['normal', 'full']).default('normal'))
+    .addOption(new Option('--db-max-pages <n>', 'cap the --db file at n SQLite pages (writes past it fail as on a full disk; for tests)').argParser(integer(1, 2 ** 31 - 1)).hideHelp())
     .option('--snapshot-every <records>', 'snapshot after this many journal records [default: 100000, or 5 minutes]', integer(1, Number.MAX_SAFE_INTEGER))
     .option('--keep-journal', 'keep the whole journal (a from-scratch replay stays possible) instead of pruning what two snapshots cover')
     .option('--history-retention-days <days>', 'days of orders, fills, trades, notifications and portfolio points kept in the --db history tables (funding, interest, transfers: at least 90; candle bars: at least 5,000 bars) [default: 30]', integer(1, 36_500))

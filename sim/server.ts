@@ -30,6 +30,7 @@ import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from '
 import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createFaults, faultHooks, registerFaults } from './faults.ts';
+import { registerLedger } from './ledger.ts';
 import { registerStateControl } from './state-control.ts';
 import { registerUi } from './ui/serve.ts';
 import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
@@ -82,6 +83,12 @@ export interface ServerOptions {
   db?: string;
   /** Journal and snapshot settings of `db` (gateway/persistence/). */
   persistence?: Omit<PersistenceOptions, 'file'>;
+  /**
+   * Called once when `db` refuses a write (disk full, I/O error): the clock and the simulated
+   * market have stopped and every reply from then on is 503; the caller stops the server
+   * (sim/main.ts prints how to recover and exits 1).
+   */
+  onStorageFailure?: (err: Error) => void;
 }
 
 export interface Server {
@@ -129,6 +136,7 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
   registerFaults(app, faults, state);
   registerRequestLog(app, requestLog, state);
   registerUi(app, { dir: options.uiDir, controlToken: options.controlToken !== undefined });
+  registerLedger(app, state);
   const prices = options.prices ?? DEFAULT_PRICES;
   // A recorded file is the market's price source from the start: its first row is the opening price.
   const replays = new Map<number, readonly PriceRow[]>();
@@ -149,6 +157,8 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     }
   };
   const recovery = persistence.attach(state);
+  if (persistence.initialised === 'empty') logger.warn({ db: persistence.file }, 'perpsim: the --db file was empty (0 bytes); initialising a new exchange in it');
+  else if (persistence.initialised === 'absent') logger.info({ db: persistence.file }, 'perpsim: new --db file; initialising a new exchange in it');
   const behind = exchange.engine.time - nowMicros(clock);
   if (behind > 0) advance(clock, behind);
   // The hash walks the whole state: only when someone reads the log.
@@ -178,16 +188,20 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     market?.(nowMicros(clock));
   }, options.tickMs ?? 100);
   timer.unref();
+  persistence.onFailure = (err) => {
+    clearInterval(timer);
+    options.onStorageFailure?.(err);
+  };
   return {
     app,
     state,
     exchange,
     clock,
     persistence,
+    // The verification threads stop last (startServer's close): requests in flight still need them.
     stop: () => {
       clearInterval(timer);
       ws.close();
-      void state.verifier?.close();
     },
   };
 }
@@ -243,6 +257,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Server> 
     address = await built.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
   } catch (err) {
     built.stop();
+    void built.state.verifier?.close();
     built.persistence.close();
     throw err;
   }
@@ -256,9 +271,20 @@ export async function startServer(options: ServerOptions = {}): Promise<Server> 
     url: address,
     close: async () => {
       built.stop();
-      await built.app.close();
+      // Requests in flight complete; later ones on open keep-alive connections get fastify's 503
+      // (return503OnClosing) with `Connection: close`. A connection busy when the close began is
+      // idle only after its reply, and fastify closes idle connections once, at the start: sweep
+      // them until the server has closed, or a keep-alive client holds the stop for 72 s.
+      const sweep = setInterval(() => built.app.server.closeIdleConnections(), 20);
+      try {
+        await built.app.close();
+      } finally {
+        clearInterval(sweep);
+      }
+      await built.state.verifier?.close();
       built.persistence.close();
-      if (built.persistence.file !== undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
+      // After a write failure the state in memory is ahead of the file: no hash to compare.
+      if (built.persistence.file !== undefined && built.persistence.failure === undefined && logger.isLevelEnabled('info')) logger.info({ db: built.persistence.file, stateHash: built.persistence.hash() }, 'perpsim stopped');
     },
   };
 }

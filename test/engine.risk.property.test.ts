@@ -22,6 +22,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { apply, createEngine, type Engine } from '../engine/engine.ts';
+import { ledger } from '../engine/ledger.ts';
 import { crossRisk, isolatedRisk } from '../engine/margin.ts';
 import type { Command, EngineEvent, SideCode } from '../engine/types.ts';
 import { ALICE, BOB, CAROL, DAVE, DAY_US, T0, testMarket } from './support/engine-fixture.ts';
@@ -370,7 +371,15 @@ function moneyRule(run: Run): string[] {
   }
   const outside = engine.insuranceFund - run.initialFund + engine.feesCollected + engine.lendingVault;
   const net = engine.deposited - engine.withdrawn;
-  return held + outside === net ? [] : [`money: accounts ${held} + outside ${outside} ≠ deposited − withdrawn ${net} (off by ${held + outside - net})`];
+  const out = held + outside === net ? [] : [`money: accounts ${held} + outside ${outside} ≠ deposited − withdrawn ${net} (off by ${held + outside - net})`];
+  // The ledger (what GET /sim/ledger shows) reads the same books and states the same identity,
+  // at cost and marked to market.
+  const l = ledger(engine);
+  if (l.insuranceFundStart !== run.initialFund || l.held !== held + outside || l.owed !== net || l.residual !== held + outside - net) {
+    out.push(`ledger: held ${l.held} owed ${l.owed} residual ${l.residual} start ${l.insuranceFundStart}; the walk: held ${held + outside} owed ${net} start ${run.initialFund}`);
+  }
+  if (l.accounts.equity + outside !== net) out.push(`ledger: equity ${l.accounts.equity} + outside ${outside} ≠ deposited − withdrawn ${net} (unrealized ${l.accounts.unrealizedPnl}, cost ${l.accounts.positionCost})`);
+  return out;
 }
 
 /** Positions net to zero per market, and open interest is the long side. */
@@ -501,7 +510,7 @@ function check(rule: Rule): Stats {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('money is conserved exactly: Σ accounts (quote + isolated pools − position cost) + insurance fund + fees + lending vault = deposited − withdrawn', () => {
+describe('money is conserved exactly: Σ accounts (quote + isolated pools − position cost) + insurance fund + fees + lending vault = deposited − withdrawn, and the ledger states it', () => {
   it('holds after every command of random streams', () => {
     const seen = check('money');
     expect(seen.fills).toBeGreaterThan(0);

@@ -60,7 +60,7 @@ describe('signatures are verified on worker threads (sodium-native, off the even
     expect(await threaded.verify(w.apiKey, 'zz'.repeat(64), [message])).toBe(-1);
   });
 
-  it('a worker that dies answers its jobs -1 and is replaced; after close every job answers -1', async () => {
+  it('a worker that dies is replaced and its jobs are verified inline (-1 for input that broke it); after close jobs are verified inline', async () => {
     const { h, w } = await funded(0x35);
     const message = '{"probe":3}';
     const signature = h.sign(message, w);
@@ -69,8 +69,11 @@ describe('signatures are verified on worker threads (sodium-native, off the even
     const crashed = own.verify(w.apiKey, signature, null as unknown as string[]);
     expect(await crashed).toBe(-1);
     expect(await own.verify(w.apiKey, signature, [message])).toBe(0);
+    const inFlight = own.verify(w.apiKey, signature, ['{"probe":4}', message]);
     await own.close();
-    expect(await own.verify(w.apiKey, signature, [message])).toBe(-1);
+    expect(await inFlight).toBe(1);
+    expect(await own.verify(w.apiKey, signature, [message])).toBe(0);
+    expect(await own.verify(w.apiKey, signature, ['{"probe":4}'])).toBe(-1);
   });
 
   it('a signed placeOrder verified on a worker thread is acknowledged; a forged one is 401', async () => {

@@ -12,7 +12,9 @@
  *
  * The threads are plain `worker_threads` Workers running `verify-worker.mjs`, one message per
  * task each way, answered in order (a queue of tasks in flight per worker). A worker that dies
- * answers its tasks in flight with -1 ("not verified") and is replaced. piscina did the same
+ * is replaced, and its tasks in flight are verified inline; so are the jobs in flight or asked
+ * for after `close()`: a stop never answers a correct signature as wrong (a request in flight
+ * during SIGTERM was once refused 401 "invalid signature"). piscina did the same
  * job with more bookkeeping: a task cost the event loop about twice as much with it
  * (docs/decisions.md, Authentication). A worker holds the process open only while it has tasks.
  */
@@ -44,6 +46,17 @@ export function verifyInline(apiKeyHex: string, signatureHex: string, candidates
   return -1;
 }
 
+/** A job a thread could not answer, answered here; input that breaks the check (as it broke the worker) is -1. */
+function answerInline(job: Job): void {
+  let found = -1;
+  try {
+    found = verifyInline(job.key, job.signature, job.candidates);
+  } catch {
+    // not verified
+  }
+  job.resolve(found);
+}
+
 export function createVerifier(options: { threads: number }): Verifier {
   const threads = Math.max(0, Math.floor(options.threads));
   if (threads === 0) {
@@ -69,7 +82,7 @@ export function createVerifier(options: { threads: number }): Verifier {
     });
     const died = (): void => {
       if (workers[slot] !== thread) return;
-      for (const slice of thread.inFlight.splice(0)) for (const job of slice) job.resolve(-1);
+      for (const slice of thread.inFlight.splice(0)) for (const job of slice) answerInline(job);
       if (!closed) spawn(slot);
     };
     worker.on('error', died);
@@ -84,7 +97,7 @@ export function createVerifier(options: { threads: number }): Verifier {
     const jobs = queued;
     queued = [];
     if (closed) {
-      for (const job of jobs) job.resolve(-1);
+      for (const job of jobs) answerInline(job);
       return;
     }
     const per = Math.ceil(jobs.length / threads);
@@ -116,8 +129,8 @@ export function createVerifier(options: { threads: number }): Verifier {
       });
     },
     close: async () => {
-      // Jobs not yet dispatched, and any asked for from now on, are answered -1 by dispatch;
-      // those in flight by their worker's exit.
+      // Jobs not yet dispatched, and any asked for from now on, are verified inline by
+      // dispatch; those in flight inline by their worker's exit.
       closed = true;
       await Promise.all(workers.map((thread) => thread.worker.terminate()));
     },

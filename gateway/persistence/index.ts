@@ -20,6 +20,7 @@
  *    `snapshotEveryMs` have passed since the last; unless `keepJournal`, the journal before the
  *    older of the two newest snapshots is deleted. `close()` commits, snapshots and closes.
  */
+import { statSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import type { EngineConfig } from '../../engine/index.ts';
 import { attachCandles } from '../candles.ts';
@@ -50,6 +51,11 @@ export interface PersistenceOptions {
   snapshotOnClose?: boolean;
   /** Days of orders, fills and trades kept (engine time); funding, interest, transfers: at least 90. */
   historyRetentionDays?: number;
+  /**
+   * Caps the file at this many pages (SQLite `max_page_count`): past it a write fails with
+   * SQLITE_FULL exactly as on a full disk (tests of that path; `--db-max-pages`).
+   */
+  maxPages?: number;
   /** Bounds of the background fill's slices (history-tables.ts `FILL_SLICE`; tests). */
   historyFillSlice?: { rows: number; ms: number };
 }
@@ -78,8 +84,16 @@ export interface Persistence {
   snapshot(): void;
   hash(): string;
   close(): void;
-  /** The commit failure that stopped journaling, if any. */
+  /**
+   * The write failure that stopped journaling, if any: a commit, a snapshot or a history fill
+   * that the file refused (disk full, I/O error). Every `committed()` then rejects, so nothing
+   * changed after it is acknowledged; the owner stops the exchange (sim/main.ts).
+   */
   readonly failure: Error | undefined;
+  /** Called once when `failure` is set. */
+  onFailure: ((err: Error) => void) | undefined;
+  /** What the file was at open: 'absent' or 'empty' (0 bytes) when a new exchange is initialised in it. */
+  readonly initialised: 'absent' | 'empty' | undefined;
   /** The SQLite history store (file only, after `attach`). */
   readonly history: SqliteHistoryStore | undefined;
   /** What `attach` found (undefined before). */
@@ -104,6 +118,8 @@ function memoryPersistence(): Persistence {
   return {
     file: undefined,
     failure: undefined,
+    onFailure: undefined,
+    initialised: undefined,
     history: undefined,
     recovery: undefined,
     engineConfig: (proposed) => proposed,
@@ -128,7 +144,9 @@ function memoryPersistence(): Persistence {
 }
 
 function sqlitePersistence(file: string, options: PersistenceOptions): Persistence {
+  const initialised = newFile(file);
   const db = openDatabase(file, options.sync ?? 'normal');
+  if (options.maxPages !== undefined) db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxPages))}`);
   const everyRecords = options.snapshotEveryRecords ?? DEFAULT_SNAPSHOT_RECORDS;
   const everyMs = options.snapshotEveryMs ?? DEFAULT_SNAPSHOT_MS;
   let journal: Journal | undefined;
@@ -178,6 +196,8 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
 
   const persistence: Persistence = {
     file,
+    initialised,
+    onFailure: undefined,
     get failure() {
       return journal?.failure;
     },
@@ -209,6 +229,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
       initial = captureImage(s);
       journal = createJournal(db);
       journal.turnRows = history.rows;
+      journal.onFailure = (err) => persistence.onFailure?.(err);
       // Before anything reads the tables: the rows that committed only inside journal rows.
       recoverHistoryRows(db);
       journal.muted = true;
@@ -232,7 +253,15 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
           history!.drain();
           history!.pruneSoon(s.exchange.engine.time);
         }
-        if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) snapshot();
+        if (sinceSnapshot >= everyRecords || (sinceSnapshot > 0 && Date.now() - lastSnapshotAt >= everyMs)) {
+          // The records are committed; a file that cannot take the snapshot will not take the
+          // next commit either: stop now, while every acknowledged change is in the journal.
+          try {
+            snapshot();
+          } catch (err) {
+            journal!.fail(err);
+          }
+        }
       };
       return recovery;
     },
@@ -259,14 +288,45 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
       if (journal !== undefined && journal.failure === undefined) {
         // The closing snapshot, if any, is the one below, not the periodic one.
         journal.onCommit = undefined;
-        journal.flush();
-        history?.flush();
-        if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
+        try {
+          journal.flush();
+          history?.flush();
+          if (sinceSnapshot > 0 && options.snapshotOnClose !== false) snapshot();
+        } catch (err) {
+          // What was acknowledged is in the journal (history rows ride in its rows): the next
+          // start replays it. `failure` tells the caller the stop was not clean.
+          journal.fail(err);
+        }
       }
       db.close();
     },
   };
   return persistence;
+}
+
+/**
+ * The one line that reports a write failure of `file` (Persistence.failure) and how to recover:
+ * nothing acknowledged is lost, since no reply leaves before its change is committed.
+ */
+export function storageFailureMessage(file: string, err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  const cause = typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+  const what = code === 'SQLITE_FULL' ? 'the disk (or the file\'s --db-max-pages cap) is full' : 'the file refused a write';
+  const fix = code === 'SQLITE_FULL' ? 'free space on that disk (or move the file to one with room)' : 'fix the cause';
+  return `cannot write ${file}: ${what} (${cause}); stopping. Every acknowledged change is in the file: ${fix}, then start perpsim again with --db ${file} to recover the state.`;
+}
+
+/**
+ * 'absent' or 'empty' when opening `file` initialises a new exchange: SQLite takes a 0-byte file
+ * as an empty database (what `mktemp` or `touch` leave), so it is initialised like an absent one
+ * and the server says so (docs/decisions.md, "A 0-byte --db file").
+ */
+function newFile(file: string): 'absent' | 'empty' | undefined {
+  try {
+    return statSync(file).size === 0 ? 'empty' : undefined;
+  } catch {
+    return 'absent';
+  }
 }
 
 /**

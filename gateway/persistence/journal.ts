@@ -13,7 +13,11 @@
  * - `committed()` resolves once every record appended so far is in a committed transaction;
  *   replies wait for it, so a reply is never sent for a change the file does not hold. It
  *   resolves at once when nothing is pending. A failed commit rejects it and every later call
- *   (the in-memory state is then ahead of the file; the owner stops serving writes).
+ *   (the in-memory state is then ahead of the file; the owner stops serving writes). After a
+ *   failure `append` and `openTurn` do nothing and never throw: what they would have written
+ *   is never acknowledged (every `committed()` rejects), and a throw there would escape from
+ *   whichever timer or handler submitted a command. `onFailure` tells the owner, once; `fail`
+ *   stops the journal for a failure found elsewhere (a snapshot that could not be written).
  * - A transaction either commits whole or not at all (SQLite), so after a crash the journal is
  *   a prefix of what was appended.
  * - `muted` turns `append` into a no-op while the journal itself is being replayed.
@@ -41,6 +45,10 @@ export interface Journal {
   onCommit: ((count: number) => void) | undefined;
   /** The commit failure that stopped the journal, if any. */
   readonly failure: Error | undefined;
+  /** Called once, when the journal stops on a failure. */
+  onFailure: ((err: Error) => void) | undefined;
+  /** Stops the journal on a failure found outside it; later `committed()` calls reject with it. */
+  fail(err: unknown): void;
   /** Opens the turn's transaction (if none is open); the group commit commits it. */
   openTurn(): void;
   /** Schedules the group commit without opening a transaction (rows buffered for it). */
@@ -91,10 +99,10 @@ export function createJournal(db: SqliteDatabase): Journal {
     },
     muted: false,
     onCommit: undefined,
+    onFailure: undefined,
     turnRows: undefined,
     append(record) {
-      if (journal.muted) return;
-      if (failure !== undefined) throw failure;
+      if (journal.muted || failure !== undefined) return;
       buffer.push(record);
       lastSeq++;
       journal.schedule();
@@ -111,7 +119,7 @@ export function createJournal(db: SqliteDatabase): Journal {
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
     openTurn() {
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) return;
       if (!db.inTransaction) db.exec('BEGIN');
       journal.schedule();
     },
@@ -129,13 +137,26 @@ export function createJournal(db: SqliteDatabase): Journal {
         writeAll(rows, from);
         if (db.inTransaction) db.exec('COMMIT');
       } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK');
-        failure = err instanceof Error ? err : new Error(String(err));
-        for (const w of done) w.reject(failure);
+        try {
+          if (db.inTransaction) db.exec('ROLLBACK');
+        } catch {
+          // SQLite rolled back already (a full disk ends the transaction itself)
+        }
+        waiters = done;
+        journal.fail(err);
         throw failure;
       }
       for (const w of done) w.resolve();
       if (rows.length > 0) journal.onCommit?.(rows.length);
+    },
+    fail(err) {
+      if (failure !== undefined) return;
+      failure = err instanceof Error ? err : new Error(String(err));
+      buffer = [];
+      const done = waiters;
+      waiters = [];
+      for (const w of done) w.reject(failure);
+      journal.onFailure?.(failure);
     },
   };
 

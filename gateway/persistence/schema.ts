@@ -8,7 +8,9 @@
  *   to i + 1, each in its own transaction. A file written by a newer perpsim (a version above
  *   `SCHEMA_VERSION`) is refused, never downgraded.
  * - Every refusal is a `PersistenceError` with a message that names the file and what to do:
- *   newer schema, not a database (corrupt), or not writable. Nothing is silently recreated.
+ *   newer schema, not a database (corrupt), another program's SQLite database, or not
+ *   writable. Nothing is silently recreated. An absent or 0-byte file is a new database
+ *   (index.ts `newFile`; the server logs that it initialises it).
  * - `synchronous`: NORMAL by default. In WAL mode a commit is in the OS once `COMMIT` returns,
  *   so a killed process (kill -9) loses nothing it acknowledged; only a power loss or kernel
  *   crash may lose the last transactions before a checkpoint. FULL syncs the WAL on every
@@ -159,6 +161,10 @@ export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDat
     let version: number;
     try {
       version = db.pragma('user_version', { simple: true }) as number;
+      // Version 0 is a new database only when it is empty: tables at version 0 are another program's.
+      if (version === 0 && db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined) {
+        throw new PersistenceError(`${file} is an SQLite database of another program (it has tables but no perpsim schema version); use another --db file`);
+      }
       db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
     } catch (err) {

@@ -129,6 +129,11 @@ function rpcMethodOf(msg: Record<string, unknown>): string {
 const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
 const NOT_OVER_WS = new Set(['createApiKey']);
 
+/** A client's value for an error message: String() throws on objects like {"toString":1}. */
+function printable(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
 function errorType(status: number): string {
   return status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'NotFound' : status === 429 ? 'RateLimited' : status === 501 ? 'NotImplemented' : status >= 500 ? 'Internal' : 'InvalidRequest';
 }
@@ -243,7 +248,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
 
   const parseSubscription = (msg: Record<string, unknown>): Subscription | string => {
-    if (!isChannelName(msg.channel)) return `unknown channel: ${String(msg.channel)}`;
+    if (!isChannelName(msg.channel)) return `unknown channel: ${printable(msg.channel)}`;
     const channel = CHANNELS[msg.channel];
     const params = channel.params ?? {};
     const sub: Subscription = {
@@ -273,7 +278,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         selector = text.slice(0, slash);
       }
       const ms = resolveMarket(state.exchange, selector);
-      if (ms === undefined) return `unknown market: ${String(selector)}`;
+      if (ms === undefined) return `unknown market: ${printable(selector)}`;
       sub.market = ms;
       sub.id = sub.timeframe === undefined ? ms.spec.displayName : `${ms.spec.displayName}/${sub.timeframe}`;
     } else if (channel.scope === 'account') {
@@ -287,7 +292,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       if (msg.market !== undefined) {
         if (params.market !== true) return `market is not a parameter of ${channel.name}`;
         const ms = resolveMarket(state.exchange, msg.market);
-        if (ms === undefined) return `unknown market: ${String(msg.market)}`;
+        if (ms === undefined) return `unknown market: ${printable(msg.market)}`;
         sub.market = ms;
       }
     } else if (msg.id !== undefined && params.ignoresId !== true) {
@@ -357,13 +362,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
     const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
   const answerRpc = async (c: Connection, msg: Record<string, unknown>, request: Record<string, unknown>): Promise<number> => {
     const id = msg.id;
-    const method = String(request.type ?? '');
+    const method = printable(request.type ?? '');
     const reply = (frame: Record<string, unknown> & { status: number }): number => {
       send(c, { method, id, ...frame });
       return frame.status;
@@ -397,14 +402,14 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       if (injected !== undefined) return reply(errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
-      if (request.apiKey !== undefined) headers['x-api-key'] = String(request.apiKey);
-      if (request.timestamp !== undefined) headers['x-timestamp'] = String(request.timestamp);
+      if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
+      if (request.timestamp !== undefined) headers['x-timestamp'] = printable(request.timestamp);
       // Batches carry no outer signature over the socket; the REST rule only wants one present.
       const signature = batch ? 'ws-batch' : request.signature;
-      if (signature !== undefined) headers['x-signature'] = String(signature);
+      if (signature !== undefined) headers['x-signature'] = printable(signature);
       const params: Record<string, string> = {};
-      if (payload.market !== undefined) params.market = String(payload.market);
-      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = String(payload.orderId);
+      if (payload.market !== undefined) params.market = printable(payload.market);
+      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
       const result = await op.handle(state, {
         body: op.method === 'POST' ? payload : undefined,
         query: op.method === 'GET' ? payload : { address: payload.address },
@@ -446,7 +451,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ips.set(c.ip, counted.ip);
       return fail(c, 400, 'malformed frame: expected a JSON object');
     }
-    const type = String(msg.type);
+    const type = printable(msg.type);
     const kind = type === 'subscribe' || type === 'unsubscribe' || type === 'post' || type === 'get' ? type : 'malformed';
     const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
     ips.set(c.ip, counted.ip);

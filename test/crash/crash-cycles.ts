@@ -24,15 +24,16 @@ import { placeOrderRequest, wallet, type GatewayHarness, type Wallet } from '../
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-interface Running {
+export interface Running {
   child: ChildProcess;
   url: string;
   /** Resolves with the process's log lines once it has exited. */
   exited: Promise<Record<string, unknown>[]>;
 }
 
-function startProcess(db: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sim/main.ts', 'serve', '--db', db, '--port', '0', '--keep-journal', '--no-rate-limits', '--snapshot-every', '2000', '--log-level', 'info'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `perpsim serve --db db` as a child process (the crash test's flags, then `extra`), once it listens. */
+export function startProcess(db: string, extra: readonly string[] = []): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'sim/main.ts', 'serve', '--db', db, '--port', '0', '--keep-journal', '--no-rate-limits', '--snapshot-every', '2000', '--log-level', 'info', ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
