@@ -27,7 +27,7 @@ import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
 import { createSettled, dropTrigger, queueRisk, refreshTriggers, settleFill } from './risk.ts';
 import type { Engine, MarketState } from './state.ts';
-import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './engine.ts';
+import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './lifecycle.ts';
 
 /** After a mark moved: re-evaluates the accounts whose triggers it crossed. */
 export function checkLiquidations(engine: Engine, ms: MarketState): void {
