@@ -32,7 +32,7 @@ import { createSwitches, takeDue } from './schedule-cancel.ts';
 import { createSequences } from './sequence.ts';
 import { settleDue, startSettlementClock } from './settlement.ts';
 import { createMarketState, DEFAULT_LIMITS, DEFAULT_RISK, invalid, type Engine } from './state.ts';
-import type { Command, CommandResult, EngineConfig, EventSink, SetOraclePriceCommand } from './types.ts';
+import type { Command, CommandResult, DoneResult, EngineConfig, EventSink, InvalidResult, ResultOf, SetOraclePriceCommand } from './types.ts';
 import { cancelAll, cancelOrder, cancelScope, scheduleCancel } from './commands/cancel.ts';
 import { modifyOrder } from './commands/modify.ts';
 import { batchPlace, placeOrder, triggerTpsl } from './commands/place.ts';
@@ -86,7 +86,8 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
   return engine;
 }
 
-/** Applies one command; its events go to the sink before this returns. */
+/** Applies one command; its events go to the sink before this returns. The result's type is the command's own. */
+export function apply<C extends Command>(engine: Engine, command: C): ResultOf<C>;
 export function apply(engine: Engine, command: Command): CommandResult {
   const time = command.time > engine.time ? command.time : engine.time;
   engine.time = time;
@@ -207,7 +208,7 @@ function spareEnded(engine: Engine): void {
 }
 
 /** Runs an account command once its (address, accountIndex) is well formed. */
-function forAccount(command: { address: unknown; accountIndex: unknown }, run: () => CommandResult): CommandResult {
+function forAccount<R extends CommandResult>(command: { address: unknown; accountIndex: unknown }, run: () => R): R | InvalidResult {
   return validAccountRef(command.address, command.accountIndex) ? run() : invalid('InvalidRequest', 'invalid account', 'accountIndex');
 }
 
@@ -240,7 +241,7 @@ function runTimers(engine: Engine, time: number): void {
   if (engine.touchedCount > 0) flush(engine);
 }
 
-function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): CommandResult {
+function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): InvalidResult | DoneResult {
   const ms = engine.markets.get(c.marketId);
   if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
   if (!Number.isSafeInteger(c.price) || c.price < 0) return invalid('InvalidRequest', 'price must be a non-negative number of ticks', 'price');

@@ -10,10 +10,10 @@ import { rememberCancel, takePending, targetKey } from '../modify-buffer.ts';
 import { arm, disarm } from '../schedule-cancel.ts';
 import { LIMITS } from '../spec.ts';
 import { getAccount, invalid, type Engine } from '../state.ts';
-import type { CancelAllCommand, CancelOrderCommand, CommandResult, ScheduleCancelCommand } from '../types.ts';
+import type { CancelAllCommand, CancelOrderCommand, ResultOf, ScheduleCancelCommand } from '../types.ts';
 import { checkTargetRef, findTarget, orderResult, validAccountRef } from './validate.ts';
 
-export function cancelOrder(engine: Engine, c: CancelOrderCommand): CommandResult {
+export function cancelOrder(engine: Engine, c: CancelOrderCommand): ResultOf<CancelOrderCommand> {
   if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
   const refError = checkTargetRef(c.orderId, c.clientId);
   if (refError !== undefined) return refError;
@@ -36,11 +36,11 @@ export function cancelOrder(engine: Engine, c: CancelOrderCommand): CommandResul
   return orderResult(order);
 }
 
-export function cancelAll(engine: Engine, c: CancelAllCommand): CommandResult {
+export function cancelAll(engine: Engine, c: CancelAllCommand): ResultOf<CancelAllCommand> {
   if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
   if (c.marketId !== undefined && !engine.markets.has(c.marketId)) return invalid('InvalidRequest', 'unknown market', 'marketId');
   const account = getAccount(engine, c.address, c.accountIndex);
-  return { kind: 'done', canceled: cancelScope(engine, account, c.marketId) };
+  return { kind: 'cancelAll', canceled: cancelScope(engine, account, c.marketId) };
 }
 
 /** Cancels every live order of an account, or of one of its markets, oldest first. */
@@ -48,13 +48,13 @@ export function cancelScope(engine: Engine, account: Account, marketId: number |
   return cancelScopeWith(engine, account, marketId, 'CANCELED');
 }
 
-export function scheduleCancel(engine: Engine, c: ScheduleCancelCommand): CommandResult {
+export function scheduleCancel(engine: Engine, c: ScheduleCancelCommand): ResultOf<ScheduleCancelCommand> {
   if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
   if (c.marketId !== undefined && !engine.markets.has(c.marketId)) return invalid('InvalidRequest', 'unknown market', 'marketId');
   if (c.deadline === null) {
     const account = getAccount(engine, c.address, c.accountIndex);
     if (disarm(engine.switches, account, c.marketId)) emitSwitch(engine, account, c.marketId, 'disarmed', undefined);
-    return { kind: 'done', switchState: 'disarmed' };
+    return { kind: 'scheduleCancel', switchState: 'disarmed' };
   }
   const ahead = c.deadline - engine.time;
   if (!Number.isSafeInteger(c.deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
@@ -65,5 +65,5 @@ export function scheduleCancel(engine: Engine, c: ScheduleCancelCommand): Comman
   if (outcome === 'fireCap') return { kind: 'limited', error: 'dead man\'s switch fired 10 times today for this subaccount' };
   if (outcome === 'armedCap') return { kind: 'limited', error: 'too many armed dead man\'s switches for this wallet' };
   emitSwitch(engine, account, c.marketId, 'armed', c.deadline);
-  return { kind: 'done', switchState: 'scheduled' };
+  return { kind: 'scheduleCancel', switchState: 'scheduled' };
 }

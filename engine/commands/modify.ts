@@ -12,10 +12,10 @@ import type { Order } from '../order.ts';
 import { addExposure, marginAllows, preTrade } from '../risk.ts';
 import type { RejectionReason } from '../spec.ts';
 import { getAccount, invalid, type Engine, type MarketState } from '../state.ts';
-import type { CommandResult, ModifyOrderCommand, RejectedResult } from '../types.ts';
+import type { InvalidResult, ModifyOrderCommand, OrderResult, RejectedResult, ResultOf } from '../types.ts';
 import { checkGoodTilTime, checkPrice, checkTargetRef, findTarget, onlineMarket, orderResult, validAccountRef } from './validate.ts';
 
-export function modifyOrder(engine: Engine, c: ModifyOrderCommand): CommandResult {
+export function modifyOrder(engine: Engine, c: ModifyOrderCommand): ResultOf<ModifyOrderCommand> {
   if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
   const refError = checkTargetRef(c.orderId, c.clientId);
   if (refError !== undefined) return refError;
@@ -50,7 +50,7 @@ export function modifyOrder(engine: Engine, c: ModifyOrderCommand): CommandResul
     const p = replaced.command;
     emitRejected(engine, account, 'modifyOrder', p.marketId, p.orderId, p.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
   }
-  return { kind: 'done', buffered: true };
+  return { kind: 'buffered' };
 }
 
 /** A placement that a buffered modify was waiting for: cancel it and replace it. */
@@ -77,7 +77,7 @@ function rejectModify(engine: Engine, target: Order, c: ModifyOrderCommand, reas
   return rejectCommand(engine, target.account, 'modifyOrder', c.marketId, target.id, target.clientId, reason);
 }
 
-function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOrderCommand, forceReplace: boolean): CommandResult {
+function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOrderCommand, forceReplace: boolean): InvalidResult | OrderResult | RejectedResult {
   const account = target.account;
   if (target.status === 'UNTRIGGERED') return rejectModify(engine, target, c, 'MODIFY_TPSL_NOT_SUPPORTED');
   if ((c.side !== undefined && c.side !== target.side) || (c.tif !== undefined && c.tif !== target.tif) || (c.reduceOnly !== undefined && c.reduceOnly !== target.reduceOnly)) {

@@ -14,11 +14,11 @@ import { LIMITS } from '../spec.ts';
 import type { RejectionReason } from '../spec.ts';
 import { getAccount, invalid, type Engine, type MarketState } from '../state.ts';
 import { checkGrouping, checkTpsl, firesBelow, isTpsl } from '../tpsl.ts';
-import { TIF_ALO, TIF_FOK, TIF_GTT, TIF_IOC, type BatchPlaceCommand, type CommandResult, type InvalidResult, type PlaceOrderCommand } from '../types.ts';
+import { TIF_ALO, TIF_FOK, TIF_GTT, TIF_IOC, type BatchPlaceCommand, type InvalidResult, type PlaceOrderCommand, type ResultOf } from '../types.ts';
 import { applyBufferedModify } from './modify.ts';
 import { checkGoodTilTime, checkPrice, CLIENT_ID, onlineMarket, orderResult, validAccountRef } from './validate.ts';
 
-export function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult {
+export function placeOrder(engine: Engine, c: PlaceOrderCommand): ResultOf<PlaceOrderCommand> {
   if (!validAccountRef(c.address, c.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
   const ms = onlineMarket(engine, c.marketId);
   if ('kind' in ms) return ms;
@@ -46,7 +46,7 @@ export function placeOrder(engine: Engine, c: PlaceOrderCommand): CommandResult 
   return orderResult(order);
 }
 
-export function batchPlace(engine: Engine, c: BatchPlaceCommand): CommandResult {
+export function batchPlace(engine: Engine, c: BatchPlaceCommand): ResultOf<BatchPlaceCommand> {
   if (!Array.isArray(c.orders) || c.orders.length < LIMITS.batchMin || c.orders.length > LIMITS.batchMax) {
     return invalid('InvalidRequest', 'a batch has 1 to 100 elements', 'orders');
   }
@@ -55,8 +55,8 @@ export function batchPlace(engine: Engine, c: BatchPlaceCommand): CommandResult 
   }
   const shape = checkGrouping(c.grouping, c.orders);
   if (shape !== undefined) return shape;
-  const results: CommandResult[] = [];
-  let parent: CommandResult | undefined;
+  const results: ResultOf<PlaceOrderCommand>[] = [];
+  let parent: ResultOf<PlaceOrderCommand> | undefined;
   for (let i = 0; i < c.orders.length; i++) {
     const element = c.orders[i]!;
     const command: PlaceOrderCommand = { ...element, type: 'placeOrder', time: engine.time };

@@ -11,9 +11,12 @@ import { LIMITS } from '../spec.ts';
 import { getAccount, invalid, type Engine } from '../state.ts';
 import type {
   AdjustIsolatedMarginCommand,
-  CommandResult,
+  ConflictResult,
   CreditCommissionCommand,
   DepositCommand,
+  InvalidResult,
+  LeverageResult,
+  ResultOf,
   SetLeverageCommand,
   TransferCommand,
   WithdrawCommand,
@@ -25,7 +28,7 @@ function validAmount(amount: unknown): amount is bigint {
 
 const NONCE = /^.{1,64}$/s;
 
-export function deposit(engine: Engine, c: DepositCommand): CommandResult {
+export function deposit(engine: Engine, c: DepositCommand): ResultOf<DepositCommand> {
   if (!validAmount(c.amount)) return invalid('InvalidRequest', 'amount must be a positive number of quote quantums', 'amount');
   const account = getAccount(engine, c.address, c.accountIndex);
   account.quote += c.amount;
@@ -35,34 +38,34 @@ export function deposit(engine: Engine, c: DepositCommand): CommandResult {
   const operationId = engine.nextOperationId++;
   emitTransfer(engine, account, operationId, 'deposit', c.amount, 'COMPLETED', undefined, undefined);
   refreshTriggers(engine, account);
-  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+  return { kind: 'transfer', operationId, transferStatus: 'COMPLETED' };
 }
 
 /** Referral rewards paid from the fees collected; not a deposit, so netDeposits stays. */
-export function creditCommission(engine: Engine, c: CreditCommissionCommand): CommandResult {
+export function creditCommission(engine: Engine, c: CreditCommissionCommand): ResultOf<CreditCommissionCommand> {
   if (!validAmount(c.amount)) return invalid('InvalidRequest', 'amount must be a positive number of quote quantums', 'amount');
   const account = getAccount(engine, c.address, c.accountIndex);
   const operationId = engine.nextOperationId++;
   if (engine.feesCollected < c.amount) {
     emitTransfer(engine, account, operationId, 'referralClaim', c.amount, 'REJECTED', 'INSUFFICIENT_FEE_POOL', undefined);
-    return { kind: 'done', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FEE_POOL' };
+    return { kind: 'transfer', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FEE_POOL' };
   }
   engine.feesCollected -= c.amount;
   account.quote += c.amount;
   account.activated = true;
   emitTransfer(engine, account, operationId, 'referralClaim', c.amount, 'COMPLETED', undefined, undefined);
   refreshTriggers(engine, account);
-  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+  return { kind: 'transfer', operationId, transferStatus: 'COMPLETED' };
 }
 
 
-function checkNonce(engine: Engine, address: string, nonce: unknown): CommandResult | undefined {
+function checkNonce(engine: Engine, address: string, nonce: unknown): InvalidResult | ConflictResult | undefined {
   if (typeof nonce !== 'string' || !NONCE.test(nonce)) return invalid('InvalidRequest', 'nonce must be 1-64 characters', 'nonce');
   if (engine.nonces.has(address + '|' + nonce)) return { kind: 'conflict', error: 'nonce already used' };
   return undefined;
 }
 
-export function withdraw(engine: Engine, c: WithdrawCommand): CommandResult {
+export function withdraw(engine: Engine, c: WithdrawCommand): ResultOf<WithdrawCommand> {
   if (!validAmount(c.amount) || c.amount < LIMITS.minWithdrawalQuantums) {
     return invalid('InvalidRequest', 'withdrawal below the 1 USD minimum', 'amount');
   }
@@ -73,17 +76,17 @@ export function withdraw(engine: Engine, c: WithdrawCommand): CommandResult {
   const operationId = engine.nextOperationId++;
   if (!account.activated || withdrawable(engine, account) < c.amount) {
     emitTransfer(engine, account, operationId, 'withdrawal', c.amount, 'REJECTED', 'INSUFFICIENT_FREE_COLLATERAL', undefined);
-    return { kind: 'done', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' };
+    return { kind: 'transfer', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' };
   }
   account.quote -= c.amount;
   account.netDeposits -= c.amount;
   engine.withdrawn += c.amount;
   emitTransfer(engine, account, operationId, 'withdrawal', c.amount, 'COMPLETED', undefined, undefined);
   refreshTriggers(engine, account);
-  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+  return { kind: 'transfer', operationId, transferStatus: 'COMPLETED' };
 }
 
-export function transfer(engine: Engine, c: TransferCommand): CommandResult {
+export function transfer(engine: Engine, c: TransferCommand): ResultOf<TransferCommand> {
   const indexOk = (i: unknown): boolean => Number.isInteger(i) && (i as number) >= 0 && (i as number) <= LIMITS.subaccountMax;
   if (!indexOk(c.fromAccountIndex) || !indexOk(c.toAccountIndex) || c.fromAccountIndex === c.toAccountIndex) {
     return invalid('InvalidRequest', 'fromAccountIndex and toAccountIndex must be different subaccounts 0-9', 'toAccountIndex');
@@ -96,7 +99,7 @@ export function transfer(engine: Engine, c: TransferCommand): CommandResult {
   const operationId = engine.nextOperationId++;
   if (!from.activated || withdrawable(engine, from) < c.amount) {
     emitTransfer(engine, from, operationId, 'transferOut', c.amount, 'REJECTED', 'INSUFFICIENT_FREE_COLLATERAL', c.toAccountIndex);
-    return { kind: 'done', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' };
+    return { kind: 'transfer', operationId, transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' };
   }
   const to = getAccount(engine, c.address, c.toAccountIndex);
   from.quote -= c.amount;
@@ -108,22 +111,22 @@ export function transfer(engine: Engine, c: TransferCommand): CommandResult {
   emitTransfer(engine, to, operationId, 'transferIn', c.amount, 'COMPLETED', undefined, c.fromAccountIndex);
   refreshTriggers(engine, from);
   refreshTriggers(engine, to);
-  return { kind: 'done', operationId, transferStatus: 'COMPLETED' };
+  return { kind: 'transfer', operationId, transferStatus: 'COMPLETED' };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Leverage and isolated margin
 
-export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResult {
+export function setLeverage(engine: Engine, c: SetLeverageCommand): ResultOf<SetLeverageCommand> {
   const ms = engine.markets.get(c.marketId);
   if (ms === undefined || ms.spec.status !== 'ONLINE') return invalid('InvalidRequest', 'unknown market', 'marketId');
   const account = getAccount(engine, c.address, c.accountIndex);
   const am = accountMarket(account, ms.slot, ms.spec.id);
   const isolated = c.isolated ?? am.isolated;
   const current = am.leverage > 0 ? am.leverage : ms.spec.maxLeverage;
-  const reject = (reason: 'INVALID_LEVERAGE' | 'UNDERCOLLATERALIZED' | 'HAS_OPEN_POSITION'): CommandResult => {
+  const reject = (reason: 'INVALID_LEVERAGE' | 'UNDERCOLLATERALIZED' | 'HAS_OPEN_POSITION'): LeverageResult => {
     emitLeverage(engine, account, ms.spec.id, current, am.isolated, reason, c.requestId);
-    return { kind: 'done', leverageStatus: 'REJECTED', rejectReason: reason, leverage: current };
+    return { kind: 'leverage', leverageStatus: 'REJECTED', rejectReason: reason, leverage: current };
   };
   if (!Number.isInteger(c.leverage) || c.leverage < 1 || c.leverage > ms.spec.maxLeverage) return reject('INVALID_LEVERAGE');
   if (isolated !== am.isolated && am.size !== 0) return reject('HAS_OPEN_POSITION');
@@ -157,10 +160,10 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): CommandResul
   }
   emitLeverage(engine, account, ms.spec.id, c.leverage, isolated, undefined, c.requestId);
   refreshTriggers(engine, account);
-  return { kind: 'done', leverageStatus: 'APPLIED', leverage: c.leverage };
+  return { kind: 'leverage', leverageStatus: 'APPLIED', leverage: c.leverage };
 }
 
-export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginCommand): CommandResult {
+export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginCommand): ResultOf<AdjustIsolatedMarginCommand> {
   if (typeof c.amount !== 'bigint' || c.amount === 0n) return invalid('InvalidRequest', 'amount must not be zero', 'amount');
   const ms = engine.markets.get(c.marketId);
   if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
@@ -168,14 +171,14 @@ export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginComm
   const am = account.markets[ms.slot];
   if (am === undefined || !am.isolated) return invalid('InvalidRequest', 'market is not in isolated mode for this account', 'marketId');
   if (c.amount > 0n) {
-    if (withdrawable(engine, account) < c.amount) return { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' };
+    if (withdrawable(engine, account) < c.amount) return { kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' };
     account.quote -= c.amount;
     am.isolatedMargin += c.amount;
   } else {
     const take = -c.amount;
     // What stays must cover the position's initial margin after its unrealized PnL.
     const equityAfter = am.isolatedMargin - take + unrealized(am, marginPrice(ms), ms.spec.valueMul);
-    if (am.isolatedMargin - take < 0n || equityAfter < (am.size === 0 ? 0n : positionInitialMargin(ms, am))) return { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' };
+    if (am.isolatedMargin - take < 0n || equityAfter < (am.size === 0 ? 0n : positionInitialMargin(ms, am))) return { kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' };
     am.isolatedMargin -= take;
     account.quote += take;
   }
@@ -184,5 +187,5 @@ export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginComm
   endChange(account, am, engine.bySlot, engine.markEpoch);
   emitPosition(engine, account, am, c.requestId);
   refreshTriggers(engine, account);
-  return { kind: 'done' };
+  return { kind: 'margin' };
 }
