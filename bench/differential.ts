@@ -4,7 +4,8 @@
  * The live engine and the reference engine (test/reference/engine/) take seeded random streams
  * of every command kind, 1,000,000 commands per seed on fresh engines; results and event
  * sequences are compared after every command and state hashes every 100,000 commands
- * (test/support/differential.ts). Exits 1 at the first difference. Prints the coverage per
+ * (test/support/differential.ts). Exits 1 at the first difference, and when a run of 100,000
+ * commands or more leaves a command or event kind uncovered. Prints the coverage per
  * command and event kind, then one JSON line of figures: the commands run, the events
  * compared, and each engine's own time (ops per second of the engine alone, not of the harness).
  */
@@ -59,7 +60,9 @@ try {
 }
 const missing = uncovered({ commandCounts: commands, eventCounts: events });
 console.log(`coverage:\n  commands: ${JSON.stringify(commands)}\n  events:   ${JSON.stringify(events)}\n  order statuses: ${JSON.stringify(statuses)}`);
-if (missing.length > 0) console.log(`NOT COVERED: ${missing.join(', ')}`);
+// A short run (a smoke test) may miss a rare kind; from 100,000 commands on, every kind must occur.
+const coverageRequired = total >= 100_000;
+if (missing.length > 0) console.log(`NOT COVERED${coverageRequired ? '' : ' (a short run: not required)'}: ${missing.join(', ')}`);
 const wall = (performance.now() - started) / 1000;
 console.log(
   JSON.stringify({
@@ -79,4 +82,4 @@ console.log(
     loadAverage: Number(load.toFixed(2)),
   }),
 );
-if (missing.length > 0) process.exit(1);
+if (missing.length > 0 && coverageRequired) process.exit(1);
