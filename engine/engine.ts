@@ -23,11 +23,12 @@ import { checkLiquidations, forceLiquidate, liquidate } from './liquidation.ts';
 import { cancelLive, finish, matchHooks, unrest } from './lifecycle.ts';
 import { clearlyAbove, crossRisk, crossRiskF } from './margin.ts';
 import { compileMarket, type MarketSpec } from './market.ts';
+import type { MatchHooks } from './matching.ts';
 import { createModifyBuffer, expiredModifies, forgetCancels, nextBufferDeadline } from './modify-buffer.ts';
 import { isLive, spareOrder, type Order } from './order.ts';
 import { createOrderTable, getOrder } from './order-table.ts';
 import { isOutsideRth, updateMark } from './prices.ts';
-import { refreshAfterFills } from './risk.ts';
+import { createSettled, refreshAfterFills } from './risk.ts';
 import { createSwitches, takeDue } from './schedule-cancel.ts';
 import { createSequences } from './sequence.ts';
 import { settleDue, startSettlementClock } from './settlement.ts';
@@ -44,14 +45,14 @@ export { DEFAULT_LIMITS, DEFAULT_RISK, type Engine, type MarketState } from './s
 export function createEngine(config: EngineConfig, sink: EventSink = () => {}): Engine {
   const risk = { ...DEFAULT_RISK, ...config.risk };
   checkFeeTiers(risk.feeTiers);
+  const orders = createOrderTable();
   const engine: Engine = {
     markets: new Map(),
     bySlot: [],
     accounts: createAccountIndex(),
-    orders: createOrderTable(),
+    orders,
     limits: { ...DEFAULT_LIMITS, ...config.limits },
     risk,
-    sink,
     time: 0,
     seq: createSequences(),
     nextOrderId: 1,
@@ -60,13 +61,6 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     expiry: createExpiry(),
     switches: createSwitches(),
     modifies: createModifyBuffer(),
-    touchedMarkets: [],
-    touchedCount: 0,
-    taker: null,
-    takerMarket: null,
-    liquidating: undefined,
-    hooks: undefined as unknown as Engine['hooks'],
-    lookup: undefined as unknown as Engine['lookup'],
     insuranceFund: risk.insuranceFund,
     feesCollected: 0n,
     lendingVault: 0n,
@@ -75,13 +69,22 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     nonces: new Set(),
     nextSettlementAt: 0,
     markEpoch: 0,
-    onFee: undefined,
-    riskQueue: [],
-    ended: [],
-    endedCount: 0,
+    wiring: { sink, hooks: undefined as unknown as MatchHooks, lookup: (id) => getOrder(orders, id), onFee: undefined },
+    scratch: {
+      touchedMarkets: [],
+      touchedCount: 0,
+      taker: null,
+      takerMarket: null,
+      liquidating: undefined,
+      riskQueue: [],
+      ended: [],
+      endedCount: 0,
+      makerSettled: createSettled(),
+      takerSettled: createSettled(),
+    },
   };
-  engine.lookup = (id) => getOrder(engine.orders, id);
-  engine.hooks = matchHooks(engine);
+  // The hooks close over the engine they serve.
+  engine.wiring.hooks = matchHooks(engine);
   for (const def of config.markets) createMarketState(engine, compileMarket(def));
   return engine;
 }
@@ -189,22 +192,24 @@ export function apply(engine: Engine, command: Command): CommandResult {
       return invalid('InvalidRequest', `unknown command ${(unknown as { type: string }).type}`);
     }
   }
-  if (engine.riskQueue.length > 0) processRiskQueue(engine);
+  const scratch = engine.scratch;
+  if (scratch.riskQueue.length > 0) processRiskQueue(engine);
   flush(engine);
-  if (engine.endedCount > 0) spareEnded(engine);
+  if (scratch.endedCount > 0) spareEnded(engine);
   return result;
 }
 
 /** Hands the orders that ended in this command back for reuse, now that nothing reads them. */
 function spareEnded(engine: Engine): void {
-  const ended = engine.ended;
-  for (let i = 0; i < engine.endedCount; i++) {
+  const scratch = engine.scratch;
+  const ended = scratch.ended;
+  for (let i = 0; i < scratch.endedCount; i++) {
     const order = ended[i]!;
     ended[i] = null;
     // A cancel-replace ends the order and then runs it again: only what is still ended goes.
     if (order.level === null && !isLive(order) && getOrder(engine.orders, order.id) !== order) spareOrder(order);
   }
-  engine.endedCount = 0;
+  scratch.endedCount = 0;
 }
 
 /** Runs an account command once its (address, accountIndex) is well formed. */
@@ -218,12 +223,12 @@ function runTimers(engine: Engine, time: number): void {
     else settleDue(engine, time);
   }
   if (hasDue(engine.expiry, time)) {
-    for (const order of dueOrders(engine.expiry, time, engine.lookup)) {
+    for (const order of dueOrders(engine.expiry, time, engine.wiring.lookup)) {
       unrest(engine, engine.bySlot[order.slot]!, order);
       finish(engine, order, order.status === 'UNTRIGGERED' ? 'TPSL_CANCELED' : 'REJECTED', 'EXPIRED');
     }
   }
-  compactExpiry(engine.expiry, engine.orders.size, engine.lookup);
+  compactExpiry(engine.expiry, engine.orders.size, engine.wiring.lookup);
   if (engine.switches.next <= time) {
     for (const { sw, fires } of takeDue(engine.switches, time)) {
       emitSwitch(engine, sw.account, sw.marketId, fires ? 'fired' : 'capped', sw.deadline);
@@ -237,8 +242,8 @@ function runTimers(engine: Engine, time: number): void {
     }
     forgetCancels(engine.modifies, time);
   }
-  if (engine.riskQueue.length > 0) processRiskQueue(engine);
-  if (engine.touchedCount > 0) flush(engine);
+  if (engine.scratch.riskQueue.length > 0) processRiskQueue(engine);
+  if (engine.scratch.touchedCount > 0) flush(engine);
 }
 
 function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): InvalidResult | DoneResult {
@@ -255,7 +260,7 @@ function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): InvalidResult
   }
   if (ms.markPrice > 0) {
     triggerTpsl(engine, ms);
-    if (engine.riskQueue.length > 0) processRiskQueue(engine);
+    if (engine.scratch.riskQueue.length > 0) processRiskQueue(engine);
     checkLiquidations(engine, ms);
   }
   return { kind: 'done' };
@@ -270,7 +275,7 @@ function fundingParams(engine: Engine): { interestE12: bigint; clampE12: bigint;
  * (MARGIN_CANCELED) resting orders that no longer fit initial margin, newest first.
  */
 function processRiskQueue(engine: Engine): void {
-  const queue = engine.riskQueue;
+  const queue = engine.scratch.riskQueue;
   for (let i = 0; i < queue.length; i++) {
     const account = queue[i]!;
     account.riskQueued = false;

@@ -14,7 +14,7 @@ import { addExpiry } from './expiry.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
 import { newOrder, type Order } from './order.ts';
 import { deleteOrder, getOrder, putOrder } from './order-table.ts';
-import { addExposure, createSettled, queueRisk, reduceAllowance, settleFill } from './risk.ts';
+import { addExposure, queueRisk, reduceAllowance, settleFill } from './risk.ts';
 import type { OrderStatus, RejectionReason } from './spec.ts';
 import type { Engine, MarketState } from './state.ts';
 import { TIF_ALO, TIF_FOK, TIF_GTT, TIF_IOC, type SideCode } from './types.ts';
@@ -25,7 +25,7 @@ export function matchHooks(engine: Engine): MatchHooks {
     onFill: (maker, price, qty) => onFill(engine, maker, price, qty),
     makerAllowance: reduceAllowance,
     dropMaker: (maker) => {
-      const ms = engine.takerMarket!;
+      const ms = engine.scratch.takerMarket!;
       unrest(engine, ms, maker);
       finish(engine, maker, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
     },
@@ -42,10 +42,11 @@ export function newInternalOrder(engine: Engine, account: Account, ms: MarketSta
 export function runLiquidationOrder(engine: Engine, ms: MarketState, order: Order): void {
   if (crosses(ms.book, order.side, order.price)) {
     touch(engine, ms);
-    engine.taker = order;
-    engine.takerMarket = ms;
-    matchTaker(ms.book, order, order.remaining, engine.hooks);
-    engine.taker = null;
+    const scratch = engine.scratch;
+    scratch.taker = order;
+    scratch.takerMarket = ms;
+    matchTaker(ms.book, order, order.remaining, engine.wiring.hooks);
+    scratch.taker = null;
   }
   finish(engine, order, 'LIQUIDATED', undefined);
 }
@@ -69,16 +70,17 @@ export function execute(engine: Engine, ms: MarketState, order: Order): void {
     if (allowance <= 0) return finish(engine, order, order.filled > 0 ? 'CANCELED' : 'REJECTED', 'REDUCE_ONLY_WOULD_INCREASE');
     if (allowance < maxQty) maxQty = allowance;
   }
-  if (order.tif === TIF_FOK && (maxQty < order.remaining || fillableQty(book, order, order.remaining, engine.hooks) < order.remaining)) {
+  if (order.tif === TIF_FOK && (maxQty < order.remaining || fillableQty(book, order, order.remaining, engine.wiring.hooks) < order.remaining)) {
     return finish(engine, order, 'REJECTED', 'FOK_FAILED');
   }
   let stop: number = 0;
   if (crosses(book, order.side, order.price)) {
     touch(engine, ms);
-    engine.taker = order;
-    engine.takerMarket = ms;
-    stop = matchTaker(book, order, maxQty, engine.hooks);
-    engine.taker = null;
+    const scratch = engine.scratch;
+    scratch.taker = order;
+    scratch.takerMarket = ms;
+    stop = matchTaker(book, order, maxQty, engine.wiring.hooks);
+    scratch.taker = null;
   }
   if (stop === MATCH_SELF_TRADE) return finish(engine, order, order.filled > 0 ? 'CANCELED' : 'REJECTED', 'SELF_TRADE');
   if (order.remaining === 0) return finish(engine, order, 'FILLED', undefined);
@@ -106,7 +108,8 @@ export function finish(engine: Engine, order: Order, status: OrderStatus, reason
   order.rejectionReason = reason;
   order.updatedAt = engine.time;
   emitOrder(engine, order);
-  engine.ended[engine.endedCount++] = order;
+  const scratch = engine.scratch;
+  scratch.ended[scratch.endedCount++] = order;
   // An entry that ended without any fill takes its entryTpsl legs with it.
   if (order.hasChildren && order.filled === 0 && order.cancelReason === undefined && status !== 'PARTIALLY_FILLED' && status !== 'OPEN') {
     order.hasChildren = false;
@@ -163,14 +166,10 @@ export function cancelScopeWith(engine: Engine, account: Account, marketId: numb
   return targets.length;
 }
 
-/** Both sides' settlement of the fill in progress; read before the next fill overwrites them. */
-const MAKER_SETTLED = createSettled();
-
-const TAKER_SETTLED = createSettled();
-
 export function onFill(engine: Engine, maker: Order, price: number, qty: number): void {
-  const taker = engine.taker!;
-  const ms = engine.takerMarket!;
+  const scratch = engine.scratch;
+  const taker = scratch.taker!;
+  const ms = scratch.takerMarket!;
   touch(engine, ms);
   markDirty(ms, maker.side, price);
   const value = price * qty;
@@ -181,8 +180,8 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   maker.filledValue += value;
   // The maker's resting exposure shrinks with its fill (matching already reduced `remaining`).
   addExposure(engine, maker.account, ms, maker.side, -exposureOf(maker, qty), 0);
-  const makerSettled = MAKER_SETTLED;
-  const takerSettled = TAKER_SETTLED;
+  const makerSettled = scratch.makerSettled;
+  const takerSettled = scratch.takerSettled;
   settleFill(engine, maker.account, ms, maker.side, qty, price, 'MAKER', makerSettled);
   settleFill(engine, taker.account, ms, taker.side, qty, price, 'TAKER', takerSettled);
   queueRisk(engine, maker.account);

@@ -21,7 +21,9 @@ import { withinPositionCap } from './market.ts';
 import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import { mulExact } from './money.ts';
-import { applyFill, type AccountMarket, type FillOutcome } from './position.ts';
+import { applyFill, type AccountMarket, type Settled } from './position.ts';
+
+export type { Settled } from './position.ts';
 import type { RejectionReason } from './spec.ts';
 import type { Engine, MarketState } from './state.ts';
 import type { SideCode } from './types.ts';
@@ -78,17 +80,11 @@ export function addExposure(engine: Engine, account: Account, ms: MarketState, s
 export function queueRisk(engine: Engine, account: Account): void {
   if (account.riskQueued) return;
   account.riskQueued = true;
-  engine.riskQueue.push(account);
+  engine.scratch.riskQueue.push(account);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Settlement of a fill
-
-export interface Settled extends FillOutcome {
-  fee: bigint;
-  /** Realized PnL minus the fee: what the fill adds to the balance (the fill's closedPnl). */
-  closedPnl: bigint;
-}
 
 export function createSettled(): Settled {
   return { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, fee: 0n, closedPnl: 0n };
@@ -120,7 +116,8 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   if (sign !== 0) {
     engine.feesCollected += fee;
     if (sign > 0) addFeePaid(account, fee, feeF);
-    if (engine.onFee !== undefined) engine.onFee(account, fee, engine.time);
+    const onFee = engine.wiring.onFee;
+    if (onFee !== undefined) onFee(account, fee, engine.time);
   }
   addVolume(account, value, valueF, engine.time);
   if (am.isolated) {
