@@ -82,7 +82,7 @@ export function newEngine(sink: EventSink): Engine {
   // Funded accounts: every maker and taker can carry its orders' initial margin.
   for (const { address, accountIndex } of accounts()) {
     const res = apply(engine, { type: 'deposit', time: START_TIME_US, address, accountIndex, amount: BENCH_FUNDING });
-    if (res.kind !== 'done') throw new Error(`deposit refused: ${JSON.stringify(res)}`);
+    if (res.kind !== 'transfer') throw new Error(`deposit refused: ${JSON.stringify(res)}`);
   }
   return engine;
 }
@@ -157,8 +157,15 @@ function resultLabel(op: number, res: CommandResult): string {
       return `${name}: conflict: ${res.error}`;
     case 'batch':
       return `${name}: batch of ${res.results.length}`;
+    case 'buffered':
+      return `${name}: buffered`;
     case 'done':
-      return `${name}: done${res.buffered ? ' (buffered)' : ''}`;
+    case 'transfer':
+    case 'leverage':
+    case 'cancelAll':
+    case 'scheduleCancel':
+    case 'margin':
+      return `${name}: ${res.kind}`;
   }
 }
 

@@ -97,7 +97,7 @@ function oracleTicks(): { median: number; positions: number; scanMedian: number 
   let liquidations = 0;
   let time = built;
   let events = 0;
-  engine.sink = (e) => {
+  engine.wiring.sink = (e) => {
     events++;
     if (e.type === 'liquidation') liquidations++;
   };

@@ -10,96 +10,10 @@
  * and the money: `quote` is netQuoteBalance in quote quantums (1e-9 USD), as bigint.
  */
 import type { FeeTier } from './types.ts';
-import type { Order } from './order.ts';
+import type { Account, Order } from './records.ts';
 import { createAccountMarket, type AccountMarket } from './position.ts';
 
-export interface Account {
-  /** Dense id (creation order): how typed-array indexes name the account. */
-  id: number;
-  key: string;
-  address: string;
-  index: number;
-  /** Per-account sequence: every account-scoped event takes the next value. */
-  seq: number;
-  /** Live orders, oldest first (intrusive list through Order.aPrev / aNext). */
-  head: Order | null;
-  tail: Order | null;
-  liveCount: number;
-  clientIds: Map<string, Order>;
-  /** Per market slot (MarketState.slot). */
-  markets: (AccountMarket | undefined)[];
-  /** The AccountMarkets with a position, live orders or an isolated pool: what margin sums over. */
-  active: AccountMarket[];
-  /** Collateral plus realized PnL, minus fees, funding and interest (netQuoteBalance). */
-  quote: bigint;
-  netDeposits: bigint;
-  /** False until the first deposit: such an account "has no activity yet" (404 upstream). */
-  activated: boolean;
-  /**
-   * Quote quantums traded per UTC day, the last 30 days (ring by day number), not counting
-   * `volumePending`.
-   */
-  volumeByDay: bigint[];
-  volumeDay: number[];
-  /**
-   * rollingVolume() of `rollingDay`, a memo that addVolume drops (-1) rather than keeps: with
-   * the fee tier kept by `feeTier`, only a tier change or a read asks for it again, and a fill
-   * is spared one bigint addition on a cold value.
-   */
-  rollingDay: number;
-  rolling: bigint;
-  /**
-   * Lifetime traded notional and fees paid (quote quantums), read through `lifetimeVolume` and
-   * `lifetimeFeesPaid`: each is the bigint `…Base` plus a pending exact double. Fills add to the
-   * double while the sum stays below 2^52, which is exact; the bigints (and the day's
-   * `volumeByDay`, for the pending volume of UTC day `volumePendingDay`) take it over when it
-   * would not, on a new day, or for a value with no exact double. A fill so reads and replaces
-   * no bigint for these tallies: three fewer cold reads and three fewer long-lived bigints, which
-   * every scavenge copied (docs/decisions.md "Engine throughput").
-   */
-  lifetimeVolumeBase: bigint;
-  volumePending: number;
-  volumePendingDay: number;
-  lifetimeFeesPaidBase: bigint;
-  feesPending: number;
-  /**
-   * The fee tier of `rolling` (fees.ts `tierFor`) for the schedule `tierOf` and the UTC day
-   * `tierDay`, and a lower bound on the volume still to trade before the next tier: while it is
-   * positive the tier holds (`feeTier`). A double kept within ±2^52, so it stays exact.
-   */
-  tier: FeeTier | undefined;
-  tierOf: readonly FeeTier[] | undefined;
-  tierDay: number;
-  tierHeadroom: number;
-  /** In the engine's end-of-command risk queue. */
-  riskQueued: boolean;
-  /**
-   * Σ of the active markets' float margin contributions (margin.ts `crossRiskF`), valid at mark
-   * epoch `sumEpoch`; `sumChanges` counts the running updates since they were last rebuilt.
-   * Fields of the account rather than a record of their own: one cache miss less per command.
-   */
-  sumEpoch: number;
-  sumEq: number;
-  sumIm: number;
-  sumMm: number;
-  sumChanges: number;
-  /** `quote` as a double, valid while `quoteB` is the current `quote` (margin.ts). */
-  quoteB: bigint;
-  quoteF: number;
-  /**
-   * What the last full trigger refresh used (risk.ts `refreshAfterFills`): the mark epoch it ran
-   * at (-1: none valid), the number of cross positions and their per-position budget, and which
-   * market fills changed since (-1 none, -2 several) and whether that one held a cross position.
-   */
-  triggersAt: number;
-  triggerCount: number;
-  triggerBudget: number;
-  triggerSlot: number;
-  triggerSlotCross: boolean;
-  /** Borrow interest accrued on a negative quote balance since the last settlement. */
-  accruedInterest: bigint;
-  interestSince: number;
-}
+export type { Account } from './records.ts';
 
 export interface AccountIndex {
   byAddress: Map<string, (Account | undefined)[]>;

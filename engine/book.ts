@@ -18,21 +18,11 @@
  * per insert and was slower than this array for books whose activity sits near the top; the
  * price lookup is an integer hash table (price-index.ts) rather than a Map.
  */
-import type { Order } from './order.ts';
+import type { Level, Order } from './records.ts';
 import { createPriceIndex, priceDelete, priceGet, priceSet, type PriceIndex } from './price-index.ts';
 import type { SideCode } from './types.ts';
 
-export interface Level {
-  price: number;
-  /** Sort key: price on the bid side, -price on the ask side (ascending = worse to better). */
-  key: number;
-  side: SideCode;
-  /** Σ remaining of the orders at this level, in quantums. */
-  size: number;
-  count: number;
-  head: Order | null;
-  tail: Order | null;
-}
+export type { Level } from './records.ts';
 
 export interface BookSide {
   side: SideCode;

@@ -31,12 +31,14 @@ export function touch(engine: Engine, ms: MarketState): void {
   before[1] = bid === undefined ? 0 : bid.size;
   before[2] = ask === undefined ? 0 : ask.price;
   before[3] = ask === undefined ? 0 : ask.size;
-  engine.touchedMarkets[engine.touchedCount++] = ms;
+  const scratch = engine.scratch;
+  scratch.touchedMarkets[scratch.touchedCount++] = ms;
 }
 
 export function flush(engine: Engine): void {
-  const touched = engine.touchedMarkets;
-  for (let i = 0; i < engine.touchedCount; i++) {
+  const scratch = engine.scratch;
+  const touched = scratch.touchedMarkets;
+  for (let i = 0; i < scratch.touchedCount; i++) {
     const ms = touched[i]!;
     if (ms.trades.length > 0) emitTrades(engine, ms);
     ms.tradesTaker = null;
@@ -45,7 +47,7 @@ export function flush(engine: Engine): void {
     ms.dirtyBidCount = 0;
     ms.dirtyAskCount = 0;
     const time = engine.time;
-    engine.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
+    engine.wiring.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
     const bid = bestLevel(ms.book.bids);
     const ask = bestLevel(ms.book.asks);
     const bidPrice = bid === undefined ? 0 : bid.price;
@@ -54,11 +56,11 @@ export function flush(engine: Engine): void {
     const askSize = ask === undefined ? 0 : ask.size;
     const b = ms.bboBefore;
     if (b[0] !== bidPrice || b[1] !== bidSize || b[2] !== askPrice || b[3] !== askSize) {
-      engine.sink({ type: 'bbo', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bidPrice, bidSize, askPrice, askSize });
+      engine.wiring.sink({ type: 'bbo', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bidPrice, bidSize, askPrice, askSize });
     }
     ms.touched = false;
   }
-  engine.touchedCount = 0;
+  scratch.touchedCount = 0;
 }
 
 /** Absolute sizes of the levels a command touched, each price once, as flat pairs. */
@@ -83,7 +85,7 @@ export function levelSizes(bookSide: BookSide, dirty: number[], count: number): 
 /** `status` overrides what is reported (an untriggered TPSL is stored UNTRIGGERED, reported TPSL_PLACED). */
 export function emitOrder(engine: Engine, o: Order, status: OrderStatus = o.status): void {
   const account = o.account;
-  engine.sink({
+  engine.wiring.sink({
     type: 'order',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -117,7 +119,7 @@ export function emitOrder(engine: Engine, o: Order, status: OrderStatus = o.stat
 
 export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: number, price: number, qty: number, role: 'MAKER' | 'TAKER', fee: bigint, closedPnl: bigint, positionEffect: PositionEffect): void {
   const account = o.account;
-  engine.sink({
+  engine.wiring.sink({
     type: 'fill',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -138,13 +140,13 @@ export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: num
     fee,
     closedPnl,
     positionEffect,
-    liquidation: engine.liquidating,
+    liquidation: engine.scratch.liquidating,
   });
 }
 
 export function emitTrades(engine: Engine, ms: MarketState): void {
   const taker = ms.tradesTaker!;
-  engine.sink({
+  engine.wiring.sink({
     type: 'trades',
     globalSeq: nextGlobal(engine.seq),
     time: engine.time,
@@ -163,7 +165,7 @@ export function rejectCommand(engine: Engine, account: Account, command: 'cancel
 }
 
 export function emitRejected(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'rejected',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -179,7 +181,7 @@ export function emitRejected(engine: Engine, account: Account, command: 'cancelO
 }
 
 export function emitSwitch(engine: Engine, account: Account, marketId: number | undefined, action: 'armed' | 'disarmed' | 'fired' | 'capped', deadline: number | undefined): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'switch',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -202,7 +204,7 @@ export function emitTransfer(
   rejectReason: string | undefined,
   counterpartyIndex: number | undefined,
 ): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'transfer',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -220,7 +222,7 @@ export function emitTransfer(
 }
 
 export function emitPosition(engine: Engine, account: Account, am: AccountMarket, requestId?: string): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'position',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -250,7 +252,7 @@ export function emitLeverage(
   rejectReason: LeverageRejectReason | undefined,
   requestId: string | undefined,
 ): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'leverage',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -267,7 +269,7 @@ export function emitLeverage(
 }
 
 export function emitFunding(engine: Engine, account: Account, marketId: number, rate: bigint, size: number, payment: bigint): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'funding',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -282,7 +284,7 @@ export function emitFunding(engine: Engine, account: Account, marketId: number, 
 }
 
 export function emitInterest(engine: Engine, account: Account, payment: bigint): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'interest',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -294,7 +296,7 @@ export function emitInterest(engine: Engine, account: Account, payment: bigint):
 }
 
 export function emitLiquidation(engine: Engine, account: Account, marketId: number | undefined, equity: bigint, maintenance: bigint): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'liquidation',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -308,7 +310,7 @@ export function emitLiquidation(engine: Engine, account: Account, marketId: numb
 }
 
 export function emitAdl(engine: Engine, account: Account, marketId: number, size: number, price: number, liquidatedUser: string): void {
-  engine.sink({
+  engine.wiring.sink({
     type: 'adl',
     globalSeq: nextGlobal(engine.seq),
     accountSeq: ++account.seq,
@@ -323,13 +325,13 @@ export function emitAdl(engine: Engine, account: Account, marketId: number, size
 }
 
 export function emitPrices(engine: Engine, ms: MarketState): void {
-  engine.sink({ type: 'prices', globalSeq: nextGlobal(engine.seq), time: engine.time, marketId: ms.spec.id, oraclePrice: ms.oraclePrice, markPrice: ms.markPrice });
+  engine.wiring.sink({ type: 'prices', globalSeq: nextGlobal(engine.seq), time: engine.time, marketId: ms.spec.id, oraclePrice: ms.oraclePrice, markPrice: ms.markPrice });
 }
 
 export function emitFundingRate(engine: Engine, ms: MarketState, type: 'fundingRate' | 'predictedFunding', rate: bigint): void {
-  engine.sink({ type, globalSeq: nextGlobal(engine.seq), time: engine.time, marketId: ms.spec.id, rate });
+  engine.wiring.sink({ type, globalSeq: nextGlobal(engine.seq), time: engine.time, marketId: ms.spec.id, rate });
 }
 
 export function emitMarket(engine: Engine, ms: MarketState): void {
-  engine.sink({ type: 'market', globalSeq: nextGlobal(engine.seq), time: engine.time, marketId: ms.spec.id, status: ms.spec.status });
+  engine.wiring.sink({ type: 'market', globalSeq: nextGlobal(engine.seq), time: engine.time, marketId: ms.spec.id, status: ms.spec.status });
 }

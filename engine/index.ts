@@ -3,6 +3,7 @@
  * Gateway, simulator and backtests use it through this module only.
  */
 export { apply, createEngine, DEFAULT_LIMITS, DEFAULT_RISK, type Engine, type MarketState } from './engine.ts';
+export type { CommandScratch, EngineWiring } from './state.ts';
 export * from './types.ts';
 export * from './spec.ts';
 export {
@@ -24,5 +25,5 @@ export { DEFAULT_FEE_TIERS, tierFor } from './fees.ts';
 export { accountOrders, findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVolume, type Account } from './account.ts';
 export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
-export { detachEngine, graftEngine } from './restore.ts';
+export { detachEngine, engineState, graftEngine, type EngineState } from './restore.ts';
 export { ledger, type Ledger } from './ledger.ts';

@@ -27,7 +27,7 @@ import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
 import { createSettled, dropTrigger, queueRisk, refreshTriggers, settleFill } from './risk.ts';
 import type { Engine, MarketState } from './state.ts';
-import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './engine.ts';
+import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './lifecycle.ts';
 
 /** After a mark moved: re-evaluates the accounts whose triggers it crossed. */
 export function checkLiquidations(engine: Engine, ms: MarketState): void {
@@ -114,9 +114,9 @@ function closePosition(engine: Engine, account: Account, ms: MarketState, am: Ac
   const side = am.size > 0 ? 1 : 0;
   const limit = boundPrice(engine, account, ms, am, isolated, engine.insuranceFund);
   const order = newInternalOrder(engine, account, ms, side, limit, Math.abs(am.size), 'LIQUIDATION');
-  engine.liquidating = { method: 'MARKET', liquidatedUser: account.address };
+  engine.scratch.liquidating = { method: 'MARKET', liquidatedUser: account.address };
   runLiquidationOrder(engine, ms, order);
-  engine.liquidating = undefined;
+  engine.scratch.liquidating = undefined;
   if (am.size !== 0) deleverage(engine, account, ms, am, isolated);
 }
 
@@ -142,7 +142,7 @@ function deleverage(engine: Engine, account: Account, ms: MarketState, am: Accou
   }
   ranked.sort((a, b) => b.score - a.score || a.other.id - b.other.id);
   const liquidatedUser = account.address;
-  engine.liquidating = { method: 'ADL', liquidatedUser };
+  engine.scratch.liquidating = { method: 'ADL', liquidatedUser };
   const mine = newInternalOrder(engine, account, ms, long ? 1 : 0, price, Math.abs(am.size), 'ADL');
   for (const { other, am: theirs } of ranked) {
     if (am.size === 0) break;
@@ -158,7 +158,7 @@ function deleverage(engine: Engine, account: Account, ms: MarketState, am: Accou
   }
   mine.status = 'ADL';
   emitOrder(engine, mine);
-  engine.liquidating = undefined;
+  engine.scratch.liquidating = undefined;
   emitPosition(engine, account, accountMarket(account, ms.slot, ms.spec.id));
 }
 

@@ -5,7 +5,7 @@
  * While it rests it is linked into one book level (`prev`/`next`/`level`) and into its
  * account's list of live orders (`aPrev`/`aNext`); nothing outside `book.ts` and `account.ts`
  * touches those links. Public shapes are built from it by the event translator in
- * `engine.ts`, never by handing the record out. A record is valid while its order is live and
+ * `emit.ts`, never by handing the record out. A record is valid while its order is live and
  * until the end of the command that ends it; after that the engine reuses it for another order
  * (`newOrder` / `spareOrder`), so readers outside the engine (the gateway's open-order lists)
  * copy what they need within the call and keep no reference.
@@ -13,58 +13,12 @@
  * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
  * emitted update against it.
  */
-import type { CancelReason, OrderStatus, RejectionReason, TpslType } from './spec.ts';
+import type { OrderStatus } from './spec.ts';
 import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
-import { createAccountIndex, getOrCreateAccount, type Account } from './account.ts';
-import type { Level } from './book.ts';
+import { createAccountIndex, getOrCreateAccount } from './account.ts';
+import type { Account, Order } from './records.ts';
 
-export interface Order {
-  id: number;
-  account: Account;
-  marketId: number;
-  /** The market's dense slot (MarketState.slot), for per-account arrays. */
-  slot: number;
-  side: SideCode;
-  orderType: OrderTypeCode;
-  tif: TifCode;
-  reduceOnly: boolean;
-  clientId: string | undefined;
-  /** Ticks. */
-  price: number;
-  /** Total size in quantums (the modify `quantity`). */
-  size: number;
-  remaining: number;
-  filled: number;
-  /**
-   * Σ price·size of fills in ticks·quantums, for avgFillPrice: exact below 2^53, a correctly
-   * rounded double above (money is computed from the fill rows, never from this).
-   */
-  filledValue: number;
-  goodTilTime: number;
-  createdAt: number;
-  updatedAt: number;
-  status: OrderStatus;
-  rejectionReason: RejectionReason | undefined;
-  cancelReason: CancelReason | undefined;
-  /** Orders the engine places itself: liquidations and ADL (they end LIQUIDATED / ADL). */
-  origin: 'LIQUIDATION' | 'ADL' | undefined;
-  /** TPSL: the trigger, kept after it fired (tpsl.ts). */
-  tpslType: TpslType | undefined;
-  triggerPrice: number | undefined;
-  isPositionTpsl: boolean;
-  parentOrderId: number | undefined;
-  /** Has entryTpsl legs waiting on it. */
-  hasChildren: boolean;
-  // Book links (book.ts).
-  level: Level | null;
-  prev: Order | null;
-  next: Order | null;
-  // Account links (account.ts).
-  aPrev: Order | null;
-  aNext: Order | null;
-  /** Ended and handed back for reuse (`spareOrder`); set until `newOrder` takes it again. */
-  spare: boolean;
-}
+export type { Order } from './records.ts';
 
 /**
  * Ended orders, kept for reuse. A resting order lives long enough to survive two scavenges and

@@ -82,6 +82,13 @@ export function createAccountMarket(slot: number, marketId: number): AccountMark
   };
 }
 
+/** One side's settlement of a fill (risk.ts `settleFill`); reused per side through the command scratch. */
+export interface Settled extends FillOutcome {
+  fee: bigint;
+  /** Realized PnL minus the fee: what the fill adds to the balance (the fill's closedPnl). */
+  closedPnl: bigint;
+}
+
 export interface FillOutcome {
   effect: PositionEffect;
   /** Realized PnL of the closing part (0 for opening fills), quote quantums. */

@@ -1,24 +1,38 @@
 /**
  * The engine as a copyable image, and grafting an image back into a live engine.
  *
- * Contract: the engine is plain data except for a few closures (the event sink, the match hooks,
- * the order lookup, the fee hook and the Map-like readers of the account index and order table)
- * and the compiled market specs (which hold big.js values, class instances a structured clone
- * would strip). `detachEngine` takes exactly those out so that a structured clone (v8.serialize,
- * done by the caller: the engine does no I/O) copies everything else with its shared references,
- * and gives back a function that puts them back. `graftEngine` copies a cloned image into a live
- * engine built from the same configuration: the live engine, its markets, account index and
- * order table keep their identity (the closures close over them, and the gateway and the
- * simulator hold references to markets), everything else is the image's.
+ * Contract: the engine's durable data is `engineState(engine)`: everything but its wiring (the
+ * event sink, match hooks, order lookup and fee hook) and its per-command scratch, which live
+ * in two fields of their own and are never part of an image. What still needs taking out for a
+ * structured clone (v8.serialize, done by the caller: the engine does no I/O) is the Map-like
+ * readers of the account index and order table and the compiled market specs (big.js values,
+ * class instances a clone would strip): `detachEngine` takes exactly those out and gives back a
+ * function that puts them back. `graftEngine` copies a cloned image into a live engine built
+ * from the same configuration: the live engine, its markets, account index and order table keep
+ * their identity (the wiring closes over them, and the gateway and the simulator hold
+ * references to markets), everything else is the image's.
  */
-import type { Engine, MarketState } from './state.ts';
+import type { Engine } from './state.ts';
+
+/** The engine's durable data: all of it but its wiring and per-command scratch. */
+export type EngineState = Omit<Engine, 'wiring' | 'scratch'>;
+
+/** The durable data of `engine` (a shallow view: its fields are the engine's own). */
+export function engineState(engine: Engine): EngineState {
+  const { wiring: _wiring, scratch: _scratch, ...state } = engine;
+  return state;
+}
 
 /** Placeholder of a detached market spec: enough to find the live spec again. */
 interface SpecRef {
   id: number;
 }
 
-const ENGINE_FUNCTIONS = ['sink', 'hooks', 'lookup', 'onFee'] as const;
+/**
+ * Root fields of images written before the wiring and scratch had fields of their own: not
+ * state, never grafted.
+ */
+const LEGACY_NOT_STATE = ['sink', 'hooks', 'lookup', 'onFee', 'touchedMarkets', 'touchedCount', 'taker', 'takerMarket', 'liquidating', 'riskQueue', 'ended', 'endedCount'];
 const TABLE_FUNCTIONS = ['get', 'has', 'values'] as const;
 
 type Slots = Record<string, unknown>;
@@ -32,12 +46,12 @@ function strip(target: Slots, keys: readonly string[], saved: [Slots, string, un
 }
 
 /**
- * Takes the closures and market specs out of `engine` so that it can be structurally cloned;
- * the returned function restores them. Nothing may run on the engine in between.
+ * Takes the table readers and market specs out of `engine` so that `engineState(engine)` can be
+ * structurally cloned; the returned function restores them. Nothing may run on the engine in
+ * between.
  */
-export function detachEngine(engine: Engine): () => void {
+export function detachEngine(engine: EngineState): () => void {
   const saved: [Slots, string, unknown][] = [];
-  strip(engine as unknown as Slots, ENGINE_FUNCTIONS, saved);
   strip(engine.accounts as unknown as Slots, TABLE_FUNCTIONS, saved);
   strip(engine.orders as unknown as Slots, TABLE_FUNCTIONS, saved);
   for (const ms of engine.bySlot) {
@@ -56,23 +70,18 @@ export function detachEngine(engine: Engine): () => void {
  * Copies `image` (a clone of a detached engine built from the same markets) into `live`.
  * Throws when the image's markets are not the live engine's.
  */
-export function graftEngine(live: Engine, image: Engine): void {
-  const markets = new Map<MarketState, MarketState>();
+export function graftEngine(live: Engine, image: EngineState): void {
   if (image.bySlot.length !== live.bySlot.length) throw new Error(`the image has ${image.bySlot.length} markets, the engine ${live.bySlot.length}`);
   for (const copy of image.bySlot) {
     const id = (copy.spec as unknown as SpecRef).id;
     const target = live.markets.get(id);
     if (target === undefined || target.slot !== copy.slot) throw new Error(`the image's market ${id} is not configured here`);
     Object.assign(target, copy, { spec: target.spec });
-    markets.set(copy, target);
   }
-  const liveOf = (ms: MarketState | null): MarketState | null => (ms === null ? null : (markets.get(ms) ?? null));
-  const skip = new Set<string>([...ENGINE_FUNCTIONS, 'markets', 'bySlot', 'accounts', 'orders', 'touchedMarkets', 'takerMarket']);
+  const skip = new Set<string>(['wiring', 'scratch', 'markets', 'bySlot', 'accounts', 'orders', ...LEGACY_NOT_STATE]);
   const from = image as unknown as Slots;
   const to = live as unknown as Slots;
   for (const key of Object.keys(from)) if (!skip.has(key)) to[key] = from[key];
-  live.touchedMarkets = image.touchedMarkets.map((ms) => liveOf(ms)!);
-  live.takerMarket = liveOf(image.takerMarket);
   copyData(live.accounts as unknown as Slots, image.accounts as unknown as Slots);
   copyData(live.orders as unknown as Slots, image.orders as unknown as Slots);
   upgrade(live);

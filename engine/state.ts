@@ -14,6 +14,7 @@ import { createFundingState, type FundingState } from './funding.ts';
 import { createMarketTriggers, type MarketTriggers } from './liquidation-index.ts';
 import type { MarketSpec } from './market.ts';
 import type { MatchHooks } from './matching.ts';
+import type { Settled } from './position.ts';
 import type { ModifyBuffer } from './modify-buffer.ts';
 import type { Order } from './order.ts';
 import type { OrderTable } from './order-table.ts';
@@ -85,7 +86,6 @@ export interface Engine {
   orders: OrderTable;
   limits: EngineLimits;
   risk: RiskConfig;
-  sink: EventSink;
   time: number;
   seq: Sequences;
   /** The next orderId to issue; ids below it were issued. */
@@ -95,17 +95,6 @@ export interface Engine {
   expiry: Expiry;
   switches: Switches;
   modifies: ModifyBuffer;
-  /** Markets changed by the current command; the first `touchedCount` are current. */
-  touchedMarkets: MarketState[];
-  touchedCount: number;
-  /** The order currently taking liquidity, and its market (read by the match hooks). */
-  taker: Order | null;
-  takerMarket: MarketState | null;
-  /** Set while a liquidation or ADL order trades: the fills carry it. */
-  liquidating: { method: 'MARKET' | 'ADL'; liquidatedUser: string } | undefined;
-  hooks: MatchHooks;
-  /** The live order for an id (bound once, for the expiry heap). */
-  lookup: (id: number) => Order | undefined;
   // Money outside accounts (quote quantums).
   insuranceFund: bigint;
   feesCollected: bigint;
@@ -119,6 +108,32 @@ export interface Engine {
   markEpoch: number;
   /** The next whole hour at which funding and interest settle. */
   nextSettlementAt: number;
+  /** What the engine calls out to: not state (a snapshot leaves it out). */
+  wiring: EngineWiring;
+  /** Per-command working data: empty between commands (a snapshot leaves it out). */
+  scratch: CommandScratch;
+}
+
+/** The engine's callbacks, set once when it is built (and onFee by the gateway's services). */
+export interface EngineWiring {
+  sink: EventSink;
+  hooks: MatchHooks;
+  /** The live order for an id (bound once, for the expiry heap). */
+  lookup: (id: number) => Order | undefined;
+  /** Called with each fee charged: the referral program's hook (issue 10). */
+  onFee: ((account: Account, fee: bigint, time: number) => void) | undefined;
+}
+
+/** Working data of the command in progress; every field is back to empty when `apply` returns. */
+export interface CommandScratch {
+  /** Markets changed by the current command; the first `touchedCount` are current. */
+  touchedMarkets: MarketState[];
+  touchedCount: number;
+  /** The order currently taking liquidity, and its market (read by the match hooks). */
+  taker: Order | null;
+  takerMarket: MarketState | null;
+  /** Set while a liquidation or ADL order trades: the fills carry it. */
+  liquidating: { method: 'MARKET' | 'ADL'; liquidatedUser: string } | undefined;
   /** Accounts to re-check at the end of the command (engine.ts). */
   riskQueue: Account[];
   /**
@@ -127,8 +142,9 @@ export interface Engine {
    */
   ended: (Order | null)[];
   endedCount: number;
-  /** Called with each fee charged: the referral program's hook (issue 10). */
-  onFee: ((account: Account, fee: bigint, time: number) => void) | undefined;
+  /** Both sides' settlement of the fill in progress; read before the next fill overwrites them. */
+  makerSettled: Settled;
+  takerSettled: Settled;
 }
 
 export function createMarketState(engine: Engine, spec: MarketSpec): MarketState {

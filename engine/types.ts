@@ -355,30 +355,81 @@ export interface RejectedResult {
   rejectionReason: RejectionReason;
 }
 
+/** A command that has nothing to report beyond having been applied (the simulator's levers). */
 export interface DoneResult {
   kind: 'done';
-  /** Orders canceled by cancelAll. */
-  canceled?: number;
-  /** scheduleCancel outcome. */
-  switchState?: 'scheduled' | 'disarmed';
-  /** The modify is waiting for its target to arrive. */
-  buffered?: boolean;
-  /** Deposit / withdrawal / transfer: its id and outcome. */
-  operationId?: number;
-  transferStatus?: 'COMPLETED' | 'REJECTED';
-  rejectReason?: string;
-  /** setLeverage: the outcome and the leverage in effect. */
-  leverageStatus?: 'APPLIED' | 'REJECTED';
-  leverage?: number;
+}
+
+/** deposit, withdraw, transfer, creditCommission: the operation's id and its outcome (its event says the same). */
+export interface TransferResult {
+  kind: 'transfer';
+  operationId: number;
+  transferStatus: 'COMPLETED' | 'REJECTED';
+  rejectReason?: 'INSUFFICIENT_FREE_COLLATERAL' | 'INSUFFICIENT_FEE_POOL' | undefined;
+}
+
+/** setLeverage: the outcome and the leverage in effect after it (the old one when refused). */
+export interface LeverageResult {
+  kind: 'leverage';
+  leverageStatus: 'APPLIED' | 'REJECTED';
+  rejectReason?: LeverageRejectReason | undefined;
+  leverage: number;
+}
+
+/** cancelAll: how many orders it canceled. */
+export interface CancelAllResult {
+  kind: 'cancelAll';
+  canceled: number;
+}
+
+/** scheduleCancel: the switch armed (scheduled) or disarmed. */
+export interface ScheduleCancelResult {
+  kind: 'scheduleCancel';
+  switchState: 'scheduled' | 'disarmed';
+}
+
+/** adjustIsolatedMargin applied (a refusal is a `rejected` result). */
+export interface MarginResult {
+  kind: 'margin';
+}
+
+/** A modify whose target is not here yet: it waits for the placement (modify-buffer.ts). */
+export interface BufferedModifyResult {
+  kind: 'buffered';
 }
 
 /** batchPlace: one result per element, in order. */
 export interface BatchResult {
   kind: 'batch';
-  results: CommandResult[];
+  results: ResultOf<PlaceOrderCommand>[];
 }
 
-export type CommandResult = InvalidResult | LimitedResult | ConflictResult | OrderResult | RejectedResult | DoneResult | BatchResult;
+/** What each command can return: `apply(engine, c)` returns `ResultOf<typeof c>`. */
+export interface ResultByCommand {
+  addMarket: InvalidResult | DoneResult;
+  setMarketStatus: InvalidResult | DoneResult;
+  setOraclePrice: InvalidResult | DoneResult;
+  deposit: InvalidResult | TransferResult;
+  withdraw: InvalidResult | ConflictResult | TransferResult;
+  transfer: InvalidResult | ConflictResult | TransferResult;
+  setLeverage: InvalidResult | LeverageResult;
+  adjustIsolatedMargin: InvalidResult | MarginResult | RejectedResult;
+  placeOrder: InvalidResult | OrderResult;
+  batchPlace: InvalidResult | BatchResult;
+  cancelOrder: InvalidResult | OrderResult | RejectedResult;
+  cancelAll: InvalidResult | CancelAllResult;
+  modifyOrder: InvalidResult | OrderResult | RejectedResult | BufferedModifyResult;
+  scheduleCancel: InvalidResult | LimitedResult | ScheduleCancelResult;
+  advanceTime: DoneResult;
+  setHalt: InvalidResult | DoneResult;
+  setFundingRate: InvalidResult | DoneResult;
+  forceLiquidation: InvalidResult | DoneResult;
+  creditCommission: InvalidResult | TransferResult;
+}
+
+export type ResultOf<C extends { type: CommandType }> = ResultByCommand[C['type']];
+
+export type CommandResult = ResultByCommand[CommandType];
 
 // ---------------------------------------------------------------------------------------------
 // Events

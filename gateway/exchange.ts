@@ -14,7 +14,7 @@
  * then stay empty and a closed order leaves `orders`).
  */
 import { apply, createEngine, type Engine, type EngineConfig } from '../engine/index.ts';
-import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, TradesEvent } from '../engine/index.ts';
+import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, ResultOf, TradesEvent } from '../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../engine/spec.ts';
 import { memoryHistoryStore, type HistoryStore } from './history-store.ts';
 
@@ -55,9 +55,9 @@ export interface Exchange {
   /** Called with every command `submit` is about to apply, stamped with its time. */
   onCommand: ((command: Command) => void) | undefined;
   /** Applies a command at the clock's time; events reach read models, then listeners. */
-  submit(command: Submission): CommandResult;
+  submit<S extends Submission>(command: S): ResultOf<S>;
   /** Applies a command at its own time (journal replay); `onCommand` is not called. */
-  applyStamped(command: Command): CommandResult;
+  applyStamped<C extends Command>(command: C): ResultOf<C>;
 }
 
 export function accountKeyOf(address: string, accountIndex: number): string {
@@ -84,16 +84,16 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
       // Journaled before it runs: a command that throws midway is replayed (and throws) the same
       // way, and one submitted by a listener lands after the command that caused it.
       exchange.onCommand?.(stamped);
-      return exchange.applyStamped(stamped);
+      return exchange.applyStamped(stamped) as ResultOf<typeof command>;
     },
     applyStamped(command) {
-      const result = apply(engine, command);
+      const result: CommandResult = apply(engine, command);
       const events = pending;
       pending = [];
       for (const e of events) record(exchange, e);
       exchange.history.record(events);
       if (events.length > 0) for (const listener of exchange.listeners) listener(events);
-      return result;
+      return result as ResultOf<typeof command>;
     },
   };
   exchange.history = memoryHistoryStore(exchange);

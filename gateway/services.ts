@@ -38,7 +38,7 @@ export function attachServices(state: GatewayState): void {
   if (attached.has(state)) return;
   attached.add(state);
   const exchange = state.exchange;
-  exchange.engine.onFee = (account, fee, time) => accrueFee(referralOf(state), account.address, fee, time);
+  exchange.engine.wiring.onFee = (account, fee, time) => accrueFee(referralOf(state), account.address, fee, time);
   exchange.listeners.add((events) => {
     for (const e of events) follow(state, e);
     const now = exchange.engine.time;

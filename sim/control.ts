@@ -83,7 +83,7 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
       const address = normalizeAddress(body.address)!;
       const accountIndex = body.accountIndex ?? 0;
       const result = exchange.submit({ type: 'deposit', address, accountIndex, amount: quantums });
-      if (result.kind !== 'done') return reply.code(400).send({ error: 'deposit refused' });
+      if (result.kind !== 'transfer') return reply.code(400).send({ error: 'deposit refused' });
       const account = exchange.engine.accounts.get(`${address}/${accountIndex}`)!;
       return { address, accountIndex, amount: usd(quantums), netQuoteBalance: usd(account.quote), operationId: result.operationId };
     });

@@ -48,9 +48,9 @@ describe('cancel-all for an account or one market', () => {
     const c = idOf(h.place({ marketId: 2, side: 1, price: 1010, size: 1000 }));
     const other = idOf(h.place({ address: BOB, marketId: 2, side: 0, price: 1000, size: 1000 }));
     h.take();
-    expect(h.run({ type: 'cancelAll', address: ALICE, accountIndex: 0, marketId: 2 })).toEqual({ kind: 'done', canceled: 2 });
+    expect(h.run({ type: 'cancelAll', address: ALICE, accountIndex: 0, marketId: 2 })).toEqual({ kind: 'cancelAll', canceled: 2 });
     expect(orderUpdates(h.take()).map((u) => [u.orderId, u.status])).toEqual([[b, 'CANCELED'], [c, 'CANCELED']]);
-    expect(h.run({ type: 'cancelAll', address: ALICE, accountIndex: 0 })).toEqual({ kind: 'done', canceled: 1 });
+    expect(h.run({ type: 'cancelAll', address: ALICE, accountIndex: 0 })).toEqual({ kind: 'cancelAll', canceled: 1 });
     expect(orderUpdates(h.take()).map((u) => [u.orderId, u.status])).toEqual([[a, 'CANCELED']]);
     expect(h.engine.orders.has(other)).toBe(true);
   });
@@ -198,7 +198,7 @@ describe('modify rejections: the original keeps resting unchanged', () => {
 describe('a modify that arrives before its target is placed is buffered briefly', () => {
   it('cancels the arriving placement (MODIFY_CANCELED) and replaces it', () => {
     const h = harness();
-    expect(h.modify({ clientId: 'early', price: 995, size: 700 })).toEqual({ kind: 'done', buffered: true });
+    expect(h.modify({ clientId: 'early', price: 995, size: 700 })).toEqual({ kind: 'buffered' });
     expect(h.take()).toEqual([]);
     const id = idOf(h.place({ side: 0, price: 1000, size: 1000, clientId: 'early' }));
     expect(orderUpdates(h.take())).toEqual([

@@ -26,7 +26,7 @@ describe('creditCommission moves money from the fees collected to the account, c
     const before = h.engine.accounts.get(`${CAROL}/0`)!.quote;
     h.take();
     const result = h.run({ type: 'creditCommission', address: CAROL, accountIndex: 0, amount: fees / 2n });
-    expect(result).toMatchObject({ kind: 'done', transferStatus: 'COMPLETED' });
+    expect(result).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
     expect(h.engine.feesCollected).toBe(fees - fees / 2n);
     expect(h.engine.accounts.get(`${CAROL}/0`)!.quote).toBe(before + fees / 2n);
     const transfers = h.take().filter((e): e is TransferEvent => e.type === 'transfer');
@@ -41,7 +41,7 @@ describe('creditCommission moves money from the fees collected to the account, c
     const before = h.engine.accounts.get(`${CAROL}/0`)!.quote;
     h.take();
     const result = h.run({ type: 'creditCommission', address: CAROL, accountIndex: 0, amount: fees + 1n });
-    expect(result).toMatchObject({ kind: 'done', transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FEE_POOL' });
+    expect(result).toMatchObject({ kind: 'transfer', transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FEE_POOL' });
     expect(h.engine.feesCollected).toBe(fees);
     expect(h.engine.accounts.get(`${CAROL}/0`)!.quote).toBe(before);
     expect(h.take().filter((e) => e.type === 'transfer')).toMatchObject([{ kind: 'referralClaim', status: 'REJECTED' }]);

@@ -821,7 +821,7 @@ describe('rule: "a command\'s result agrees with its events"', () => {
             () => `${tag()}: no matching rejected event`,
           );
         }
-        if (command.type === 'cancelAll' && result.kind === 'done' && step.settled) {
+        if (command.type === 'cancelAll' && result.kind === 'cancelAll' && step.settled) {
           const canceled = events.filter((e) => e.type === 'order' && e.status === 'CANCELED' && e.address === command.address && e.accountIndex === command.accountIndex).length;
           check(canceled === result.canceled, () => `${tag()}: ${canceled} CANCELED updates`);
         }
@@ -859,7 +859,7 @@ describe('regressions found by these properties', () => {
     h.advance(5_000_000);
     // applyBufferedModify -> applyModify returns an `invalid` result that nobody receives: no
     // rejected event, no MODIFY_CANCELED, the order stays as placed, although the client was
-    // told { kind: 'done', buffered: true }.
+    // told { kind: 'buffered' }.
     const outcomes = h.events.filter(
       (e) => (e.type === 'rejected' && e.command === 'modifyOrder') || (e.type === 'order' && e.cancelReason === 'MODIFY_CANCELED'),
     );

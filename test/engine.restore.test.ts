@@ -5,7 +5,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { detachEngine, graftEngine, lifetimeFeesPaid, lifetimeVolume } from '../engine/index.ts';
+import { detachEngine, engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
 import type { Engine } from '../engine/index.ts';
 import { createPrng } from '../sim/prng.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
@@ -28,17 +28,22 @@ function trade(h: Harness, seed: number, n: number): void {
   }
 }
 
-function image(engine: Engine): Engine {
+function image(engine: Engine): EngineState {
   const reattach = detachEngine(engine);
   try {
-    return deserialize(serialize(engine)) as Engine;
+    // The wiring and per-command scratch are not state: only engineState goes into an image.
+    return deserialize(serialize(engineState(engine))) as EngineState;
   } finally {
     reattach();
   }
 }
 
-/** Turns an image into what the engine wrote before level keys, account-level sums and pending tallies. */
-function asOldLayout(img: Engine): void {
+/**
+ * Turns an image into what the engine wrote before level keys, account-level sums and pending
+ * tallies, and before its wiring and scratch had fields of their own (they sat at the root).
+ */
+function asOldLayout(img: EngineState): void {
+  Object.assign(img, { sink: undefined, hooks: undefined, lookup: undefined, onFee: undefined, touchedMarkets: [img.bySlot[0]], touchedCount: 0, taker: null, takerMarket: null, liquidating: undefined, riskQueue: [], ended: [null], endedCount: 0 });
   for (const ms of img.bySlot) {
     delete (ms.book.bids as Partial<typeof ms.book.bids>).keys;
     delete (ms.book.asks as Partial<typeof ms.book.asks>).keys;

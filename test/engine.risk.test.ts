@@ -83,8 +83,8 @@ describe('deposits: a deposit credits netQuoteBalance and emits a COMPLETED tran
     const h = harness({ fund: false });
     const r1 = h.run({ type: 'deposit', address: ALICE, accountIndex: 0, amount: 25n * USD });
     const r2 = h.run({ type: 'deposit', address: ALICE, accountIndex: 0, amount: 5n * USD });
-    expect(r1).toMatchObject({ kind: 'done', transferStatus: 'COMPLETED' });
-    expect(r2).toMatchObject({ kind: 'done', transferStatus: 'COMPLETED' });
+    expect(r1).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
+    expect(r2).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
     const transfers = ofType(h.take(), 'transfer');
     expect(transfers.map((t) => ({ kind: t.kind, amount: t.amount, netQuoteBalance: t.netQuoteBalance, status: t.status, operationId: t.operationId }))).toEqual([
       { kind: 'deposit', amount: 25n * USD, netQuoteBalance: 25n * USD, status: 'COMPLETED', operationId: (r1 as { operationId: number }).operationId },
@@ -121,7 +121,7 @@ describe('withdrawals: at least 1 USD, nonce single-use per wallet, no more than
     h.take();
     expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: USD - 1n, nonce: 'w0' })).toMatchObject({ kind: 'invalid', field: 'amount' });
     expect(h.take()).toEqual([]);
-    expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: USD, nonce: 'w1' })).toMatchObject({ kind: 'done', transferStatus: 'COMPLETED' });
+    expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: USD, nonce: 'w1' })).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
   });
 
   it('a successful withdrawal lowers quote and netDeposits and emits a COMPLETED withdrawal event', () => {
@@ -129,7 +129,7 @@ describe('withdrawals: at least 1 USD, nonce single-use per wallet, no more than
     deposit(h, ALICE, 10n);
     h.take();
     const r = h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 4n * USD, nonce: 'w1' });
-    expect(r).toMatchObject({ kind: 'done', transferStatus: 'COMPLETED' });
+    expect(r).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
     const [t] = ofType(h.take(), 'transfer');
     expect(t).toMatchObject({ kind: 'withdrawal', amount: 4n * USD, netQuoteBalance: 6n * USD, status: 'COMPLETED', operationId: (r as { operationId: number }).operationId });
     const a = account(h, ALICE);
@@ -168,7 +168,7 @@ describe('withdrawals: at least 1 USD, nonce single-use per wallet, no more than
     expect(before).toBe(10n * USD - 45_000_000n);
     // Free collateral = 9.955 - 5 = 4.955 USD.
     const r = h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 5n * USD, nonce: 'w' });
-    expect(r).toMatchObject({ kind: 'done', transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' });
+    expect(r).toMatchObject({ kind: 'transfer', transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' });
     const [t] = ofType(h.take(), 'transfer');
     expect(t).toMatchObject({ kind: 'withdrawal', status: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL', amount: 5n * USD, netQuoteBalance: before });
     expect(account(h, ALICE).quote).toBe(before);
@@ -199,7 +199,7 @@ describe('internal transfers: between two different subaccounts of one wallet, a
     deposit(h, ALICE, 10n);
     h.take();
     const r = h.run({ type: 'transfer', address: ALICE, fromAccountIndex: 0, toAccountIndex: 3, amount: 4n * USD, nonce: 't1' });
-    expect(r).toMatchObject({ kind: 'done', transferStatus: 'COMPLETED' });
+    expect(r).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
     const ts = ofType(h.take(), 'transfer');
     expect(ts.map((t) => ({ accountIndex: t.accountIndex, kind: t.kind, amount: t.amount, netQuoteBalance: t.netQuoteBalance, counterpartyIndex: t.counterpartyIndex, status: t.status }))).toEqual([
       { accountIndex: 0, kind: 'transferOut', amount: 4n * USD, netQuoteBalance: 6n * USD, counterpartyIndex: 3, status: 'COMPLETED' },
@@ -409,7 +409,7 @@ describe('leverage: setLeverage sets IMF = max(market IMF, 1/leverage); outside 
     deposit(h, ALICE, 100n);
     h.take();
     const r = h.run({ type: 'setLeverage', address: ALICE, accountIndex: 0, marketId: 1, leverage: 5, requestId: 'r1' });
-    expect(r).toMatchObject({ kind: 'done', leverageStatus: 'APPLIED', leverage: 5 });
+    expect(r).toMatchObject({ kind: 'leverage', leverageStatus: 'APPLIED', leverage: 5 });
     expect(ofType(h.take(), 'leverage')).toMatchObject([{ marketId: 1, leverage: 5, isolated: false, status: 'APPLIED', requestId: 'r1' }]);
     expect(h.place({ side: 0, price: 990, size: 5001 })).toMatchObject({ status: 'REJECTED', rejectionReason: 'UNDERCOLLATERALIZED' });
     expect(h.place({ side: 0, price: 990, size: 5000 })).toMatchObject({ status: 'OPEN' });
@@ -427,7 +427,7 @@ describe('leverage: setLeverage sets IMF = max(market IMF, 1/leverage); outside 
     deposit(h, ALICE, 100n);
     h.take();
     const r = h.run({ type: 'setLeverage', address: ALICE, accountIndex: 0, marketId: 1, leverage });
-    expect(r).toMatchObject({ kind: 'done', leverageStatus: 'REJECTED', rejectReason: 'INVALID_LEVERAGE', leverage: 20 });
+    expect(r).toMatchObject({ kind: 'leverage', leverageStatus: 'REJECTED', rejectReason: 'INVALID_LEVERAGE', leverage: 20 });
     expect(ofType(h.take(), 'leverage')).toMatchObject([{ status: 'REJECTED', rejectReason: 'INVALID_LEVERAGE', leverage: 20 }]);
   });
 
@@ -477,9 +477,9 @@ describe('isolated margin: an isolated position draws its initial margin into it
   it('positive moves cross collateral into the pool, negative moves it back (position events carry the pool)', () => {
     const h = isolatedLong();
     h.take();
-    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: 5n * USD, requestId: 'a' })).toEqual({ kind: 'done' });
+    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: 5n * USD, requestId: 'a' })).toEqual({ kind: 'margin' });
     expect(ofType(h.take(), 'position')).toMatchObject([{ isolated: true, isolatedMargin: 15n * USD, requestId: 'a' }]);
-    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -5n * USD })).toEqual({ kind: 'done' });
+    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -5n * USD })).toEqual({ kind: 'margin' });
     expect(position(h, ALICE).isolatedMargin).toBe(10n * USD);
     expect(account(h, ALICE).quote).toBe(90n * USD - 45_000_000n);
   });
@@ -492,8 +492,8 @@ describe('isolated margin: an isolated position draws its initial margin into it
 
   it('taking the pool below the position\'s initial margin, or adding more than free collateral, is refused UNDERCOLLATERALIZED', () => {
     const h = isolatedLong();
-    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -1n })).toMatchObject({ kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' });
-    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: 90n * USD })).toMatchObject({ kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' });
+    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -1n })).toEqual({ kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' });
+    expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: 90n * USD })).toEqual({ kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' });
     expect(position(h, ALICE).isolatedMargin).toBe(10n * USD);
   });
 
@@ -841,7 +841,7 @@ describe('regressions found by these tests (issue 3)', () => {
     h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: 40n * USD });
     const r = h.run({ type: 'setLeverage', address: ALICE, accountIndex: 0, marketId: 1, leverage: 10, isolated: false });
     // The fix applies the switch and returns the pool to cross collateral (risk.ts setLeverage).
-    expect(r).toMatchObject({ kind: 'done', leverageStatus: 'APPLIED', leverage: 10 });
+    expect(r).toMatchObject({ kind: 'leverage', leverageStatus: 'APPLIED', leverage: 10 });
     expect(position(h, ALICE).isolatedMargin).toBe(0n);
     expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 100n * USD, nonce: 'w' })).toMatchObject({ transferStatus: 'COMPLETED' });
   });
@@ -916,7 +916,7 @@ describe('regressions found by these tests (issue 3)', () => {
     const slot = h.engine.markets.get(1)!.slot;
     const iso = isolatedRisk(h.engine.bySlot[slot]!, account(h, ALICE).markets[slot]!);
     expect({ r, pool: position(h, ALICE).isolatedMargin, equityAboveMaintenance: iso.equity >= iso.maintenance }).toEqual({
-      r: { kind: 'done', rejectReason: 'UNDERCOLLATERALIZED' },
+      r: { kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' },
       pool: 50n * USD,
       equityAboveMaintenance: true,
     });

@@ -15,7 +15,7 @@ describe('dead man\'s switch: scheduleCancel with `time` 5 s to 5 min ahead arms
     expect(arm(h, 4 * S)).toMatchObject({ kind: 'invalid', errorType: 'InvalidRequest', field: 'time' });
     expect(arm(h, 301 * S)).toMatchObject({ kind: 'invalid' });
     expect(arm(h, -10 * S)).toMatchObject({ kind: 'invalid' });
-    expect(arm(h, 5 * S)).toEqual({ kind: 'done', switchState: 'scheduled' });
+    expect(arm(h, 5 * S)).toEqual({ kind: 'scheduleCancel', switchState: 'scheduled' });
     expect(h.take().filter((e): e is SwitchEvent => e.type === 'switch').map((e) => e.action)).toEqual(['armed']);
   });
 });
@@ -68,7 +68,7 @@ describe('scheduleCancel without `time` (or null) disarms', () => {
     const h = harness();
     h.place({ side: 0, price: 1000, size: 1000 });
     arm(h, 10 * S);
-    expect(h.run({ type: 'scheduleCancel', address: ALICE, accountIndex: 0, deadline: null })).toEqual({ kind: 'done', switchState: 'disarmed' });
+    expect(h.run({ type: 'scheduleCancel', address: ALICE, accountIndex: 0, deadline: null })).toEqual({ kind: 'scheduleCancel', switchState: 'disarmed' });
     h.take();
     h.advance(60 * S);
     expect(orderUpdates(h.take())).toEqual([]);

@@ -88,8 +88,7 @@ export const adjustIsolatedMargin: Operation = {
       if (typeof requestId !== 'string') return requestId;
       const result = state.exchange.submit({ type: 'adjustIsolatedMargin', address: ctx.address, accountIndex, marketId: ms.spec.id, amount, requestId });
       if (result.kind === 'invalid') return fail(400, result.error);
-      if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
-      const rejected = result.rejectReason !== undefined;
+      const rejected = result.kind === 'rejected';
       const reply: AdjustIsolatedMarginReply = {
         requestId,
         address: ctx.address,
@@ -98,7 +97,7 @@ export const adjustIsolatedMargin: Operation = {
         amount: String(body.amount),
         status: rejected ? 'REJECTED' : 'APPLIED',
       };
-      if (rejected) reply.rejectReason = result.rejectReason;
+      if (rejected) reply.rejectReason = result.rejectionReason;
       return ok(reply, rejected ? 422 : 200);
     });
   },

@@ -42,8 +42,8 @@ export const affiliateClaim: Operation = {
       const claim = openClaim(rs, ctx.address, accountIndex, amount, state.exchange.clock());
       if (isRefusal(claim)) return refused(claim);
       const result = state.exchange.submit({ type: 'creditCommission', address: ctx.address, accountIndex, amount });
-      if (result.kind !== 'done' || result.transferStatus === undefined) {
-        settleClaim(rs, claim, undefined, 'REJECTED', result.kind === 'invalid' ? result.error : 'ENGINE_REFUSED');
+      if (result.kind === 'invalid') {
+        settleClaim(rs, claim, undefined, 'REJECTED', result.error);
       } else {
         settleClaim(rs, claim, result.operationId, result.transferStatus, result.rejectReason);
       }

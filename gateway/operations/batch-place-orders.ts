@@ -24,7 +24,7 @@
  */
 import { Type } from 'typebox';
 import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';
-import type { BatchOrder, CommandResult } from '../../engine/index.ts';
+import type { BatchOrder } from '../../engine/index.ts';
 import { orderError, type Reply } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
@@ -104,7 +104,7 @@ export const batchPlaceOrders: Operation = {
       if (accepted.length > 0) {
         const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.parsed.command), grouping });
         if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
-        const results: CommandResult[] = result.kind === 'batch' ? result.results : [];
+        const results = result.results;
         accepted.forEach(({ index, parsed }, i) => {
           const outcome = results[i];
           if (outcome === undefined) {

@@ -18,7 +18,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail, orderError } from '../errors.ts';
+import { orderError } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -59,7 +59,6 @@ export const cancelAllOrders: Operation = {
       if (isReply(charge)) return charge;
       const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
       if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-      if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
       const reply: Record<string, unknown> = {
         address: ctx.address,
         accountIndex,

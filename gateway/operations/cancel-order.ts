@@ -20,8 +20,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import type { CancelOrderCommand, CommandResult } from '../../engine/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import type { CancelOrderCommand, ResultOf } from '../../engine/index.ts';
+import { orderError, type Reply } from '../errors.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -104,9 +104,8 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
 }
 
 /** The cancel's reply body (without rateLimit) and status, from the engine's result. */
-export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: CommandResult, rateLimit: unknown): Reply {
+export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: ResultOf<CancelOrderCommand>, rateLimit: unknown): Reply {
   if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-  if (result.kind !== 'order' && result.kind !== 'rejected') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
   const { command } = parsed;
   const orderNumber = result.orderId ?? command.orderId;
   const remembered = orderNumber === undefined ? undefined : orderOf(state.exchange, orderNumber);

@@ -35,9 +35,9 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts';
-import type { CommandResult, ModifyOrderCommand, OrderEvent, SideCode, TifCode } from '../../engine/index.ts';
+import type { ModifyOrderCommand, OrderEvent, ResultOf, SideCode, TifCode } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { orderError, type Reply } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
@@ -184,19 +184,18 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
  * Submits a parsed modify in its turn. The target is read again first: an earlier write of the
  * same wallet (sequencer.ts) may have changed it since the request was verified.
  */
-export function submitModify(state: GatewayState, parsed: ParsedModify): CommandResult {
+export function submitModify(state: GatewayState, parsed: ParsedModify): ResultOf<ModifyOrderCommand> {
   const { address, accountIndex, orderId, clientId } = parsed.command;
   parsed.target = findOwnOrder(state, address, accountIndex, orderId, clientId);
   return state.exchange.submit(parsed.command);
 }
 
 /** The modify's reply (status and body) from the engine's result. */
-export function modifyReply(state: GatewayState, parsed: ParsedModify, result: CommandResult, rateLimit: unknown): Reply {
+export function modifyReply(state: GatewayState, parsed: ParsedModify, result: ResultOf<ModifyOrderCommand>, rateLimit: unknown): Reply {
   if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
-  if (result.kind !== 'order' && result.kind !== 'rejected' && result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
   const { command, target } = parsed;
   const spec = state.exchange.engine.markets.get(command.marketId)!.spec;
-  const orderNumber = result.kind === 'done' ? target?.orderId ?? command.orderId : result.orderId ?? target?.orderId ?? command.orderId;
+  const orderNumber = result.kind === 'buffered' ? target?.orderId ?? command.orderId : result.orderId ?? target?.orderId ?? command.orderId;
   const after = orderNumber === undefined ? undefined : findOwnOrder(state, command.address, command.accountIndex, orderNumber, undefined);
   const rejected = result.kind === 'rejected' || (result.kind === 'order' && result.status === 'REJECTED');
   const body: Record<string, unknown> = {

@@ -10,10 +10,10 @@
  */
 import { Type } from 'typebox';
 import { LIMITS, TPSL_TYPES } from '../../engine/spec.ts';
-import type { PlaceOrderCommand } from '../../engine/index.ts';
+import type { PlaceOrderCommand, ResultOf } from '../../engine/index.ts';
 import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { orderError, type Reply } from '../errors.ts';
 import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -163,12 +163,11 @@ export function orderReply(
   state: GatewayState,
   command: Omit<PlaceOrderCommand, 'time'>,
   displayName: string,
-  result: ReturnType<GatewayState['exchange']['submit']>,
+  result: ResultOf<PlaceOrderCommand>,
   rateLimit: unknown,
   body: Body,
 ): Reply {
   if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
-  if (result.kind !== 'order') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
   const ms = state.exchange.engine.markets.get(command.marketId)!;
   const now = state.exchange.clock();
   const event = orderOf(state.exchange, result.orderId);

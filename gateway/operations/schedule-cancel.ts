@@ -72,7 +72,6 @@ export const scheduleCancel: Operation = {
       const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
       if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
       if (result.kind === 'limited') return fail(429, result.error);
-      if (result.kind !== 'done' || result.switchState === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
       const reply: Record<string, unknown> = { address: ctx.address, accountIndex, status: result.switchState };
       if (ms !== undefined) {
         reply.marketId = ms.spec.id;

@@ -97,14 +97,13 @@ export const setLeverage: Operation = {
         requestId,
       });
       if (result.kind === 'invalid') return fail(400, result.error);
-      if (result.kind !== 'done' || result.leverageStatus === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
       const applied = result.leverageStatus === 'APPLIED';
       const reply: SetLeverageReply = {
         requestId,
         address: ctx.address,
         accountIndex,
         marketId: ms.spec.id,
-        leverage: result.leverage ?? body.leverage,
+        leverage: result.leverage,
         status: result.leverageStatus,
       };
       if (body.isolated !== undefined) {

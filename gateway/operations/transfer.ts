@@ -104,7 +104,6 @@ export const transfer: Operation = {
       });
       if (result.kind === 'conflict') return fail(409, result.error);
       if (result.kind === 'invalid') return fail(400, result.error);
-      if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
       const reply: TransferReply = {
         transferId: String(result.operationId),
         ethereumAddress: address,

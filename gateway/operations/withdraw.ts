@@ -152,7 +152,6 @@ export const withdraw: Operation = {
       const result = state.exchange.submit({ type: 'withdraw', address, accountIndex: w.accountIndex, amount, nonce: w.nonce });
       if (result.kind === 'conflict') return fail(409, result.error);
       if (result.kind === 'invalid') return fail(400, result.error);
-      if (result.kind !== 'done' || result.operationId === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
       const reply: WithdrawReply = {
         withdrawalId: String(result.operationId),
         ethereumAddress: address,

@@ -23,7 +23,7 @@
  *   journal record. Gateway records are applied in journal order with the engine commands.
  */
 import { deserialize, serialize } from 'node:v8';
-import { detachEngine, graftEngine, type Command, type Engine } from '../../engine/index.ts';
+import { detachEngine, engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
 import { attachCandles } from '../candles.ts';
 import type { Exchange } from '../exchange.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
@@ -64,7 +64,7 @@ export type HistoryPart =
   | { kind: 'sqlite'; seq: number };
 
 interface Durable {
-  engine: Engine;
+  engine: EngineState;
   /** Live orders; with the memory history store also the remembered closed ones. */
   orders: Exchange['orders'];
   history: HistoryPart;
@@ -84,7 +84,7 @@ interface Durable {
 function durableParts(state: GatewayState): Durable {
   const exchange = state.exchange;
   return {
-    engine: exchange.engine,
+    engine: engineState(exchange.engine),
     orders: exchange.orders,
     history:
       exchange.history.kind === 'memory'

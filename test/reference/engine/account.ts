@@ -1,0 +1,356 @@
+/**
+ * Accounts: a master address's subaccount as the engine sees it.
+ *
+ * Contract: one record per (lowercase address, accountIndex), created on first use and found
+ * through `AccountIndex` (by address, then by subaccount: the address string of a command is
+ * hashed once, no key string is built per command). It links the account's live orders into an
+ * intrusive list (cancel-all walks it), indexes them by clientId (DUPLICATE_CLIENT_ID /
+ * TOO_MANY_CLIENT_IDS), keeps one `AccountMarket` per market it touched (position, leverage,
+ * isolated pool, open-order exposure: position.ts) and owns the per-account sequence counter
+ * and the money: `quote` is netQuoteBalance in quote quantums (1e-9 USD), as bigint.
+ */
+import type { FeeTier } from './types.ts';
+import type { Order } from './order.ts';
+import { createAccountMarket, type AccountMarket } from './position.ts';
+
+export interface Account {
+  /** Dense id (creation order): how typed-array indexes name the account. */
+  id: number;
+  key: string;
+  address: string;
+  index: number;
+  /** Per-account sequence: every account-scoped event takes the next value. */
+  seq: number;
+  /** Live orders, oldest first (intrusive list through Order.aPrev / aNext). */
+  head: Order | null;
+  tail: Order | null;
+  liveCount: number;
+  clientIds: Map<string, Order>;
+  /** Per market slot (MarketState.slot). */
+  markets: (AccountMarket | undefined)[];
+  /** The AccountMarkets with a position, live orders or an isolated pool: what margin sums over. */
+  active: AccountMarket[];
+  /** Collateral plus realized PnL, minus fees, funding and interest (netQuoteBalance). */
+  quote: bigint;
+  netDeposits: bigint;
+  /** False until the first deposit: such an account "has no activity yet" (404 upstream). */
+  activated: boolean;
+  /**
+   * Quote quantums traded per UTC day, the last 30 days (ring by day number), not counting
+   * `volumePending`.
+   */
+  volumeByDay: bigint[];
+  volumeDay: number[];
+  /**
+   * rollingVolume() of `rollingDay`, a memo that addVolume drops (-1) rather than keeps: with
+   * the fee tier kept by `feeTier`, only a tier change or a read asks for it again, and a fill
+   * is spared one bigint addition on a cold value.
+   */
+  rollingDay: number;
+  rolling: bigint;
+  /**
+   * Lifetime traded notional and fees paid (quote quantums), read through `lifetimeVolume` and
+   * `lifetimeFeesPaid`: each is the bigint `…Base` plus a pending exact double. Fills add to the
+   * double while the sum stays below 2^52, which is exact; the bigints (and the day's
+   * `volumeByDay`, for the pending volume of UTC day `volumePendingDay`) take it over when it
+   * would not, on a new day, or for a value with no exact double. A fill so reads and replaces
+   * no bigint for these tallies: three fewer cold reads and three fewer long-lived bigints, which
+   * every scavenge copied (docs/decisions.md "Engine throughput").
+   */
+  lifetimeVolumeBase: bigint;
+  volumePending: number;
+  volumePendingDay: number;
+  lifetimeFeesPaidBase: bigint;
+  feesPending: number;
+  /**
+   * The fee tier of `rolling` (fees.ts `tierFor`) for the schedule `tierOf` and the UTC day
+   * `tierDay`, and a lower bound on the volume still to trade before the next tier: while it is
+   * positive the tier holds (`feeTier`). A double kept within ±2^52, so it stays exact.
+   */
+  tier: FeeTier | undefined;
+  tierOf: readonly FeeTier[] | undefined;
+  tierDay: number;
+  tierHeadroom: number;
+  /** In the engine's end-of-command risk queue. */
+  riskQueued: boolean;
+  /**
+   * Σ of the active markets' float margin contributions (margin.ts `crossRiskF`), valid at mark
+   * epoch `sumEpoch`; `sumChanges` counts the running updates since they were last rebuilt.
+   * Fields of the account rather than a record of their own: one cache miss less per command.
+   */
+  sumEpoch: number;
+  sumEq: number;
+  sumIm: number;
+  sumMm: number;
+  sumChanges: number;
+  /** `quote` as a double, valid while `quoteB` is the current `quote` (margin.ts). */
+  quoteB: bigint;
+  quoteF: number;
+  /**
+   * What the last full trigger refresh used (risk.ts `refreshAfterFills`): the mark epoch it ran
+   * at (-1: none valid), the number of cross positions and their per-position budget, and which
+   * market fills changed since (-1 none, -2 several) and whether that one held a cross position.
+   */
+  triggersAt: number;
+  triggerCount: number;
+  triggerBudget: number;
+  triggerSlot: number;
+  triggerSlotCross: boolean;
+  /** Borrow interest accrued on a negative quote balance since the last settlement. */
+  accruedInterest: bigint;
+  interestSince: number;
+}
+
+export interface AccountIndex {
+  byAddress: Map<string, (Account | undefined)[]>;
+  /** Every account in creation order (deterministic iteration). */
+  all: Account[];
+  /** Map-like reads by `accountKey` for callers outside the hot path (tests, snapshots). */
+  get(key: string): Account | undefined;
+  values(): IterableIterator<Account>;
+}
+
+export function createAccountIndex(): AccountIndex {
+  const index: AccountIndex = {
+    byAddress: new Map(),
+    all: [],
+    get: (key) => {
+      const slash = key.lastIndexOf('/');
+      return findAccount(index, key.slice(0, slash), Number(key.slice(slash + 1)));
+    },
+    values: () => index.all.values(),
+  };
+  return index;
+}
+
+export function accountKey(address: string, index: number): string {
+  return address + '/' + index;
+}
+
+export function findAccount(accounts: AccountIndex, address: string, index: number): Account | undefined {
+  const subs = accounts.byAddress.get(address);
+  return subs === undefined ? undefined : subs[index];
+}
+
+/**
+ * `slots`: the number of markets now, so the per-market array is allocated with the account
+ * (next to it in memory) rather than grown later somewhere else.
+ */
+export function getOrCreateAccount(accounts: AccountIndex, address: string, index: number, slots = 0): Account {
+  let subs = accounts.byAddress.get(address);
+  if (subs === undefined) {
+    subs = [];
+    accounts.byAddress.set(address, subs);
+  }
+  let account = subs[index];
+  if (account === undefined) {
+    account = {
+      // The fields a place or cancel reads come first, so that they share the first cache lines.
+      markets: new Array<AccountMarket | undefined>(slots).fill(undefined),
+      head: null,
+      tail: null,
+      liveCount: 0,
+      seq: 0,
+      sumEpoch: -1,
+      sumEq: 0,
+      sumIm: 0,
+      sumMm: 0,
+      sumChanges: 0,
+      quote: 0n,
+      quoteB: 0n,
+      quoteF: 0,
+      address,
+      index,
+      riskQueued: false,
+      active: [],
+      id: accounts.all.length,
+      key: accountKey(address, index),
+      clientIds: new Map(),
+      netDeposits: 0n,
+      activated: false,
+      volumeByDay: new Array<bigint>(30).fill(0n),
+      volumeDay: new Array<number>(30).fill(-1),
+      rollingDay: -1,
+      rolling: 0n,
+      lifetimeVolumeBase: 0n,
+      volumePending: 0,
+      volumePendingDay: -1,
+      lifetimeFeesPaidBase: 0n,
+      feesPending: 0,
+      tier: undefined,
+      tierOf: undefined,
+      tierDay: -1,
+      tierHeadroom: 0,
+      triggersAt: -1,
+      triggerCount: 0,
+      triggerBudget: -Infinity,
+      triggerSlot: -1,
+      triggerSlotCross: false,
+      accruedInterest: 0n,
+      interestSince: 0,
+    };
+    subs[index] = account;
+    accounts.all.push(account);
+  }
+  return account;
+}
+
+export function positionOf(account: Account, slot: number): number {
+  return account.markets[slot]?.size ?? 0;
+}
+
+/** The account's record for a market, created (and marked active) on first use. */
+export function accountMarket(account: Account, slot: number, marketId: number): AccountMarket {
+  let am = account.markets[slot];
+  if (am === undefined) {
+    am = createAccountMarket(slot, marketId);
+    account.markets[slot] = am;
+  }
+  return am;
+}
+
+/** Keeps `active` to the markets that matter for margin; cheap to call after any change. */
+export function refreshActive(account: Account, am: AccountMarket): void {
+  const matters = am.size !== 0 || am.openOrders > 0 || am.isolatedMargin !== 0n;
+  if (matters === am.listed) return;
+  am.listed = matters;
+  if (matters) account.active.push(am);
+  else account.active.splice(account.active.indexOf(am), 1);
+}
+
+const US_PER_DAY = 86_400_000_000;
+
+/**
+ * Adds traded notional to the rolling 30-day window and the lifetime total; `valueF` is `value`
+ * as an exact double or NaN (money.ts), taken off the fee tier's headroom (NaN empties it).
+ */
+export function addVolume(account: Account, value: bigint, valueF: number, time: number): void {
+  account.tierHeadroom = valueF === valueF ? account.tierHeadroom - valueF : 0;
+  account.rollingDay = -1;
+  const day = Math.floor(time / US_PER_DAY);
+  if (valueF === valueF && account.volumePendingDay === day) {
+    const sum = account.volumePending + valueF;
+    if (sum < PENDING_MAX) {
+      account.volumePending = sum;
+      return;
+    }
+  }
+  foldVolume(account);
+  account.volumePendingDay = day;
+  if (valueF === valueF) account.volumePending = valueF;
+  else addDayVolume(account, day, value);
+}
+
+/**
+ * Moves the pending volume into the bigints. Its day is the latest with any volume (a fill of a
+ * later day folds first), so its ring slot holds that day or one at least 30 days older.
+ */
+function foldVolume(account: Account): void {
+  if (account.volumePending === 0) return;
+  addDayVolume(account, account.volumePendingDay, BigInt(account.volumePending));
+  account.volumePending = 0;
+}
+
+function addDayVolume(account: Account, day: number, value: bigint): void {
+  const i = day % 30;
+  if (account.volumeDay[i] !== day) {
+    account.volumeDay[i] = day;
+    account.volumeByDay[i] = 0n;
+  }
+  account.volumeByDay[i] = account.volumeByDay[i]! + value;
+  account.lifetimeVolumeBase += value;
+}
+
+/** Adds a fee the account paid (a positive fee) to its lifetime total; `feeF` as in addVolume. */
+export function addFeePaid(account: Account, fee: bigint, feeF: number): void {
+  if (feeF === feeF) {
+    const sum = account.feesPending + feeF;
+    if (sum < PENDING_MAX) {
+      account.feesPending = sum;
+      return;
+    }
+  }
+  account.lifetimeFeesPaidBase += BigInt(account.feesPending) + fee;
+  account.feesPending = 0;
+}
+
+/** Bound of the pending doubles: non-negative integers below it add up exactly. */
+const PENDING_MAX = 2 ** 52;
+
+/** Lifetime traded notional, quote quantums. */
+export function lifetimeVolume(account: Account): bigint {
+  return account.volumePending === 0 ? account.lifetimeVolumeBase : account.lifetimeVolumeBase + BigInt(account.volumePending);
+}
+
+/** Lifetime fees paid (rebates not subtracted), quote quantums. */
+export function lifetimeFeesPaid(account: Account): bigint {
+  return account.feesPending === 0 ? account.lifetimeFeesPaidBase : account.lifetimeFeesPaidBase + BigInt(account.feesPending);
+}
+
+/**
+ * `tierFor(tiers, rollingVolume(account, time))` without bigints on every fill: reading the
+ * account's rolling volume (a bigint object of its own, cold by the time the account trades
+ * again) and comparing it with each tier's minimum cost about 7 % of the engine benchmark
+ * (docs/decisions.md "Engine throughput"). Within a UTC day rolling volume only grows,
+ * by `addVolume`, which takes each fill's value off the headroom; the tier is looked up again
+ * when the day, the schedule or a possible crossing of the next threshold says so.
+ */
+export function feeTier(tiers: readonly FeeTier[], account: Account, time: number): FeeTier {
+  const today = Math.floor(time / US_PER_DAY);
+  if (account.tierHeadroom > 0 && account.tierDay === today && account.tierOf === tiers) return account.tier!;
+  const rolling = rollingVolume(account, time);
+  let i = 0;
+  for (let k = 1; k < tiers.length; k++) if (rolling >= tiers[k]!.minVolume) i = k;
+  const next = tiers[i + 1];
+  const headroom = next === undefined ? HEADROOM_MAX : Number(next.minVolume - rolling);
+  account.tier = tiers[i]!;
+  account.tierOf = tiers;
+  account.tierDay = today;
+  // Capped at 2^52 (a lower bound of any larger headroom): subtracting exact fill values from
+  // a double of at most that size rounds nothing, so "positive" means below the threshold.
+  account.tierHeadroom = headroom < HEADROOM_MAX ? headroom : HEADROOM_MAX;
+  return account.tier;
+}
+
+const HEADROOM_MAX = 2 ** 52;
+
+/** Volume of the last 30 UTC days (today included), quote quantums. */
+export function rollingVolume(account: Account, time: number): bigint {
+  const today = Math.floor(time / US_PER_DAY);
+  if (account.rollingDay === today) return account.rolling;
+  const inWindow = (day: number): boolean => day >= 0 && day > today - 30 && day <= today;
+  let total = inWindow(account.volumePendingDay) ? BigInt(account.volumePending) : 0n;
+  for (let i = 0; i < 30; i++) {
+    if (inWindow(account.volumeDay[i]!)) total += account.volumeByDay[i]!;
+  }
+  account.rollingDay = today;
+  account.rolling = total;
+  return total;
+}
+
+/** Appends a live order to its account's list. */
+export function linkOrder(account: Account, order: Order): void {
+  order.aNext = null;
+  order.aPrev = account.tail;
+  if (account.tail === null) account.head = order;
+  else account.tail.aNext = order;
+  account.tail = order;
+  account.liveCount++;
+}
+
+export function unlinkOrder(account: Account, order: Order): void {
+  if (order.aPrev === null) account.head = order.aNext;
+  else order.aPrev.aNext = order.aNext;
+  if (order.aNext === null) account.tail = order.aPrev;
+  else order.aNext.aPrev = order.aPrev;
+  order.aPrev = null;
+  order.aNext = null;
+  account.liveCount--;
+}
+
+/** The account's live orders, oldest first. */
+export function accountOrders(account: Account): Order[] {
+  const out: Order[] = [];
+  for (let o = account.head; o !== null; o = o.aNext) out.push(o);
+  return out;
+}

@@ -1,0 +1,27 @@
+/**
+ * perpsim's matching engine: a pure, deterministic state machine (commands in, events out).
+ * Gateway, simulator and backtests use it through this module only.
+ */
+export { apply, createEngine, DEFAULT_LIMITS, DEFAULT_RISK, type Engine, type MarketState } from './engine.ts';
+export * from './types.ts';
+export * from './spec.ts';
+export {
+  compileMarket,
+  priceToTicks,
+  sizeToQuantums,
+  ticksToPrice,
+  quantumsToSize,
+  onTierTick,
+  meetsMinNotional,
+  type MarketSpec,
+} from './market.ts';
+export { topLevels, bestLevel } from './book.ts';
+export { formatUnits, formatBig, trimDecimal, toUnits, unitOf, type Unit } from './units.ts';
+export { isTransitionAllowed, ORDER_TRANSITIONS } from './order.ts';
+export { accountView, withdrawable, type AccountView } from './risk.ts';
+export { crossRisk, isolatedRisk, marginPrice, type CrossRisk } from './margin.ts';
+export { DEFAULT_FEE_TIERS, tierFor } from './fees.ts';
+export { accountOrders, findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVolume, type Account } from './account.ts';
+export type { AccountMarket } from './position.ts';
+export type { Order } from './order.ts';
+export { detachEngine, graftEngine } from './restore.ts';

@@ -1,0 +1,188 @@
+/**
+ * Orders: the live record and its state machine.
+ *
+ * Contract: an `Order` is mutable engine state, owned by exactly one account and one market.
+ * While it rests it is linked into one book level (`prev`/`next`/`level`) and into its
+ * account's list of live orders (`aPrev`/`aNext`); nothing outside `book.ts` and `account.ts`
+ * touches those links. Public shapes are built from it by the event translator in
+ * `engine.ts`, never by handing the record out. A record is valid while its order is live and
+ * until the end of the command that ends it; after that the engine reuses it for another order
+ * (`newOrder` / `spareOrder`), so readers outside the engine (the gateway's open-order lists)
+ * copy what they need within the call and keep no reference.
+ *
+ * `ORDER_TRANSITIONS` is the one table of status moves the engine makes; tests check every
+ * emitted update against it.
+ */
+import type { CancelReason, OrderStatus, RejectionReason, TpslType } from './spec.ts';
+import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
+import { createAccountIndex, getOrCreateAccount, type Account } from './account.ts';
+import type { Level } from './book.ts';
+
+export interface Order {
+  id: number;
+  account: Account;
+  marketId: number;
+  /** The market's dense slot (MarketState.slot), for per-account arrays. */
+  slot: number;
+  side: SideCode;
+  orderType: OrderTypeCode;
+  tif: TifCode;
+  reduceOnly: boolean;
+  clientId: string | undefined;
+  /** Ticks. */
+  price: number;
+  /** Total size in quantums (the modify `quantity`). */
+  size: number;
+  remaining: number;
+  filled: number;
+  /**
+   * Σ price·size of fills in ticks·quantums, for avgFillPrice: exact below 2^53, a correctly
+   * rounded double above (money is computed from the fill rows, never from this).
+   */
+  filledValue: number;
+  goodTilTime: number;
+  createdAt: number;
+  updatedAt: number;
+  status: OrderStatus;
+  rejectionReason: RejectionReason | undefined;
+  cancelReason: CancelReason | undefined;
+  /** Orders the engine places itself: liquidations and ADL (they end LIQUIDATED / ADL). */
+  origin: 'LIQUIDATION' | 'ADL' | undefined;
+  /** TPSL: the trigger, kept after it fired (tpsl.ts). */
+  tpslType: TpslType | undefined;
+  triggerPrice: number | undefined;
+  isPositionTpsl: boolean;
+  parentOrderId: number | undefined;
+  /** Has entryTpsl legs waiting on it. */
+  hasChildren: boolean;
+  // Book links (book.ts).
+  level: Level | null;
+  prev: Order | null;
+  next: Order | null;
+  // Account links (account.ts).
+  aPrev: Order | null;
+  aNext: Order | null;
+  /** Ended and handed back for reuse (`spareOrder`); set until `newOrder` takes it again. */
+  spare: boolean;
+}
+
+/**
+ * Ended orders, kept for reuse. A resting order lives long enough to survive two scavenges and
+ * be promoted, so a new object per placement was copied twice and later freed by a full GC;
+ * reusing records keeps the young generation to short-lived garbage (docs/decisions.md,
+ * "Engine throughput"). Module-level rather than engine state: it is a cache of dead records,
+ * shared by every engine in the process, detached from their accounts.
+ */
+const SPARE: Order[] = [];
+const SPARE_MAX = 4096;
+
+/** A fresh order record (reused when one is spare); the fields not passed take their defaults. */
+export function newOrder(
+  id: number,
+  account: Account,
+  marketId: number,
+  slot: number,
+  side: SideCode,
+  orderType: OrderTypeCode,
+  tif: TifCode,
+  reduceOnly: boolean,
+  clientId: string | undefined,
+  price: number,
+  size: number,
+  goodTilTime: number,
+  time: number,
+): Order {
+  const o = SPARE.pop();
+  if (o === undefined) {
+    return {
+      id, account, marketId, slot, side, orderType, tif, reduceOnly, clientId, price, size,
+      remaining: size, filled: 0, filledValue: 0, goodTilTime, createdAt: time, updatedAt: time,
+      status: 'PENDING', rejectionReason: undefined, cancelReason: undefined, origin: undefined,
+      tpslType: undefined, triggerPrice: undefined, isPositionTpsl: false, parentOrderId: undefined,
+      hasChildren: false, level: null, prev: null, next: null, aPrev: null, aNext: null, spare: false,
+    };
+  }
+  o.id = id;
+  o.account = account;
+  o.marketId = marketId;
+  o.slot = slot;
+  o.side = side;
+  o.orderType = orderType;
+  o.tif = tif;
+  o.reduceOnly = reduceOnly;
+  o.clientId = clientId;
+  o.price = price;
+  o.size = size;
+  o.remaining = size;
+  o.filled = 0;
+  o.filledValue = 0;
+  o.goodTilTime = goodTilTime;
+  o.createdAt = time;
+  o.updatedAt = time;
+  o.status = 'PENDING';
+  o.rejectionReason = undefined;
+  o.cancelReason = undefined;
+  o.origin = undefined;
+  o.tpslType = undefined;
+  o.triggerPrice = undefined;
+  o.isPositionTpsl = false;
+  o.parentOrderId = undefined;
+  o.hasChildren = false;
+  o.level = o.prev = o.next = o.aPrev = o.aNext = null;
+  o.spare = false;
+  return o;
+}
+
+/**
+ * Hands an ended order back for reuse. Only for an order nothing refers to any more: off the
+ * book and the order table, its events already built (they copy fields), its command's
+ * result already taken (engine.ts calls this at the end of a command).
+ */
+export function spareOrder(order: Order): void {
+  if (order.spare || SPARE.length >= SPARE_MAX) return;
+  order.spare = true;
+  // Detached, so that a spare record keeps no engine alive.
+  order.account = DETACHED;
+  order.clientId = undefined;
+  SPARE.push(order);
+}
+
+const DETACHED: Account = getOrCreateAccount(createAccountIndex(), '', 0);
+
+/**
+ * Every status move the engine makes. `null` stands for "new": the first update an order gets.
+ * Unusual rows carry the rule they come from.
+ */
+export const ORDER_TRANSITIONS: ReadonlyMap<OrderStatus | null, ReadonlySet<OrderStatus>> = new Map<
+  OrderStatus | null,
+  ReadonlySet<OrderStatus>
+>([
+  // A new order rests, fills on arrival, or is refused; an IOC/FOK remainder is canceled
+  // (CANCELED with filledSize > 0, interface.md "Other order facts").
+  // New TPSL orders report TPSL_PLACED (or are REJECTED); the engine's liquidation and ADL
+  // orders end LIQUIDATED / ADL in their only update.
+  [null, new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'TPSL_PLACED', 'LIQUIDATED', 'ADL'])],
+  // Resting orders fill, get canceled, or expire at goodTilTime (REJECTED/EXPIRED, supplement
+  // §10). An in-place modify re-reports OPEN/PARTIALLY_FILLED; a crossing modify of an ALO
+  // order is REJECTED (interface.md: "a crossing modify gives a fill then PLACED or REJECTED").
+  // MARGIN_CANCELED: resting orders that no longer fit initial margin, and orders of an account
+  // being liquidated (docs/decisions.md).
+  ['OPEN', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'MARGIN_CANCELED'])],
+  ['PARTIALLY_FILLED', new Set<OrderStatus>(['PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'MARGIN_CANCELED'])],
+  // Cancel-replace (interface.md States and transitions): CANCELED with MODIFY_CANCELED, then
+  // the replacement lives on under the same orderId and starts over.
+  ['CANCELED', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+  // A TPSL order waits (reported TPSL_PLACED, stored UNTRIGGERED) until the mark crosses its
+  // trigger, then runs as an ordinary order and keeps its trigger metadata to the end.
+  ['TPSL_PLACED', new Set<OrderStatus>(['TPSL_TRIGGERED', 'TPSL_CANCELED'])],
+  ['TPSL_TRIGGERED', new Set<OrderStatus>(['OPEN', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED'])],
+]);
+
+export function isTransitionAllowed(from: OrderStatus | null, to: OrderStatus): boolean {
+  return ORDER_TRANSITIONS.get(from)?.has(to) ?? false;
+}
+
+/** True while the order rests on the book or waits for a trigger. */
+export function isLive(order: Order): boolean {
+  return order.status === 'OPEN' || order.status === 'PARTIALLY_FILLED' || order.status === 'UNTRIGGERED';
+}

@@ -1,0 +1,172 @@
+/**
+ * The engine's state: what `createEngine` builds and every stage reads.
+ *
+ * Contract: plain data, owned by one engine, changed only while `apply` runs. Markets are
+ * reachable by id (`markets`) and by dense slot (`bySlot`, the index per-account arrays use).
+ * Money totals outside accounts — the insurance fund, fees collected, the lending vault — are
+ * kept here so that conservation can be checked: Σ accounts + these = deposits − withdrawals
+ * (docs/decisions.md, "Money").
+ */
+import { getOrCreateAccount, type Account, type AccountIndex } from './account.ts';
+import { createBook, type Book } from './book.ts';
+import type { Expiry } from './expiry.ts';
+import { createFundingState, type FundingState } from './funding.ts';
+import { createMarketTriggers, type MarketTriggers } from './liquidation-index.ts';
+import type { MarketSpec } from './market.ts';
+import type { MatchHooks } from './matching.ts';
+import type { ModifyBuffer } from './modify-buffer.ts';
+import type { Order } from './order.ts';
+import type { OrderTable } from './order-table.ts';
+import type { Switches } from './schedule-cancel.ts';
+import type { Sequences } from './sequence.ts';
+import type { ErrorType } from './spec.ts';
+import type { EngineLimits, EventSink, InvalidResult, RiskConfig, TradeEntry } from './types.ts';
+import { DEFAULT_FEE_TIERS } from './fees.ts';
+
+export const DEFAULT_LIMITS: EngineLimits = {
+  openOrdersPerMarket: 1000,
+  modifyBufferUs: 1_000_000,
+};
+
+const USD = 1_000_000_000n;
+
+export const DEFAULT_RISK: RiskConfig = {
+  feeTiers: DEFAULT_FEE_TIERS,
+  markBasisTauUs: 150_000_000,
+  // 0.01 % per 8 hours, clamped at ±0.05 % per 8 hours, capped at 4 % per hour.
+  fundingInterestE12: 12_500_000n,
+  fundingClampE12: 62_500_000n,
+  fundingCapE12: 40_000_000_000n,
+  borrowRatePpmPerYear: 100_000n,
+  liquidationPenaltyPpm: 15_000n,
+  insuranceFund: 1_000_000n * USD,
+};
+
+export interface MarketState {
+  spec: MarketSpec;
+  /** Dense index of the market, for per-account arrays. */
+  slot: number;
+  book: Book;
+  /** Per-market sequence (sequence.ts). */
+  seq: number;
+  oraclePrice: number;
+  markPrice: number;
+  markEpoch: number;
+  basisEma: number;
+  basisAt: number;
+  outsideRth: boolean;
+  /** Trading halt (engine.ts): no order may take liquidity. */
+  halted: boolean;
+  funding: FundingState;
+  /** Accounts with a non-zero position here, in the order they opened it. */
+  holders: Set<Account>;
+  /** Σ size of long positions (quantums). */
+  openInterest: number;
+  triggers: MarketTriggers;
+  /** Untriggered TPSL orders by trigger price (tpsl.ts), keyed by orderId. */
+  tpslTriggers: MarketTriggers;
+  // Per-command scratch, reset by flush.
+  touched: boolean;
+  /** Prices whose level changed in this command; only the first `dirtyBidCount` are current. */
+  dirtyBids: number[];
+  dirtyAsks: number[];
+  dirtyBidCount: number;
+  dirtyAskCount: number;
+  trades: TradeEntry[];
+  tradesTaker: Order | null;
+  bboBefore: [number, number, number, number];
+}
+
+export interface Engine {
+  markets: Map<number, MarketState>;
+  bySlot: MarketState[];
+  accounts: AccountIndex;
+  /** Live orders (resting or untriggered) by id. */
+  orders: OrderTable;
+  limits: EngineLimits;
+  risk: RiskConfig;
+  sink: EventSink;
+  time: number;
+  seq: Sequences;
+  /** The next orderId to issue; ids below it were issued. */
+  nextOrderId: number;
+  nextTradeId: number;
+  nextOperationId: number;
+  expiry: Expiry;
+  switches: Switches;
+  modifies: ModifyBuffer;
+  /** Markets changed by the current command; the first `touchedCount` are current. */
+  touchedMarkets: MarketState[];
+  touchedCount: number;
+  /** The order currently taking liquidity, and its market (read by the match hooks). */
+  taker: Order | null;
+  takerMarket: MarketState | null;
+  /** Set while a liquidation or ADL order trades: the fills carry it. */
+  liquidating: { method: 'MARKET' | 'ADL'; liquidatedUser: string } | undefined;
+  hooks: MatchHooks;
+  /** The live order for an id (bound once, for the expiry heap). */
+  lookup: (id: number) => Order | undefined;
+  // Money outside accounts (quote quantums).
+  insuranceFund: bigint;
+  feesCollected: bigint;
+  lendingVault: bigint;
+  deposited: bigint;
+  withdrawn: bigint;
+  /** Nonces of withdrawals and transfers, per wallet ("address|nonce"). */
+  nonces: Set<string>;
+  /** Bumped whenever any market's mark (or off-hours state) changes: float margin sums older
+   * than this are recomputed. */
+  markEpoch: number;
+  /** The next whole hour at which funding and interest settle. */
+  nextSettlementAt: number;
+  /** Accounts to re-check at the end of the command (engine.ts). */
+  riskQueue: Account[];
+  /**
+   * Orders that ended in the current command, spared for reuse when it ends (order.ts); the
+   * first `endedCount` are current (a count rather than a length: no array resize per command).
+   */
+  ended: (Order | null)[];
+  endedCount: number;
+  /** Called with each fee charged: the referral program's hook (issue 10). */
+  onFee: ((account: Account, fee: bigint, time: number) => void) | undefined;
+}
+
+export function createMarketState(engine: Engine, spec: MarketSpec): MarketState {
+  const ms: MarketState = {
+    spec,
+    slot: engine.bySlot.length,
+    book: createBook(),
+    seq: 0,
+    oraclePrice: 0,
+    markPrice: 0,
+    markEpoch: 0,
+    basisEma: 0,
+    basisAt: -1,
+    outsideRth: false,
+    halted: false,
+    funding: createFundingState(),
+    holders: new Set(),
+    openInterest: 0,
+    triggers: createMarketTriggers(),
+    tpslTriggers: createMarketTriggers(),
+    touched: false,
+    dirtyBids: [],
+    dirtyAsks: [],
+    dirtyBidCount: 0,
+    dirtyAskCount: 0,
+    trades: [],
+    tradesTaker: null,
+    bboBefore: [0, 0, 0, 0],
+  };
+  engine.markets.set(spec.id, ms);
+  engine.bySlot.push(ms);
+  return ms;
+}
+
+export function invalid(errorType: ErrorType, error: string, field?: string): InvalidResult {
+  return field === undefined ? { kind: 'invalid', errorType, error } : { kind: 'invalid', errorType, error, field };
+}
+
+export function getAccount(engine: Engine, address: string, index: number): Account {
+  return getOrCreateAccount(engine.accounts, address, index, engine.bySlot.length);
+}

@@ -1,0 +1,207 @@
+/**
+ * The differential harness: the live engine (engine/) and the reference engine
+ * (test/reference/engine/, today's engine frozen as the model) take the same command stream;
+ * every command must give equal results and equal event sequences, and every `digestEvery`
+ * commands (and at the end) the two states must hash alike.
+ *
+ * The state hash is gateway/persistence/state-hash.ts over the engine's durable data: the
+ * engine image `detachEngine` leaves, with the root's keys sorted and its wiring and
+ * per-command scratch left out, so moving wiring or scratch elsewhere does not count as a change
+ * of state. Used by test/engine.differential.test.ts and bench/differential.ts.
+ */
+import * as live from '../../engine/index.ts';
+import * as reference from '../reference/engine/index.ts';
+import type { Command, CommandResult, EngineEvent } from '../../engine/types.ts';
+import { stateHash } from '../../gateway/persistence/state-hash.ts';
+import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind } from './differential-stream.ts';
+
+/** Fields of the engine that are wiring or per-command scratch, not state. */
+const NOT_STATE = new Set(['sink', 'hooks', 'lookup', 'onFee', 'wiring', 'scratch', 'touchedMarkets', 'touchedCount', 'taker', 'takerMarket', 'liquidating', 'riskQueue', 'ended', 'endedCount']);
+const MARKET_SCRATCH = new Set(['touched', 'dirtyBids', 'dirtyAsks', 'dirtyBidCount', 'dirtyAskCount', 'trades', 'tradesTaker', 'bboBefore']);
+
+type Slots = Record<string, unknown>;
+
+function without(source: Slots, skip: ReadonlySet<string>): Slots {
+  const out: Slots = {};
+  for (const key of Object.keys(source).sort()) if (!skip.has(key)) out[key] = source[key];
+  return out;
+}
+
+/** The sha256 of an engine's durable data (see the module comment). */
+export function engineDigest(engine: object, detach: (engine: never) => () => void): string {
+  const restore = detach(engine as never);
+  try {
+    const root = engine as Slots;
+    const views = new Map<unknown, Slots>();
+    for (const ms of root.bySlot as Slots[]) views.set(ms, without(ms, MARKET_SCRATCH));
+    const view = without(root, NOT_STATE);
+    view.bySlot = (root.bySlot as Slots[]).map((ms) => views.get(ms)!);
+    view.markets = new Map([...(root.markets as Map<number, Slots>)].map(([id, ms]) => [id, views.get(ms)!]));
+    return stateHash(view);
+  } finally {
+    restore();
+  }
+}
+
+/** Equality of plain data: numbers (NaN equal to NaN), bigints, strings, arrays, objects with keys in the same order. */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b) return false;
+  if (typeof a === 'number') return Number.isNaN(a) && Number.isNaN(b as number);
+  if (typeof a !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameData((a as Slots)[k], (b as Slots)[k])) return false;
+  }
+  return true;
+}
+
+export const show = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+
+/**
+ * The live engine's result in the reference's vocabulary, for comparison: the reference answers
+ * every command without an order outcome with one catch-all `done` (buffered modifies, cancelAll
+ * counts, switch states, transfer and leverage outcomes, and an isolated-margin refusal as
+ * `done` with `rejectReason`); the live engine has one result type per command. The mapping is
+ * exact, so equal results here mean no information was lost or changed.
+ */
+export function asReferenceResult(command: Command, result: CommandResult): unknown {
+  switch (result.kind) {
+    case 'transfer':
+    case 'leverage':
+    case 'cancelAll':
+    case 'scheduleCancel':
+      return { ...result, kind: 'done' };
+    case 'margin':
+      return { kind: 'done' };
+    case 'buffered':
+      return { kind: 'done', buffered: true };
+    case 'rejected':
+      return command.type === 'adjustIsolatedMargin' ? { kind: 'done', rejectReason: result.rejectionReason } : result;
+    case 'batch':
+      return { kind: 'batch', results: result.results.map((r) => asReferenceResult(command, r)) };
+    default:
+      return result;
+  }
+}
+
+export interface DifferentialReport {
+  seed: number;
+  commands: number;
+  events: number;
+  digests: number;
+  /** The final state hash (equal for both engines). */
+  digest: string;
+  commandCounts: Record<string, number>;
+  eventCounts: Record<string, number>;
+  /** Order updates by status, and a few outcomes worth seeing (liquidation orders, ADL, TPSL). */
+  orderStatusCounts: Record<string, number>;
+  liveSeconds: number;
+  referenceSeconds: number;
+}
+
+export class DivergenceError extends Error {}
+
+export interface DifferentialOptions {
+  seed: number;
+  commands: number;
+  /** Compare state hashes every this many commands (and always at the end). */
+  digestEvery?: number;
+  /** Called every `progressEvery` commands. */
+  onProgress?: (done: number) => void;
+  progressEvery?: number;
+  /** Changes the live engine after command `at` (to prove that a difference is caught). */
+  tamper?: { at: number; apply(engine: live.Engine): void };
+}
+
+/** Runs one seeded stream through both engines; throws DivergenceError at the first difference. */
+export function runDifferential(options: DifferentialOptions): DifferentialReport {
+  const { seed, commands } = options;
+  const digestEvery = options.digestEvery ?? 5_000;
+  const progressEvery = options.progressEvery ?? 100_000;
+  const liveEvents: EngineEvent[] = [];
+  const refEvents: unknown[] = [];
+  const liveEngine = live.createEngine(differentialConfig(), (e) => liveEvents.push(e));
+  const refEngine = reference.createEngine(differentialConfig() as reference.EngineConfig, (e) => refEvents.push(e));
+  const stream = createCommandStream(seed);
+  const commandCounts: Record<string, number> = Object.fromEntries(COMMAND_KINDS.map((k) => [k, 0]));
+  const eventCounts: Record<string, number> = Object.fromEntries(EVENT_KINDS.map((k) => [k, 0]));
+  const orderStatusCounts: Record<string, number> = {};
+  let events = 0;
+  let digests = 0;
+  let liveSeconds = 0;
+  let referenceSeconds = 0;
+  const fail = (i: number, command: Command, what: string): never => {
+    throw new DivergenceError(`seed ${seed}, command #${i} ${show(command)}: ${what}`);
+  };
+  const compareDigests = (i: number, command: Command): string => {
+    const a = engineDigest(liveEngine, live.detachEngine as never);
+    const b = engineDigest(refEngine, reference.detachEngine as never);
+    digests++;
+    if (a !== b) fail(i, command, `state hashes differ after it (live ${a}, reference ${b})`);
+    return a;
+  };
+  let digest = '';
+  let last: Command | undefined;
+  for (let i = 0; i < commands; i++) {
+    const command = stream.next();
+    last = command;
+    commandCounts[command.type]!++;
+    liveEvents.length = 0;
+    refEvents.length = 0;
+    // Each engine gets its own copy: neither may see what the other did to a command.
+    const t0 = performance.now();
+    const liveResult = live.apply(liveEngine, copyCommand(command));
+    const t1 = performance.now();
+    const refResult = reference.apply(refEngine, copyCommand(command) as reference.Command);
+    const t2 = performance.now();
+    liveSeconds += (t1 - t0) / 1000;
+    referenceSeconds += (t2 - t1) / 1000;
+    if (!sameData(asReferenceResult(command, liveResult), refResult)) fail(i, command, `results differ:\n  live:      ${show(liveResult)}\n  reference: ${show(refResult)}`);
+    if (liveEvents.length !== refEvents.length || !sameData(liveEvents, refEvents)) {
+      let k = 0;
+      while (k < liveEvents.length && k < refEvents.length && sameData(liveEvents[k], refEvents[k])) k++;
+      fail(i, command, `events differ at #${k} of ${liveEvents.length} / ${refEvents.length}:\n  live:      ${show(liveEvents[k])}\n  reference: ${show(refEvents[k])}`);
+    }
+    for (const e of liveEvents) {
+      eventCounts[e.type]!++;
+      if (e.type === 'order') orderStatusCounts[e.status] = (orderStatusCounts[e.status] ?? 0) + 1;
+    }
+    events += liveEvents.length;
+    stream.observe(command, refResult);
+    if (options.tamper !== undefined && options.tamper.at === i) options.tamper.apply(liveEngine);
+    if ((i + 1) % digestEvery === 0) digest = compareDigests(i, command);
+    if (options.onProgress !== undefined && (i + 1) % progressEvery === 0) options.onProgress(i + 1);
+  }
+  if (last !== undefined && commands % digestEvery !== 0) digest = compareDigests(commands - 1, last);
+  return { seed, commands, events, digests, digest, commandCounts, eventCounts, orderStatusCounts, liveSeconds, referenceSeconds };
+}
+
+function copyCommand(command: Command): Command {
+  if (command.type === 'batchPlace') return { ...command, orders: command.orders.map((o) => ({ ...o })) };
+  if (command.type === 'addMarket') return { ...command, market: structuredClone(command.market) };
+  return { ...command };
+}
+
+/** The kinds a report never saw: empty when the stream covered every command and event kind. */
+export function uncovered(report: Pick<DifferentialReport, 'commandCounts' | 'eventCounts'>): string[] {
+  const missing: string[] = [];
+  for (const k of COMMAND_KINDS) if (!(report.commandCounts[k]! > 0)) missing.push(`command ${k}`);
+  for (const k of EVENT_KINDS as readonly EventKind[]) if (!(report.eventCounts[k]! > 0)) missing.push(`event ${k}`);
+  return missing;
+}
+
+/** Sums the counts of several reports. */
+export function mergeCounts(into: Record<string, number>, from: Record<string, number>): Record<string, number> {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+  return into;
+}
