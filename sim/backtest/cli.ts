@@ -18,6 +18,7 @@ import { Backtest } from './backtest.ts';
 import { convertToBinary, headerMarkets } from './data-format.ts';
 import type { LatencySpec } from './latency.ts';
 import { recordMarketData } from './record.ts';
+import { cents } from './report.ts';
 import { writeOutputs } from './summary.ts';
 import type { BacktestConfig, Progress, StrategyModule } from './types.ts';
 
@@ -122,7 +123,7 @@ export async function runBacktestCommand(strategyFile: string, flags: BacktestFl
   const result = await new Backtest(config, strategy).run();
   const paths = writeOutputs(result, flags.out);
   const s = result.summary;
-  process.stdout.write(`pnl ${s.pnl.total} USD (realized ${s.pnl.realized}, fees ${s.pnl.fees}), ${s.fills.total} fills, max drawdown ${s.maxDrawdown}\n${paths.summary}\n${paths.report}\n`);
+  process.stdout.write(`pnl ${cents(s.pnl.total)} USD (realized ${cents(s.pnl.realized)}, fees ${cents(s.pnl.fees)}), ${s.fills.total} fills, max drawdown ${cents(s.maxDrawdown)}, sharpe ${s.sharpe ?? `n/a (${s.unavailable.sharpe})`}\n${paths.summary}\n${paths.report}\n`);
 }
 
 /** Adds `backtest` and `record` to the perpsim command line. */
