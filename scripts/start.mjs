@@ -42,6 +42,6 @@ if (stale()) {
   for (const file of BESIDE) copyFileSync(join(root, file), join(dist, file.slice(file.lastIndexOf('/') + 1)));
 }
 if (!process.argv.includes('--build-only')) {
-  if (process.argv.slice(2).includes('backtest')) (await import('tsx/esm/api')).register();
+  if (process.argv.slice(2).some((a) => ['backtest', 'sweep', 'worker'].includes(a))) (await import('tsx/esm/api')).register();
   await import(pathToFileURL(bundle).href);
 }

@@ -30,7 +30,7 @@ export function parseTime(text: string): number {
   return ms * 1000;
 }
 
-function latency(text: string): LatencySpec {
+export function latency(text: string): LatencySpec {
   if (text === 'recorded') return { kind: 'recorded' };
   const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(text);
   if (range !== null) return { kind: 'uniform', minMs: Number(range[1]), maxMs: Number(range[2]) };
@@ -39,12 +39,12 @@ function latency(text: string): LatencySpec {
   return { kind: 'constant', ms: n };
 }
 
-function seedOf(text: string): number {
+export function seedOf(text: string): number {
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new InvalidArgumentError('expected a non-negative integer.');
   return Number(text);
 }
 
-function durationMs(text: string): number {
+export function durationMs(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
   if (match === null) throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 10m or 2h.');
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!;

@@ -16,7 +16,7 @@ import type { FillPoint, Sample, Summary } from './summary.ts';
 
 let bundle: string | undefined;
 
-function chartsBundle(): string {
+export function chartsBundle(): string {
   if (bundle === undefined) {
     const require = createRequire(import.meta.url);
     // The package exports only its ES module and package.json; the standalone bundle is in dist/.
@@ -27,11 +27,11 @@ function chartsBundle(): string {
 }
 
 /** JSON for inlining in a <script>: nothing in it can close the element. */
-function inlineJson(value: unknown): string {
+export function inlineJson(value: unknown): string {
   return JSON.stringify(value).replaceAll('<', '\\u003c');
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }
 
