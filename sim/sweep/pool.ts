@@ -28,6 +28,8 @@ export function runWorkerUrl(): URL {
 
 export interface RunPool {
   run(task: RunTask): Promise<RunResult>;
+  /** Milliseconds the threads spent in runs so far (the rest of the wall time is the pool's overhead). */
+  busyMs(): number;
   close(): Promise<void>;
 }
 
@@ -70,15 +72,19 @@ export function runBundle(): string | null {
 
 export function createRunPool(threads: number): RunPool {
   const pool = new Piscina({ filename: runWorkerUrl().href, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: { runModule: runBundle() } });
+  let busy = 0;
   return {
     run: async (task) => {
       try {
-        return (await pool.run(task)) as RunResult;
+        const { result, ms } = (await pool.run(task)) as { result: RunResult; ms: number };
+        busy += ms;
+        return result;
       } catch (err) {
         // runOne never throws; this is the thread itself failing (e.g. out of memory).
         return { key: task.key, error: `worker thread failed: ${err instanceof Error ? err.message : String(err)}` };
       }
     },
+    busyMs: () => busy,
     close: () => pool.destroy(),
   };
 }
