@@ -14,6 +14,7 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['journal', 'bench/journal.bench.ts', ['journaledOrdersPerSec', 'memoryOrdersPerSec', 'restartSecondsFor1MOrders'], { BENCH_RESTART_ORDERS: '5000' }],
     ['ws', 'bench/ws.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'fanoutFramesPerSec', 'eventLoopLagP99Ms']],
     ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec', 'jsonlEventsPerSec', 'jsonParseEventsPerSec'], { BENCH_EVENTS: '20000' }],
+    ['sweep', 'bench/sweep.bench.ts', ['runsPerSecOneWorker', 'runsPerSecTwoWorkers', 'runsPerSecRedis', 'overheadMsPerRun'], { BENCH_EVENTS: '5000' }],
   ] as [string, string, string[], Record<string, string>?][])('%s', (name, file, keys, env = {}) => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
       env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000', BENCH_POSITIONS: '2000', BENCH_TICKS: '20', BENCH_QUICK: '1', ...env },

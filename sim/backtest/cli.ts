@@ -96,7 +96,7 @@ function progressReporter(tty: boolean): (p: Progress) => void {
     };
   }
   const bar = new cliProgress.SingleBar(
-    { format: '{bar} {percentage}% | {events} events | {simTime} | {rate} ev/s | ETA {eta_formatted}', stream: process.stderr, hideCursor: true },
+    { format: '{bar} {percentage}% | {events} events | {simTime} | {rate} ev/s | ETA {eta_formatted}', stream: process.stderr, hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 },
     cliProgress.Presets.shades_classic,
   );
   bar.start(1000, 0, { events: 0, simTime: '', rate: 0 });

@@ -99,7 +99,7 @@ function sweepProgress(plan: SweepPlan, total: number, tty: boolean): { done(res
     return { rate, eta: rate > 0 ? (total - finished) / rate : Infinity };
   };
   const bar = tty
-    ? new cliProgress.SingleBar({ format: '{bar} {value}/{total} runs | {rate} runs/s | ETA {eta_formatted} | best {best}', stream: process.stderr, hideCursor: true, etaBuffer: 20 }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar({ format: '{bar} {value}/{total} runs | {rate} runs/s | ETA {eta_formatted} | best {best}', stream: process.stderr, hideCursor: true, etaBuffer: 20, noTTYOutput: true, notTTYSchedule: 1000 }, cliProgress.Presets.shades_classic)
     : undefined;
   bar?.start(total, 0, { rate: '0', best: '-' });
   const line = (final: boolean): void => {
