@@ -62,6 +62,7 @@ th, td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #eee; whi
 <label>y <select id="hm-y">${options(params, params[1] ?? params[0] ?? '')}</select></label></p>
 <table id="heatmap"></table>
 <h2>Runs (click a column to sort)</h2>
+<p id="shown"></p>
 <table id="runs"></table>
 <script>${chartsBundle()}</script>
 <script>
@@ -80,6 +81,7 @@ const columns = [{ id: 'run', get: (r) => r.run }]
   .concat([{ id: 'seed', get: (r) => r.seed }, { id: 'status', get: (r) => r.status }])
   .concat(data.metrics.map((m) => ({ id: m, get: (r) => (r.metrics ? num(r.metrics[m]) : null), metric: m })))
   .concat([{ id: 'error', get: (r) => r.error }]);
+const SHOWN = 2000;
 let sortBy = data.rankBy, sortDesc = !data.lowerIsBetter.includes(data.rankBy);
 function renderTable() {
   const table = document.getElementById('runs');
@@ -91,6 +93,7 @@ function renderTable() {
     th.onclick = () => { sortDesc = sortBy === c.id ? !sortDesc : true; sortBy = c.id; renderTable(); };
     head.appendChild(th);
   }
+  document.getElementById('shown').textContent = data.rows.length > SHOWN ? 'Showing the first ' + SHOWN + ' of ' + data.rows.length + ' runs in this order; sweep.csv has them all.' : '';
   const col = columns.find((c) => c.id === sortBy);
   const rows = data.rows.slice().sort((a, b) => {
     const x = col.get(a), y = col.get(b);
@@ -99,7 +102,8 @@ function renderTable() {
     if (y === null || y === undefined) return -1;
     return (x < y ? -1 : 1) * (sortDesc ? -1 : 1);
   });
-  for (const r of rows) {
+  // A page stays responsive with a few thousand rows; sweep.csv has them all.
+  for (const r of rows.slice(0, SHOWN)) {
     const tr = table.insertRow();
     if (r.status === 'failed') tr.className = 'failed';
     for (const c of columns) text(tr.insertCell(), c.metric ? show(c.metric, r.metrics && r.metrics[c.metric]) : c.get(r) === null ? '' : String(c.get(r)));
@@ -122,8 +126,8 @@ function renderHeatmap() {
     const k = JSON.stringify([r.params[px], py === px ? '' : r.params[py]]);
     if (!cells.has(k) || better(metric, v, cells.get(k))) cells.set(k, v);
   }
-  const values = [...cells.values()];
-  const lo = Math.min(...values), hi = Math.max(...values);
+  let lo = Infinity, hi = -Infinity;
+  for (const v of cells.values()) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   const head = table.insertRow();
   text(head.insertCell(), py === px ? '' : py + ' \\\\ ' + px);
   for (const x of xs) text(head.insertCell(), String(x)).style.fontWeight = 'bold';
