@@ -16,7 +16,7 @@ interface SweepDoc {
   runs: { run: number; key: string; params: Record<string, number>; seed: number; status: string; metrics: Record<string, unknown> }[];
 }
 
-describe('perpsim sweep on local worker threads', () => {
+describe('perpsim sweep on local worker threads', { timeout: 240_000 }, () => {
   it('runs every grid point, writes sweep.json, sweep.csv and each run\'s summary.json, and reuses finished runs when repeated', async () => {
     const out = join(dir, 'grid');
     const grid = join(dir, 'grid.json');
@@ -108,7 +108,7 @@ describe('perpsim sweep on local worker threads', () => {
   });
 });
 
-describe('a seeded random search', () => {
+describe('a seeded random search', { timeout: 240_000 }, () => {
   it('draws the same points for the same seed, within the ranges and lists, and needs --samples for a range without a step', () => {
     const space = { spreadBps: { min: 1, max: 9 }, size: [0.01, 0.02, 0.05], requoteMs: { min: 1000, max: 5000, integer: true } };
     const a = expand(space, ['spreadBps', 'size', 'requoteMs'], { samples: 20, seed: 5, yes: false });
