@@ -16,45 +16,13 @@
  * also gives the process CPU time per event, both threads counted. Ends with one JSON line:
  * {"bench":"backtest","eventsPerSec":…,"marketMakerEventsPerSec":…,"jsonlEventsPerSec":…,"jsonlInThreadEventsPerSec":…,"jsonParseEventsPerSec":…}.
  */
-import { existsSync, renameSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Backtest, type ParseMode, type Strategy } from '../index.ts';
 import { marketMaker } from '../examples/market-maker.ts';
-import { compileMarket } from '../engine/index.ts';
-import { convertToBinary } from '../sim/backtest/data-format.ts';
-import { generateRecording } from '../sim/backtest/generate.ts';
 import { WORKER_MIN_BYTES } from '../sim/backtest/open-market-data.ts';
-import { defaultMarkets } from '../sim/markets.ts';
 import { envInt } from './env.ts';
+import { binaryFile, recordingFile } from './recording.ts';
 
 const EVENTS = envInt('BENCH_EVENTS', 10_000_000);
-const START = 1_735_689_600_000_000;
-
-function recordingFile(): string {
-  const path = join(tmpdir(), `perpsim-bench-backtest-${EVENTS}-seed7.jsonl`);
-  if (!existsSync(path)) {
-    const t0 = performance.now();
-    const partial = `${path}.partial`;
-    generateRecording(partial, { market: defaultMarkets()[0]!, startTicks: 970_000, events: EVENTS, seed: 7, start: START });
-    renameSync(partial, path);
-    console.log(`generated ${path} (${(statSync(path).size / 1e6).toFixed(0)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  return path;
-}
-
-/** The recording converted by `perpsim convert` (binary-format.ts), next to it. */
-function binaryFile(jsonl: string): string {
-  const path = jsonl.replace(/\.jsonl$/, '.bin');
-  if (!existsSync(path)) {
-    const t0 = performance.now();
-    const partial = `${path}.partial`;
-    convertToBinary(jsonl, partial, [compileMarket(defaultMarkets()[0]!)]);
-    renameSync(partial, path);
-    console.log(`converted to ${path} (${(statSync(path).size / 1e6).toFixed(0)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  return path;
-}
 
 async function measure(name: string, file: string, strategy: Strategy, parse: ParseMode = 'fast'): Promise<number> {
   globalThis.gc?.();
@@ -69,7 +37,7 @@ async function measure(name: string, file: string, strategy: Strategy, parse: Pa
   return rate;
 }
 
-const file = recordingFile();
+const file = recordingFile(EVENTS);
 const binary = binaryFile(file);
 const eventsPerSec = await measure('do-nothing, binary file', binary, {});
 const jsonlEventsPerSec = await measure(`do-nothing, JSONL default route (reader threads from ${WORKER_MIN_BYTES / 2 ** 20} MB)`, file, {});

@@ -21,6 +21,7 @@ const BENCHES: Record<string, string> = {
   backtest: 'backtest.bench.ts',
   journal: 'journal.bench.ts',
   differential: 'differential.ts',
+  sweep: 'sweep.bench.ts',
 };
 
 const DOCUMENT = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

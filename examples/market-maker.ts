@@ -6,8 +6,9 @@
  * the book and fill streams), so the same logic runs against perpsim's server or the venue.
  *
  * Run: `perpsim backtest examples/market-maker.ts --data sim --out out/mm`
+ * Sweep: `perpsim sweep examples/market-maker.ts --data sim --param spreadBps=2,4,8 --param size=0.01,0.02`
  */
-import type { Strategy } from '../index.ts';
+import type { BacktestConfig, Strategy } from '../index.ts';
 
 export interface MarketMakerOptions {
   market?: string;
@@ -70,4 +71,8 @@ export function marketMaker(options: MarketMakerOptions = {}): Strategy {
   };
 }
 
-export default marketMaker();
+/** The parameters a sweep may vary, with their defaults (`perpsim sweep --param name=...`). */
+export const parameters = { market: 'BTC-USD', spreadBps: 4, size: 0.01, maxPosition: 0.1, requoteMs: 5_000, moveBps: 1 };
+
+/** A factory: each run (and each sweep point) builds a fresh strategy from its config.params. */
+export default (config: BacktestConfig): Strategy => marketMaker({ ...parameters, ...(config.params as MarketMakerOptions | undefined) });

@@ -50,6 +50,6 @@ if (stale()) {
 // The web console served at /ui (scripts/build-ui.mjs; rebuilt when its sources are newer).
 await (await import('./build-ui.mjs')).buildUi();
 if (!process.argv.includes('--build-only')) {
-  if (process.argv.slice(2).includes('backtest')) (await import('tsx/esm/api')).register();
+  if (process.argv.slice(2).some((a) => ['backtest', 'sweep', 'worker'].includes(a))) (await import('tsx/esm/api')).register();
   await import(pathToFileURL(bundle).href);
 }

@@ -11,7 +11,8 @@ import { existsSync } from 'node:fs';
 
 /** Debian package, the file whose presence means it is installed, and what needs it. */
 export const PACKAGES = [
-  { deb: 'chromium', file: '/usr/bin/chromium', usedBy: 'the backtest report and browser SDK tests (playwright-core drives it)' },
+  { deb: 'chromium', file: '/usr/bin/chromium', usedBy: 'the backtest report, sweep page, web console and browser SDK tests (playwright-core drives it)' },
+  { deb: 'redis-server', file: '/usr/bin/redis-server', usedBy: 'the sweep queue test (BullMQ on a redis-server it starts on a free port)' },
 ];
 
 function main() {

@@ -12,6 +12,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { pino } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { addBacktestCommands } from './backtest/cli.ts';
+import { addSweepCommands, SweepUsageError } from './sweep/cli.ts';
 import { PersistenceError, storageFailureMessage } from '../gateway/persistence/index.ts';
 import { ConfigError, loadConfig, type SimConfig } from './config.ts';
 import { loadCommand } from './load.ts';
@@ -182,6 +183,7 @@ function buildCli(): Command {
   });
   program.addCommand(loadCommand());
   addBacktestCommands(program);
+  addSweepCommands(program);
   for (const command of program.commands) command.showHelpAfterError();
   // `perpsim --help` runs the root command, which only lists commands: show serve's options too.
   program.addHelpText('after', () => `\n${serveCommand.helpInformation()}`);
@@ -192,7 +194,7 @@ try {
   await buildCli().parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2); // commander printed it
-  const usage = err instanceof UsageError || err instanceof ConfigError;
+  const usage = err instanceof UsageError || err instanceof ConfigError || err instanceof SweepUsageError;
   console.error(`perpsim: ${(err as Error).message}`);
   process.exit(usage ? 2 : 1);
 }

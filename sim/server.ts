@@ -26,16 +26,17 @@ import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { openPersistence, type Persistence, type PersistenceOptions } from '../gateway/persistence/index.ts';
 import { advance, createClock, nowMicros, wallMicros, type ClockMode, type SimClock } from './clock.ts';
-import { createAgents, DEFAULT_AGENTS, noise, requote, type AgentParams } from './agents.ts';
+import { DEFAULT_AGENTS, type AgentParams } from './agents.ts';
 import { registerLockstep } from './backtest/lockstep.ts';
 import { registerControl } from './control.ts';
 import { createFaults, faultHooks, registerFaults } from './faults.ts';
 import { registerLedger } from './ledger.ts';
 import { registerStateControl } from './state-control.ts';
 import { registerUi } from './ui/serve.ts';
-import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
+import type { WalkParams } from './feeds.ts';
+import { startMarket, type FeedOptions } from './market.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
-import { createReplay, replayMarket, replayPrice, rowTicks, type PriceRow } from './replay-feed.ts';
+import { replayMarket, rowTicks, type PriceRow } from './replay-feed.ts';
 import { createRequestLog, registerRequestLog, requestLogHooks } from './request-log.ts';
 
 export interface ServerOptions {
@@ -203,49 +204,6 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
       clearInterval(timer);
       ws.close();
     },
-  };
-}
-
-export interface FeedOptions {
-  seed: number;
-  feedMs: number;
-  walk: Partial<WalkParams>;
-  walkByMarket: Readonly<Record<string, Partial<WalkParams>>>;
-  replays: ReadonlyMap<number, readonly PriceRow[]>;
-}
-
-/**
- * The simulated market: an oracle feed per ONLINE market (a recorded file's replay, else the
- * random walk) and the liquidity agents. The returned function catches up to `now` in whole
- * feed steps (at most 50 per call, so an accelerated clock degrades gracefully; the steps'
- * times stay on their grid, so the feeds stay deterministic); the book is quoted at once.
- */
-export function startMarket(exchange: Exchange, feeds: FeedOptions, agentParams: AgentParams): (now: number) => void {
-  const agents = createAgents(exchange, feeds.seed, agentParams);
-  let last = exchange.clock();
-  const markets = [...exchange.engine.markets.values()]
-    .filter((ms) => ms.spec.status === 'ONLINE' && ms.oraclePrice > 0)
-    .map((ms) => {
-      const rows = feeds.replays.get(ms.spec.id);
-      if (rows !== undefined) {
-        const replay = createReplay(ms.spec, rows, last);
-        return { ms, next: (_dtUs: number, nowUs: number) => replayPrice(replay, nowUs) };
-      }
-      const walk = createWalk(ms.spec, ms.oraclePrice, feeds.seed, walkParamsFor(ms.spec.displayName, feeds.walk, feeds.walkByMarket));
-      return { ms, next: (dtUs: number, nowUs: number) => step(walk, dtUs, nowUs) };
-    });
-  for (const { ms } of markets) requote(exchange, agents, ms);
-  const stepUs = feeds.feedMs * 1000;
-  return (now) => {
-    let steps = Math.min(50, Math.floor((now - last) / stepUs));
-    while (steps-- > 0) {
-      last += stepUs;
-      for (const { ms, next } of markets) {
-        exchange.submit({ type: 'setOraclePrice', marketId: ms.spec.id, price: next(stepUs, last) });
-        requote(exchange, agents, ms);
-        noise(exchange, agents, ms);
-      }
-    }
   };
 }
 

@@ -15,6 +15,7 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['ws', 'bench/ws.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'fanoutFramesPerSec', 'eventLoopLagP99Ms']],
     ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec', 'jsonlEventsPerSec', 'jsonParseEventsPerSec'], { BENCH_EVENTS: '20000' }],
     ['differential', 'bench/differential.ts', ['commands', 'eventsCompared', 'divergences', 'liveEngineOpsPerSec', 'referenceEngineOpsPerSec'], { DIFF_COMMANDS: '5000' }],
+    ['sweep', 'bench/sweep.bench.ts', ['runsPerSecOneWorker', 'runsPerSecTwoWorkers', 'runsPerSecRedis', 'overheadMsPerRun'], { BENCH_EVENTS: '5000' }],
   ] as [string, string, string[], Record<string, string>?][])('%s', (name, file, keys, env = {}) => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
       env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000', BENCH_POSITIONS: '2000', BENCH_TICKS: '20', BENCH_QUICK: '1', ...env },

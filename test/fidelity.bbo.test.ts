@@ -1,6 +1,6 @@
 /**
  * The bbo channel agrees with the book while the default agents trade: a frame shows a side
- * empty only when the book's side is empty. The simulated market (sim/server.ts startMarket:
+ * empty only when the book's side is empty. The simulated market (sim/market.ts startMarket:
  * random-walk oracle, market maker, noise taker) runs in process on the harness clock; every
  * command's events go through the bbo channel's own update function, as the WebSocket fan-out
  * does, and each frame is compared with the book at the end of its requote step.
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../engine/index.ts';
 import { CHANNELS, type Subscription } from '../gateway/ws/channels.ts';
 import { DEFAULT_AGENTS } from '../sim/agents.ts';
-import { startMarket } from '../sim/server.ts';
+import { startMarket } from '../sim/market.ts';
 import { gateway } from './support/gateway-fixture.ts';
 
 interface BboContents {

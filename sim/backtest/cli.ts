@@ -18,6 +18,7 @@ import { Backtest } from './backtest.ts';
 import { convertToBinary, headerMarkets } from './data-format.ts';
 import type { LatencySpec } from './latency.ts';
 import { recordMarketData } from './record.ts';
+import { cents } from './report.ts';
 import { writeOutputs } from './summary.ts';
 import type { BacktestConfig, Progress, StrategyModule } from './types.ts';
 
@@ -29,7 +30,7 @@ export function parseTime(text: string): number {
   return ms * 1000;
 }
 
-function latency(text: string): LatencySpec {
+export function latency(text: string): LatencySpec {
   if (text === 'recorded') return { kind: 'recorded' };
   const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(text);
   if (range !== null) return { kind: 'uniform', minMs: Number(range[1]), maxMs: Number(range[2]) };
@@ -38,12 +39,12 @@ function latency(text: string): LatencySpec {
   return { kind: 'constant', ms: n };
 }
 
-function seedOf(text: string): number {
+export function seedOf(text: string): number {
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new InvalidArgumentError('expected a non-negative integer.');
   return Number(text);
 }
 
-function durationMs(text: string): number {
+export function durationMs(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
   if (match === null) throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 10m or 2h.');
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!;
@@ -95,7 +96,7 @@ function progressReporter(tty: boolean): (p: Progress) => void {
     };
   }
   const bar = new cliProgress.SingleBar(
-    { format: '{bar} {percentage}% | {events} events | {simTime} | {rate} ev/s | ETA {eta_formatted}', stream: process.stderr, hideCursor: true },
+    { format: '{bar} {percentage}% | {events} events | {simTime} | {rate} ev/s | ETA {eta_formatted}', stream: process.stderr, hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 },
     cliProgress.Presets.shades_classic,
   );
   bar.start(1000, 0, { events: 0, simTime: '', rate: 0 });
@@ -122,7 +123,7 @@ export async function runBacktestCommand(strategyFile: string, flags: BacktestFl
   const result = await new Backtest(config, strategy).run();
   const paths = writeOutputs(result, flags.out);
   const s = result.summary;
-  process.stdout.write(`pnl ${s.pnl.total} USD (realized ${s.pnl.realized}, fees ${s.pnl.fees}), ${s.fills.total} fills, max drawdown ${s.maxDrawdown}\n${paths.summary}\n${paths.report}\n`);
+  process.stdout.write(`pnl ${cents(s.pnl.total)} USD (realized ${cents(s.pnl.realized)}, fees ${cents(s.pnl.fees)}), ${s.fills.total} fills, max drawdown ${cents(s.maxDrawdown)}, sharpe ${s.sharpe ?? `n/a (${s.unavailable.sharpe})`}\n${paths.summary}\n${paths.report}\n`);
 }
 
 /** Adds `backtest` and `record` to the perpsim command line. */

@@ -24,7 +24,7 @@ export interface LockstepOptions {
   exchange: Exchange;
   clock: SimClock;
   stepMs: number;
-  /** Moves the simulated market to the new time (sim/server.ts startMarket). */
+  /** Moves the simulated market to the new time (sim/market.ts startMarket). */
   market?: ((now: number) => void) | undefined;
 }
 

@@ -16,7 +16,7 @@ import type { FillPoint, Sample, Summary } from './summary.ts';
 
 let bundle: string | undefined;
 
-function chartsBundle(): string {
+export function chartsBundle(): string {
   if (bundle === undefined) {
     const require = createRequire(import.meta.url);
     // The package exports only its ES module and package.json; the standalone bundle is in dist/.
@@ -27,12 +27,22 @@ function chartsBundle(): string {
 }
 
 /** JSON for inlining in a <script>: nothing in it can close the element. */
-function inlineJson(value: unknown): string {
+export function inlineJson(value: unknown): string {
   return JSON.stringify(value).replaceAll('<', '\\u003c');
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+/** A USD decimal string to the cent (display only; summary.json keeps the exact amount). */
+export function cents(text: string): string {
+  const r = Math.round(Number(text) * 100) / 100;
+  return (r === 0 ? 0 : r).toFixed(2);
+}
+
+function significantPct(fraction: number): string {
+  return String(Number((fraction * 100).toPrecision(4)));
 }
 
 /** Chart series: time in whole seconds, strictly ascending (the library's requirement); later points at one second win. */
@@ -54,7 +64,8 @@ export function renderReport(summary: Summary, samples: readonly Sample[], fills
     return { time: p.time, value: p.value - peak };
   });
   const traded = specs.filter((spec) => fills.some((f) => f.marketId === spec.id));
-  const shown = (traded.length > 0 ? traded : specs.slice(0, 1)).slice(0, 4);
+  // Every traded market gets its own price-and-fills chart; an idle run shows the first market's price.
+  const shown = traded.length > 0 ? traded : specs.slice(0, 1);
   const markets = shown.map((spec) => {
     const own = fills.filter((f) => f.marketId === spec.id);
     const price = series([
@@ -71,22 +82,33 @@ export function renderReport(summary: Summary, samples: readonly Sample[], fills
     return { name: spec.displayName, price, markers, position };
   });
   const data = { equity, drawdown, markets };
+  const ratio = (name: keyof Summary, suffix = ''): string => {
+    const v = summary[name];
+    return v === null ? `n/a (${summary.unavailable[name] ?? 'unavailable'})` : `${String(v)}${suffix}`;
+  };
   const rows = [
     ['Data', summary.data],
     ['Markets', summary.markets.join(', ')],
     ['Events', String(summary.events)],
-    ['Starting balance', summary.startingBalance],
-    ['Final equity', summary.finalEquity],
-    ['PnL total', summary.pnl.total],
-    ['Realized', summary.pnl.realized],
-    ['Unrealized', summary.pnl.unrealized],
-    ['Fees', summary.pnl.fees],
-    ['Funding', summary.pnl.funding],
-    ['Max drawdown', `${summary.maxDrawdown} (${summary.maxDrawdownPct}%)`],
-    ['Sharpe', String(summary.sharpe)],
+    ['Starting balance', cents(summary.startingBalance)],
+    ['Final equity', cents(summary.finalEquity)],
+    ['PnL total', cents(summary.pnl.total)],
+    ['Realized', cents(summary.pnl.realized)],
+    ['Unrealized', cents(summary.pnl.unrealized)],
+    ['Fees', cents(summary.pnl.fees)],
+    ['Funding', cents(summary.pnl.funding)],
+    ['Max drawdown', `${cents(summary.maxDrawdown)} (${summary.maxDrawdownPct}%)`],
+    ['Sharpe', ratio('sharpe')],
+    ['Sortino', ratio('sortino')],
+    ['Calmar', ratio('calmar')],
+    ['Win rate', summary.winRate === null ? ratio('winRate') : `${significantPct(summary.winRate)}% of ${summary.trades} trades`],
+    ['Profit factor', ratio('profitFactor')],
+    ['Average holding time', ratio('avgHoldingSec', ' s')],
+    ['Exposure', `${summary.exposurePct}% of the time`],
     ['Turnover', String(summary.turnover)],
     ['Fills', `${summary.fills.total} (maker ${summary.fills.maker}, taker ${summary.fills.taker})`],
     ['Rejections', Object.entries(summary.rejections).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
+    ['Returns', `${summary.returns.count} returns sampled every ${summary.returns.intervalMs / 1000} s`],
   ];
   const table = rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`).join('');
   const priceDivs = markets.map((m, i) => `<h2>${escapeHtml(m.name)} price and fills</h2><div class="chart" id="price-${i}"></div>`).join('');

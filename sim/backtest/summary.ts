@@ -8,8 +8,9 @@
  *   equity minus balance, isolated pools and accrued funding, at the engine's mark. So
  *   equity − starting balance = realized − fees + funding − interest + unrealized + accrued funding.
  * - equity is sampled every `sampleMs` of simulated time and at the end; max drawdown is the
- *   largest fall from a running peak of those samples; Sharpe is the mean over the standard
- *   deviation of sample-to-sample returns, annualized by √(samples per year), 0 when flat.
+ *   largest fall from a running peak of those samples. Sharpe, Sortino, Calmar, win rate,
+ *   profit factor, holding time and exposure: metrics.ts (null with a reason when the run cannot
+ *   give them).
  * - turnover: traded notional over the starting balance.
  * - rejections by reason: engine rejections (rejectionReason of REJECTED orders and of refused
  *   cancels / modifies) and gateway refusals (errorType, or HTTP_<status> without one; failed
@@ -22,9 +23,8 @@ import { accountView, findAccount, type Engine, type FillEvent, type MarketSpec 
 import { usd } from '../../gateway/format.ts';
 import type { Reply } from './client.ts';
 import { renderReport } from './report.ts';
+import { sampleReturns, significant, TradeLedger, type Metrics } from './metrics.ts';
 import type { BacktestConfig } from './types.ts';
-
-const YEAR_US = 365 * 86_400_000_000;
 
 export interface Sample {
   /** Unix µs. */
@@ -45,7 +45,8 @@ export interface FillPoint {
   role: string;
 }
 
-export interface Summary {
+/** The summary.json record; the ratios (Metrics) are defined in metrics.ts. */
+export interface Summary extends Metrics {
   markets: string[];
   data: string;
   seed: number;
@@ -58,7 +59,6 @@ export interface Summary {
   pnl: { total: string; realized: string; unrealized: string; fees: string; funding: string; interest: string };
   maxDrawdown: string;
   maxDrawdownPct: number;
-  sharpe: number;
   turnover: number;
   tradedNotional: string;
   fills: { total: number; maker: number; taker: number; buy: number; sell: number; liquidation: number };
@@ -103,6 +103,7 @@ export class Recorder {
   private readonly counts = { total: 0, maker: 0, taker: 0, buy: 0, sell: 0, liquidation: 0 };
   private readonly rejections = new Map<string, number>();
   private end = 0;
+  private readonly ledger = new TradeLedger();
 
   constructor(
     private readonly engine: Engine,
@@ -161,6 +162,7 @@ export class Recorder {
     this.realized += e.closedPnl + e.fee;
     this.fees += e.fee;
     this.notional += BigInt(e.price) * BigInt(e.size) * spec.valueMul;
+    this.ledger.fill(e.time, e.marketId, e.side, e.size, toUsd(e.fee), toUsd(e.closedPnl + e.fee));
     this.fills.push({
       time: e.time,
       marketId: e.marketId,
@@ -211,19 +213,13 @@ export class Recorder {
     let peak = -Infinity;
     let maxDd = 0;
     let maxDdPct = 0;
-    const returns: number[] = [];
-    for (let i = 0; i < this.samples.length; i++) {
-      const e = this.samples[i]!.equity;
+    for (const sample of this.samples) {
+      const e = sample.equity;
       peak = Math.max(peak, e);
       if (peak - e > maxDd) maxDd = peak - e;
       if (peak > 0 && (peak - e) / peak > maxDdPct) maxDdPct = (peak - e) / peak;
-      const prev = this.samples[i - 1]?.equity;
-      if (prev !== undefined && prev > 0) returns.push(e / prev - 1);
     }
-    const mean = returns.reduce((a, b) => a + b, 0) / Math.max(1, returns.length);
-    const variance = returns.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, returns.length - 1);
-    const std = Math.sqrt(variance);
-    const sharpe = std > 0 ? (mean / std) * Math.sqrt(YEAR_US / this.sampleUs) : 0;
+    const metrics = this.ledger.metrics(this.from, this.end, sampleReturns(this.samples, this.sampleUs), maxDdPct, toUsd(this.balance), toUsd(equity));
     const positions: Record<string, string> = {};
     for (const spec of specs) {
       const size = this.samples.at(-1)?.positions[spec.id] ?? 0;
@@ -248,9 +244,18 @@ export class Recorder {
         interest: usd(this.interestTotal),
       },
       maxDrawdown: round(maxDd, 9).toFixed(2),
-      maxDrawdownPct: round(maxDdPct * 100, 6),
-      sharpe: round(sharpe, 6),
-      turnover: round(toUsd(this.notional) / Math.max(1e-9, toUsd(this.balance)), 6),
+      maxDrawdownPct: significant(maxDdPct * 100),
+      sharpe: metrics.sharpe,
+      sortino: metrics.sortino,
+      calmar: metrics.calmar,
+      winRate: metrics.winRate,
+      profitFactor: metrics.profitFactor,
+      avgHoldingSec: metrics.avgHoldingSec,
+      exposurePct: metrics.exposurePct,
+      trades: metrics.trades,
+      returns: metrics.returns,
+      unavailable: metrics.unavailable,
+      turnover: significant(toUsd(this.notional) / Math.max(1e-9, toUsd(this.balance))),
       tradedNotional: usd(this.notional),
       fills: { ...this.counts },
       rejections: Object.fromEntries([...this.rejections.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),

@@ -57,10 +57,19 @@ export interface BacktestConfig {
   sampleMs?: number;
   /** Book levels per side in onBook. Default 5. */
   bookDepth?: number;
+  /**
+   * The strategy's parameters (a sweep's grid point): handed to a factory with the rest of the
+   * config (`export default (config) => strategy` reads `config.params`) and to every hook as
+   * `ctx.params`. Default {}.
+   */
+  params?: Record<string, ParamValue>;
   /** Called every `progressEvery` events (default 100,000) and at the end. */
   onProgress?: (progress: Progress) => void;
   progressEvery?: number;
 }
+
+/** A strategy parameter's value: what a grid file or `--param name=a,b` can hold. */
+export type ParamValue = number | string | boolean;
 
 export interface Progress {
   events: number;
@@ -121,6 +130,8 @@ export interface StrategyContext {
   client: BacktestClient;
   /** Simulated time now, unix µs. */
   now(): number;
+  /** The run's parameters (BacktestConfig.params; {} when none). */
+  params: Readonly<Record<string, ParamValue>>;
   /** Market display name → id, for the configured markets. */
   markets: ReadonlyMap<string, number>;
   /** A price in USD as the market's decimal string on its tick (rounded down for bids, up for asks by `side`). */

@@ -1,0 +1,245 @@
+/**
+ * The strategy's side of a backtest: its context (`ctx`), the delivery of market data and
+ * account events to its hooks after the feed latency, and the bookkeeping of what its async
+ * hooks still have in flight.
+ *
+ * Contract: hooks may await the client's promises, which settle at scheduled simulated times;
+ * `pendingAsync` says a continuation may still run, and the loop calls `settle()` to let every
+ * one run before it moves on. A hook's failure fails the run (the first one is rethrown).
+ */
+import { formatUnits, type EngineEvent, type FillEvent, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+import { formatFill, formatOrder, usd } from '../../gateway/format.ts';
+import { fundingRateString } from '../../gateway/funding-rates-store.ts';
+import type { Agenda } from './agenda.ts';
+import type { BacktestClient } from './client.ts';
+import type { LatencyModel } from './latency.ts';
+import type { OwnFills } from './own-fills.ts';
+import { STRATEGY_ADDRESS, type MarketRuntime, type ReplayLiquidity, type SimTime } from './replay-liquidity.ts';
+import type { Recorder } from './summary.ts';
+import type { BookUpdate, ParamValue, Strategy, StrategyContext } from './types.ts';
+
+export interface BridgeParts {
+  strategy: Strategy;
+  client: BacktestClient;
+  agenda: Agenda;
+  time: SimTime;
+  markets: ReadonlyMap<number, MarketRuntime>;
+  byName: ReadonlyMap<string, number>;
+  recorder: Recorder;
+  liquidity: ReplayLiquidity;
+  ownFills: OwnFills;
+  /** Latency of market data and account events; `feedZero`: none at all (delivered inline). */
+  feedLatency: LatencyModel;
+  feedZero: boolean;
+  bookDepth: number;
+  /** The strategy's parameters (a sweep's), exposed as `ctx.params`. */
+  params: Readonly<Record<string, ParamValue>>;
+  /** Counts a simulator market-data event. */
+  countEvent: () => void;
+}
+
+export class StrategyBridge {
+  readonly ctx: StrategyContext;
+  /** A hook's continuation may still run: the loop must `settle()`. */
+  pendingAsync = false;
+  /** The run has ended: timers no longer fire. */
+  stopped = false;
+  private failure: unknown = undefined;
+  private readonly strategy: Strategy;
+
+  constructor(private readonly parts: BridgeParts) {
+    this.strategy = parts.strategy;
+    const specs = (id: number): MarketSpec => this.spec(id);
+    this.ctx = {
+      client: parts.client,
+      now: () => parts.time.now,
+      markets: parts.byName,
+      params: parts.params,
+      formatPrice: (id, price, side) => formatTicks(specs(id), price, side === 'BUY' ? Math.floor : Math.ceil),
+      formatSize: (id, size) => formatSteps(specs(id), size),
+      setTimer: (delayMs, name) => {
+        if (!this.stopped) parts.agenda.push(parts.time.now + Math.max(0, Math.round(delayMs * 1000)), () => this.hook(this.strategy.onTimer, { time: parts.time.now, name }), true);
+      },
+    };
+  }
+
+  spec(id: number): MarketSpec {
+    const m = this.parts.markets.get(id);
+    if (m === undefined) throw new Error(`market ${id} is not configured in this backtest`);
+    return m.spec;
+  }
+
+  /** Calls onStart or onEnd. */
+  lifecycle(which: 'onStart' | 'onEnd'): void {
+    const fn = this.strategy[which];
+    if (fn === undefined) return;
+    const r = fn.call(this.strategy, this.ctx);
+    if (isThenable(r)) this.watch(r);
+  }
+
+  /** Lets every promise continuation the last step caused run (they may schedule more). */
+  async settle(): Promise<void> {
+    while (this.pendingAsync) {
+      this.pendingAsync = false;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Hands `update` to `hook` after the feed latency (`localTime - time` is the recording's own). */
+  deliver<T>(time: number, localTime: number, hook: ((update: T, ctx: StrategyContext) => void | Promise<void>) | undefined, update: T): void {
+    if (hook === undefined) return;
+    if (this.parts.feedZero) {
+      this.hook(hook, update);
+      return;
+    }
+    this.parts.agenda.push(time + this.parts.feedLatency(localTime - time), () => this.hook(hook, update));
+  }
+
+  hook<T>(hook: ((update: T, ctx: StrategyContext) => void | Promise<void>) | undefined, update: T): void {
+    if (hook === undefined) return;
+    const r = hook.call(this.strategy, update, this.ctx);
+    if (isThenable(r)) this.watch(r);
+  }
+
+  private watch(r: PromiseLike<unknown>): void {
+    this.pendingAsync = true;
+    r.then(
+      () => {
+        this.pendingAsync = true;
+      },
+      (err: unknown) => {
+        this.failure ??= err;
+        this.pendingAsync = true;
+      },
+    );
+  }
+
+  bookUpdate(m: MarketRuntime, time: number): BookUpdate {
+    const spec = m.spec;
+    const pairs = (flat: number[]): [number, number][] => {
+      const out: [number, number][] = [];
+      for (let i = 0; i < flat.length; i += 2) out.push([toNumber(spec.tick, flat[i]!), toNumber(spec.step, flat[i + 1]!)]);
+      return out;
+    };
+    const depth = this.parts.bookDepth;
+    return { market: spec.displayName, marketId: spec.id, time, bids: pairs(m.book.bids.top(depth)), asks: pairs(m.book.asks.top(depth)) };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Engine events → own-order tracking, statistics, hooks.
+
+  onEngineEvents(events: readonly EngineEvent[]): void {
+    const recorder = this.parts.recorder;
+    for (const e of events) {
+      switch (e.type) {
+        case 'order':
+          if (e.address === STRATEGY_ADDRESS) this.onOwnOrder(e);
+          break;
+        case 'fill':
+          if (e.address === STRATEGY_ADDRESS) this.onOwnFill(e);
+          break;
+        case 'funding':
+          if (e.address === STRATEGY_ADDRESS) {
+            recorder.funding(e.payment);
+            const spec = this.spec(e.marketId);
+            if (this.strategy.onFunding !== undefined) this.deliver(e.time, e.time, this.strategy.onFunding, { market: spec.displayName, marketId: spec.id, time: e.time, rate: fundingRateString(e.rate), payment: usd(e.payment) });
+          }
+          break;
+        case 'interest':
+          if (e.address === STRATEGY_ADDRESS) recorder.interest(e.payment);
+          break;
+        case 'rejected':
+          if (e.address === STRATEGY_ADDRESS) recorder.rejection(e.rejectionReason);
+          break;
+        default:
+          if (!this.parts.liquidity.replay) this.onSimMarketEvent(e);
+      }
+    }
+  }
+
+  private onOwnOrder(e: OrderEvent): void {
+    const spec = this.spec(e.marketId);
+    if (e.status === 'REJECTED') this.parts.recorder.rejection(e.rejectionReason ?? 'REJECTED');
+    if (this.parts.liquidity.replay) {
+      const m = this.parts.markets.get(e.marketId)!;
+      this.parts.liquidity.trackTpsl(m, e);
+      this.parts.ownFills.track(m, e);
+    }
+    if (this.strategy.onOrderUpdate !== undefined) this.deliver(e.time, e.time, this.strategy.onOrderUpdate, formatOrder(e, spec, true));
+  }
+
+  private onOwnFill(e: FillEvent): void {
+    const spec = this.spec(e.marketId);
+    this.parts.recorder.fill(e, spec);
+    if (this.strategy.onFill !== undefined) this.deliver(e.time, e.time, this.strategy.onFill, formatFill(e, spec, undefined, true));
+  }
+
+  /** The simulator's public events: the strategy's market data. */
+  private onSimMarketEvent(e: EngineEvent): void {
+    const s = this.strategy;
+    switch (e.type) {
+      case 'book': {
+        const m = this.parts.markets.get(e.marketId)!;
+        m.book.apply(false, e.bids, e.asks);
+        this.parts.countEvent();
+        if (s.onBook !== undefined) this.deliver(e.time, e.time, s.onBook, this.bookUpdate(m, e.time));
+        break;
+      }
+      case 'trades': {
+        const m = this.parts.markets.get(e.marketId)!;
+        for (const entry of e.entries) {
+          this.parts.countEvent();
+          this.parts.recorder.lastTrade(e.marketId, entry.price);
+          if (s.onTrade !== undefined) {
+            this.deliver(e.time, e.time, s.onTrade, { market: m.spec.displayName, marketId: m.spec.id, time: e.time, side: e.takerSide === 0 ? 'BUY' : 'SELL', price: toNumber(m.spec.tick, entry.price), size: toNumber(m.spec.step, entry.size) });
+          }
+        }
+        break;
+      }
+      case 'prices': {
+        const m = this.parts.markets.get(e.marketId)!;
+        m.oracle = e.oraclePrice;
+        this.parts.countEvent();
+        if (s.onOraclePrice !== undefined) {
+          this.deliver(e.time, e.time, s.onOraclePrice, { market: m.spec.displayName, marketId: m.spec.id, time: e.time, price: toNumber(m.spec.tick, e.oraclePrice), markPrice: toNumber(m.spec.tick, e.markPrice) });
+        }
+        break;
+      }
+      case 'fundingRate': {
+        const m = this.parts.markets.get(e.marketId)!;
+        if (s.onFunding !== undefined) this.deliver(e.time, e.time, s.onFunding, { market: m.spec.displayName, marketId: m.spec.id, time: e.time, rate: fundingRateString(e.rate) });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** A count of ticks or steps as USD / base units. */
+export function toNumber(unit: { mantissa: number; scale: number }, count: number): number {
+  return (count * unit.mantissa) / 10 ** unit.scale;
+}
+
+function formatTicks(spec: MarketSpec, price: number, round: (x: number) => number): string {
+  let ticks = Math.max(1, round((price * 10 ** spec.tick.scale) / spec.tick.mantissa - (round === Math.floor ? -1e-9 : 1e-9)));
+  // A coarser tier tick: move to the nearest valid price on the same side.
+  for (const band of spec.bands) {
+    if (ticks < band.upTo) {
+      const r = ticks % band.multiple;
+      if (r !== 0) ticks = round === Math.floor ? ticks - r : ticks + band.multiple - r;
+      break;
+    }
+  }
+  return formatUnits(ticks, spec.tick);
+}
+
+function formatSteps(spec: MarketSpec, size: number): string {
+  const quantums = Math.floor((size * 10 ** spec.step.scale) / spec.step.mantissa + 1e-9);
+  return formatUnits(quantums, spec.step);
+}
