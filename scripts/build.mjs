@@ -29,10 +29,12 @@ export const ENTRIES = {
   cli: 'sim/main.ts',
   // The JSONL reader thread (sim/backtest/jsonl-pipeline.ts workerModule finds it beside itself).
   'jsonl-worker': 'sim/backtest/jsonl-worker-main.ts',
+  // A sweep thread's runner (sim/sweep/pool.ts runBundle finds it beside itself).
+  'sweep-run': 'sim/sweep/run.ts',
 };
 
 /** Plain JavaScript loaded by path (worker threads cannot be bundled in), copied to dist/. */
-export const BESIDE = ['gateway/auth/verify-worker.mjs'];
+export const BESIDE = ['gateway/auth/verify-worker.mjs', 'sim/sweep/run-worker.mjs'];
 
 async function javascript() {
   const { build } = await import('esbuild');

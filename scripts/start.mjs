@@ -6,8 +6,8 @@
  *
  * The bundle (build/perpsim.mjs, packages left external; dist/ is the package's, scripts/build.mjs)
  * is rebuilt with esbuild whenever a source file is newer than it, so an edited checkout never runs stale code; `npm install` builds
- * it once ahead (`prepare`). tsx is registered for `perpsim backtest` only, which imports a
- * TypeScript strategy at run time: its loader hooks sit in front of every later import and cost
+ * it once ahead (`prepare`). tsx is registered only for the commands that import a TypeScript
+ * strategy at run time (bin/strategy-loader.mjs): its loader hooks sit in front of every later import and cost
  * `serve` about a second of start-up here. `node scripts/start.mjs --build-only` only builds.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,6 @@ if (stale()) {
 // The web console served at /ui (scripts/build-ui.mjs; rebuilt when its sources are newer).
 await (await import('./build-ui.mjs')).buildUi();
 if (!process.argv.includes('--build-only')) {
-  if (process.argv.slice(2).some((a) => ['backtest', 'sweep', 'worker'].includes(a))) (await import('tsx/esm/api')).register();
+  await (await import('../bin/strategy-loader.mjs')).registerStrategyLoader();
   await import(pathToFileURL(bundle).href);
 }

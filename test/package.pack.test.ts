@@ -61,10 +61,12 @@ afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 describe('the packed package', () => {
   it('holds what runs and nothing else: the built JavaScript, declarations, source maps, workers, the bin', () => {
     const paths = packed.files.map((f) => f.path);
-    expect(paths.filter((p) => !p.startsWith('dist/'))).toEqual(['README.md', 'bin/perpsim.mjs', 'package.json']);
-    for (const entry of ['index', 'client', 'testing', 'cli', 'jsonl-worker']) expect(paths).toContain(`dist/${entry}.js`);
+    expect(paths.filter((p) => !p.startsWith('dist/'))).toEqual(['README.md', 'bin/perpsim.mjs', 'bin/strategy-loader.mjs', 'package.json']);
+    for (const entry of ['index', 'client', 'testing', 'cli', 'jsonl-worker', 'sweep-run']) expect(paths).toContain(`dist/${entry}.js`);
     for (const types of ['index', 'client/index', 'testing/index']) expect(paths).toContain(`dist/types/${types}.d.ts`);
     expect(paths).toContain('dist/verify-worker.mjs');
+    expect(paths).toContain('dist/run-worker.mjs');
+    expect(paths).toContain('dist/ui/app.js');
     expect(paths).toContain('dist/index.js.map');
     expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
   });
@@ -169,6 +171,25 @@ export default strategy;
     expect(result.stdout).toMatch(/books seen: [1-9]\d*/);
     expect(readFileSync(join(project, 'out', 'report.html'), 'utf8')).toContain('<html');
     expect(JSON.parse(readFileSync(join(project, 'out', 'summary.json'), 'utf8'))).toHaveProperty('events');
+  });
+
+  it('npx perpsim sweep runs a TypeScript strategy factory over a grid on worker threads from dist/', async () => {
+    writeFileSync(
+      join(project, 'sweep-strategy.ts'),
+      `import type { BacktestConfig, Strategy } from 'perpsim';
+export const parameters = { label: 1 };
+export default (config: BacktestConfig): Strategy => ({
+  onEnd(ctx): void {
+    console.log(\`label \${String(ctx.params.label ?? config.params?.label)}\`);
+  },
+});
+`,
+    );
+    const result = await run('npx', ['perpsim', 'sweep', 'sweep-strategy.ts', '--data', 'sim', '--markets', 'BTC-USD', '--from', '2025-03-01T00:00:00Z', '--to', '2025-03-01T00:01:00Z', '--param', 'label=1,2', '--workers', '2', '--out', 'sweep-out']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('2 runs, 0 failed');
+    const doc = JSON.parse(readFileSync(join(project, 'sweep-out', 'sweep.json'), 'utf8')) as { runs: { params: Record<string, number>; status: string }[] };
+    expect(doc.runs.map((r) => [r.params.label, r.status])).toEqual([[1, 'ok'], [2, 'ok']]);
   });
 
   it("the JSONL reader threads run from the package's dist/ (the worker route reads what the in-thread reader does)", async () => {

@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { RunResult, RunTask } from './run.ts';
 
-/** run-worker.mjs next to this module (sources), or in the checkout's sim/sweep/ from dist/'s bundle. */
+/** run-worker.mjs next to this module (sources; the package's dist/, where scripts/build.mjs copies it), or in the checkout's sim/sweep/ from a bundle elsewhere. */
 export function runWorkerUrl(): URL {
   for (const relative of ['./run-worker.mjs', '../sim/sweep/run-worker.mjs']) {
     const url = new URL(relative, import.meta.url);
@@ -46,6 +46,9 @@ let bundleUrl: string | null | undefined;
 /** The cached bundle of run.ts (built when missing), or null when it cannot be built. */
 export function runBundle(): string | null {
   if (bundleUrl !== undefined) return bundleUrl;
+  // The installed package: scripts/build.mjs built run.ts as dist/sweep-run.js beside this module.
+  const packaged = new URL('./sweep-run.js', import.meta.url);
+  if (packaged.protocol === 'file:' && existsSync(fileURLToPath(packaged))) return (bundleUrl = packaged.href);
   bundleUrl = null;
   const entry = fileURLToPath(new URL('./run.ts', import.meta.url));
   const root = fileURLToPath(new URL('../../', import.meta.url));
