@@ -14,10 +14,21 @@
  * subscription its next frame once the exchange clock has moved at least the channel's period
  * since its last one (or its subscribe). A virtual clock that does not move sends nothing; a
  * jump of several periods sends one frame, not a burst. One command's frames reach a connection
- * in event order across its subscriptions (channels.ts `Update.at`). A connection whose send
- * buffer grows past `maxBufferedBytes` gets one `degraded` frame and then loses updates until
- * it drains (the subscription is kept); the engine and other clients never wait for it.
- * Connections close with 1001 on shutdown.
+ * in event order across its subscriptions (channels.ts `Update.at`). Channel frames are
+ * serialized and UTF-8 encoded once per event and identity and the same bytes go to every
+ * connection that holds it.
+ *
+ * Slow consumers (the send budget, `SendBudget`): bytes the socket has not yet handed to the
+ * kernel (`ws.bufferedAmount`) and frames whose write has not completed are counted per
+ * connection. Past either soft limit the connection is degraded: it gets one `degraded` frame
+ * per subscription (frame base + reason + retryAfterMs; subscriptions kept) and no channel data
+ * (periodic frames included) until it has drained to a quarter of the budget; then each
+ * subscription gets a `subscribed` frame with a fresh snapshot (`resync: true`), so the book's
+ * sequence ids continue from that snapshot. A connection still degraded after `degradedCloseMs`,
+ * or whose queue passes `hardMaxBytes` (RPC replies and control frames are never dropped), is
+ * closed with 1008 and its socket destroyed: what a slow consumer holds is bounded and returns
+ * when it goes. The engine and other clients never wait for it. Connections close with 1001 on
+ * shutdown.
  *
  * Writes: the frames a connection gets in one event-loop turn (the RPC replies whose
  * verifications came back together, one command's channel_data frames) leave in one socket
@@ -54,11 +65,14 @@ import { CHANNELS, isChannelName, type Subscription, type Update } from './chann
 
 const WS_PATH = '/v1/ws';
 
-/** A serialized channel_data frame and the global sequence of the event it came from. */
+/** A channel_data frame, encoded, and the global sequence of the event it came from. */
 interface Frame {
   at: number;
-  text: string;
+  data: Buffer;
 }
+
+/** Text frames from a Buffer (ws sends a Buffer as binary unless told). */
+const TEXT = { binary: false } as const;
 
 /** Channels whose updates depend only on the subscription's identity, never on its history. */
 const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
@@ -68,9 +82,20 @@ interface Connection {
   ip: string;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
-  degraded: boolean;
+  /** Frames handed to the socket whose write has not completed (their callbacks pending). */
+  queuedFrames: number;
+  /** The write callback of every frame: counts it done. */
+  written: () => void;
+  /** Wall-clock ms since the connection is over its send budget (no channel data); undefined: it is not. */
+  degradedSince: number | undefined;
   /** The socket is corked until the end of this turn (see the module comment). */
   corked: boolean;
+  /**
+   * Over the send budget at the turn's first frame. The budget is judged on what earlier turns
+   * left queued, not on this turn's corked frames: one command's burst to a client that reads
+   * is not a slow consumer.
+   */
+  backlogged: boolean;
 }
 
 /** The socket under a `ws` WebSocket (its `_socket`, a net.Socket once open). */
@@ -85,8 +110,31 @@ function flush(c: Connection): void {
   socketOf(c.ws)?.uncork();
 }
 
+/**
+ * A connection's send budget (see the module comment). Defaults: `DEFAULT_SEND_BUDGET`; the
+ * numbers and why are in docs/decisions.md ("Slow consumers").
+ */
+export interface SendBudget {
+  /** Bytes queued in user space past which channel data stops. */
+  maxBytes: number;
+  /** Frames queued past which channel data stops. */
+  maxFrames: number;
+  /** Bytes queued past which the connection is closed (1008). */
+  hardMaxBytes: number;
+  /** How long a connection may stay degraded before it is closed (1008), ms. */
+  degradedCloseMs: number;
+  /** retryAfterMs of the degraded frame: how often the server looks whether the connection drained. */
+  retryAfterMs: number;
+}
+
+export const DEFAULT_SEND_BUDGET: SendBudget = { maxBytes: 256 * 1024, maxFrames: 4_096, hardMaxBytes: 4 * 1024 * 1024, degradedCloseMs: 30_000, retryAfterMs: 1_000 };
+
+/** Close code and reason of a slow consumer closed for good. */
+export const SLOW_CONSUMER_CLOSE = { code: 1008, reason: 'slow consumer: send queue over budget' } as const;
+const SLOW_CONSUMER_GRACE_MS = 1_000;
+
 export interface WsOptions {
-  maxBufferedBytes?: number;
+  sendBudget?: Partial<SendBudget>;
   /** Wall-clock period of the timer that drives periodic channels (ms). */
   periodicTickMs?: number;
   hooks?: WsHooks;
@@ -133,11 +181,25 @@ function errorFrame(result: Reply): { status: number; error: Record<string, unkn
   return { status: result.status, error: { type: type ?? errorType(result.status), message: error, ...rest } };
 }
 
-export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): { close(): void } {
+/** One open connection's send queue, as `sendQueues()` reports it. */
+export interface SendQueue {
+  bufferedBytes: number;
+  queuedFrames: number;
+  degraded: boolean;
+  subscriptions: number;
+}
+
+export interface WsHandle {
+  /** The send queue of every open connection (tests and benches watch slow consumers with it). */
+  sendQueues(): SendQueue[];
+  close(): void;
+}
+
+export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): WsHandle {
   const wss = new WebSocketServer({ noServer: true, maxPayload: state.config.rateLimit.ws.maxFrameBytes });
   const connections = new Set<Connection>();
   const ips = new Map<string, WsIpState>();
-  const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // ajv is CommonJS: its class is the default export's `default` under ESM interop.
   const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
   const ajv = new (Ajv as unknown as new (options: object) => import('ajv').default)({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
@@ -145,13 +207,37 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
   const hooks = options.hooks ?? {};
-  const sendText = (c: Connection, text: string): void => {
-    if (c.ws.readyState !== c.ws.OPEN) return;
+
+  /**
+   * Closes a slow consumer with 1008. The close frame reaches it only if it reads: a client that
+   * does not is cut off after a second (ws itself would wait 30 s), so its queue is freed.
+   */
+  const closeSlow = (c: Connection): void => {
+    flush(c);
+    c.ws.close(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_CLOSE.reason);
+    setTimeout(() => c.ws.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+  };
+
+  /** Hands one frame to the socket, corked until the end of the turn; false: the connection is gone or going. */
+  const write = (c: Connection, data: Buffer | string): boolean => {
+    if (c.ws.readyState !== c.ws.OPEN) return false;
     const fate = hooks.beforeSend?.(c) ?? 'send';
     if (fate !== 'send') flush(c);
-    if (fate === 'close') return c.ws.close(1001, 'fault injected');
-    if (fate === 'drop') return c.ws.terminate();
+    if (fate === 'close') {
+      c.ws.close(1001, 'fault injected');
+      return false;
+    }
+    if (fate === 'drop') {
+      c.ws.terminate();
+      return false;
+    }
+    if (c.ws.bufferedAmount > budget.hardMaxBytes) {
+      closeSlow(c);
+      return false;
+    }
     if (!c.corked) {
+      // The turn's first frame: what is still queued now is what the client has not taken.
+      c.backlogged = c.ws.bufferedAmount > budget.maxBytes || c.queuedFrames > budget.maxFrames;
       const socket = socketOf(c.ws);
       if (socket !== undefined) {
         socket.cork();
@@ -159,17 +245,26 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         process.nextTick(flush, c);
       }
     }
-    if (c.ws.bufferedAmount > maxBuffered) {
-      if (!c.degraded) {
-        c.degraded = true;
-        c.ws.send(JSON.stringify({ type: 'degraded', reason: 'slow consumer: updates dropped until the connection drains', retryAfterMs: 1000 }));
-      }
+    c.queuedFrames++;
+    c.ws.send(data, TEXT, c.written);
+    return true;
+  };
+
+  /** Channel data: dropped while the connection is degraded; the first frame over budget degrades it. */
+  const sendData = (c: Connection, data: Buffer | string): void => {
+    if (c.degradedSince !== undefined) return;
+    if (!c.corked) c.backlogged = c.ws.bufferedAmount > budget.maxBytes || c.queuedFrames > budget.maxFrames;
+    if (c.backlogged) {
+      c.degradedSince = Date.now();
+      const reason = 'slow consumer: channel data paused until the connection drains; a fresh snapshot follows';
+      for (const sub of c.subs.values()) write(c, JSON.stringify({ type: 'degraded', ...frameBase(sub), reason, retryAfterMs: budget.retryAfterMs }));
       return;
     }
-    c.degraded = false;
-    c.ws.send(text);
+    write(c, data);
   };
-  const send = (c: Connection, frame: unknown): void => sendText(c, JSON.stringify(frame));
+
+  /** Replies and control frames: never dropped (the hard limit still applies). */
+  const send = (c: Connection, frame: unknown): void => void write(c, JSON.stringify(frame));
 
   const frameBase = (sub: Subscription): Record<string, unknown> => {
     const base: Record<string, unknown> = { channel: sub.channel };
@@ -188,15 +283,15 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
   const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>
-    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, text: JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents }) }));
+    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, data: Buffer.from(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents })) }));
 
   const listener = (events: readonly EngineEvent[]): void => {
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity and shared by every connection that holds it.
     let shared: Map<string, Frame[]> | undefined;
     for (const c of connections) {
-      // RPC-only connections (no subscription) cost the fan-out nothing.
-      if (c.subs.size === 0) continue;
+      // RPC-only connections (no subscription) and degraded ones cost the fan-out nothing.
+      if (c.subs.size === 0 || c.degradedSince !== undefined) continue;
       shared ??= new Map();
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
@@ -214,20 +309,45 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         }
       }
       if (out.length > 1) out.sort((a, b) => a.at - b.at);
-      for (const f of out) sendText(c, f.text);
+      for (const f of out) sendData(c, f.data);
     }
   };
   state.exchange.listeners.add(listener);
 
+  /** A degraded connection that drained gets every subscription's snapshot again; one degraded too long goes. */
+  const checkDegraded = (c: Connection, nowMs: number): void => {
+    if (c.ws.readyState !== c.ws.OPEN) return;
+    if (c.ws.bufferedAmount <= budget.maxBytes / 4 && c.queuedFrames <= budget.maxFrames / 4) {
+      c.degradedSince = undefined;
+      const now = state.exchange.clock();
+      for (const sub of c.subs.values()) {
+        const channel = CHANNELS[sub.channel];
+        sub.lastPeriodicAt = now;
+        channel.start?.(state, sub);
+        const frame: Record<string, unknown> = { type: 'subscribed', ...frameBase(sub), resync: true };
+        if (channel.snapshot !== undefined) frame.contents = channel.snapshot(state, sub);
+        else if (channel.ack !== undefined) frame.contents = channel.ack;
+        send(c, frame);
+      }
+    } else if (nowMs - c.degradedSince! >= budget.degradedCloseMs) {
+      closeSlow(c);
+    }
+  };
+
   const periodic = setInterval(() => {
     const now = state.exchange.clock();
+    const nowMs = Date.now();
     for (const c of connections) {
+      if (c.degradedSince !== undefined) {
+        checkDegraded(c, nowMs);
+        continue;
+      }
       for (const sub of c.subs.values()) {
         const every = CHANNELS[sub.channel].periodic;
         if (every === undefined || now - sub.lastPeriodicAt < every.everyUs) continue;
         sub.lastPeriodicAt = now;
         const contents = every.contents(state, sub);
-        if (contents !== undefined) send(c, { type: 'channel_data', ...frameBase(sub), contents });
+        if (contents !== undefined) sendData(c, JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents }));
       }
     }
   }, options.periodicTickMs ?? 50);
@@ -472,7 +592,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       return socket.destroy();
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false, corked: false };
+      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, backlogged: false };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -487,6 +607,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   });
 
   return {
+    sendQueues: () => [...connections].map((c) => ({ bufferedBytes: c.ws.bufferedAmount, queuedFrames: c.queuedFrames, degraded: c.degradedSince !== undefined, subscriptions: c.subs.size })),
     close(): void {
       state.exchange.listeners.delete(listener);
       clearInterval(periodic);
