@@ -20,6 +20,7 @@ const BENCHES: Record<string, string> = {
   gateway: 'gateway.bench.ts',
   backtest: 'backtest.bench.ts',
   journal: 'journal.bench.ts',
+  fanout: 'fanout.bench.ts',
 };
 
 const DOCUMENT = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

@@ -136,13 +136,20 @@ const UNLOGGED = /^\/(sim|docs|openapi\.json)(\/|\?|$)/;
 export function requestLogHooks(log: RequestLog, state: GatewayState): Required<Pick<WsHooks, 'afterRpc'>> {
   return {
     afterRpc: (call) => {
+      // A frame past BODY_LIMIT is measured now, not kept (it may be 1 MB).
+      let sent = (): Pick<RequestRecord, 'body' | 'bodyBytes'> => ({ body: call.payload() ?? null });
+      if (call.frameBytes > BODY_LIMIT) {
+        const body = call.payload() ?? null;
+        const bodyBytes = Buffer.byteLength(JSON.stringify(body) ?? '');
+        sent = bodyBytes > BODY_LIMIT ? () => ({ body: null, bodyBytes }) : () => ({ body });
+      }
       addRecord(log, {
         time: state.exchange.clock(),
         transport: 'ws',
         method: call.type.toUpperCase(),
         path: call.method,
         status: call.status,
-        sent: () => ({ body: call.payload() ?? null }),
+        sent,
         attribute: attribution(state, call.apiKey, undefined),
       });
     },
@@ -156,7 +163,11 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
   app.addHook('onResponse', (req: FastifyRequest, reply, done) => {
     if (!UNLOGGED.test(req.url)) {
       const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
-      const parsed: unknown = req.body;
+      // A record holds the raw text, or the parsed body when there is none, and neither past
+      // BODY_LIMIT: 1,000 records of 1 MB bodies (and their parsed trees) outlived the requests.
+      const bytes = raw === undefined ? 0 : raw.length * 3 <= BODY_LIMIT ? raw.length : Buffer.byteLength(raw);
+      const kept = bytes > BODY_LIMIT ? undefined : raw;
+      const parsed: unknown = raw === undefined ? req.body : undefined;
       const query = { ...((req.query ?? {}) as Record<string, unknown>) };
       addRecord(log, {
         time: state.exchange.clock(),
@@ -165,7 +176,7 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
         path: req.url.split('?')[0]!,
         query,
         status: reply.statusCode,
-        sent: () => sentBody(raw, parsed),
+        sent: kept === undefined && raw !== undefined ? () => ({ body: null, bodyBytes: bytes }) : () => sentBody(kept, parsed),
         attribute: attribution(state, req.headers['x-api-key'], query),
       });
     }

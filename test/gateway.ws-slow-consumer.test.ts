@@ -37,7 +37,8 @@ interface Rig {
 
 async function rig(budget: Partial<SendBudget>): Promise<Rig> {
   const h = await gateway({ rateLimit: { enabled: false } });
-  const ws = attachWebSocket(h.app, h.state, { sendBudget: budget, periodicTickMs: 20 });
+  // Data leaves at the end of each event-loop iteration: the churn's bursts stay the size the budget is set for.
+  const ws = attachWebSocket(h.app, h.state, { sendBudget: budget, periodicTickMs: 20, coalesceMs: 0 });
   closers.push(() => h.app.close());
   closers.push(() => ws.close());
   const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
@@ -137,21 +138,26 @@ describe('a slow consumer costs a bounded queue and is told so', () => {
     expect(healthy.view(100)).toMatchObject({ bids: rest.bids, asks: rest.asks });
 
     // The slow client reads again: the backlog, a degraded notice per subscription, then a
-    // `subscribed` snapshot per subscription, then deltas contiguous from that snapshot.
+    // `subscribed` snapshot per subscription, then deltas contiguous from that snapshot. While it
+    // catches up with what the kernel still holds it may be degraded again: each time the same.
     slow.socket.resume();
     await r.churn(300);
     const deadline = Date.now() + 10_000;
     const resynced = (): Frame[] => slow.frames.filter((f) => f.type === 'subscribed' && f.resync === true);
     while (resynced().length < COPIES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(resynced()).toHaveLength(COPIES);
+    expect(resynced().length).toBeGreaterThanOrEqual(COPIES);
     const notices = slow.frames.filter((f) => f.type === 'degraded');
-    expect(notices).toHaveLength(COPIES);
+    expect(notices.length).toBeGreaterThanOrEqual(COPIES);
+    expect(notices.length % COPIES).toBe(0);
     expect(notices[0]).toMatchObject({ channel: 'l2OrderbookUpdates', id: 'BTC-USD', retryAfterMs: 1000 });
     expect(typeof notices[0]!.reason).toBe('string');
-    // Nothing of the channel arrives between a connection's degraded notice and its resync.
-    const firstNotice = slow.frames.indexOf(notices[0]!);
-    const firstResync = slow.frames.indexOf(resynced()[0]!);
-    expect(slow.frames.slice(firstNotice, firstResync).every((f) => f.type === 'degraded')).toBe(true);
+    // Nothing of the channel arrives between a degraded notice and the resync that follows it.
+    let paused = false;
+    for (const f of slow.frames) {
+      if (f.type === 'degraded') paused = true;
+      else if (f.type === 'subscribed' && f.resync === true) paused = false;
+      else if (paused) expect(f.type).not.toBe('channel_data');
+    }
 
     await r.churn(300);
     const final = (await r.h.app.inject({ url: '/v1/l2OrderBook/BTC-USD?nLevels=100' })).json() as { lastSequenceId: number; bids: unknown[]; asks: unknown[] };
@@ -161,24 +167,22 @@ describe('a slow consumer costs a bounded queue and is told so', () => {
       return data.length === 0 ? 0 : (data.at(-1)!.contents as BookContents).lastSequenceId;
     };
     while (lastSeq() < final.lastSequenceId && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-    // One identity (nLevels 100) replayed as a bot would: seeded by the resync, every later delta applied without a gap.
+    // The whole stream replayed as a bot keeps a book: seeded by every snapshot (each identity's
+    // holds at least 61 levels; frames do not name nLevels), every delta applied (each comes once
+    // per identity: the copies are stale), and never a gap.
     const book = createLocalBook(100);
-    const mine = slow.frames.slice(firstResync).filter((f) => f.channel === 'l2OrderbookUpdates' && (f.type === 'subscribed' ? f.contents !== undefined : true));
-    let seeded = false;
-    let applied = 0;
-    for (const f of mine) {
-      if (f.type === 'subscribed' && (f.contents as BookContents).bids.length + (f.contents as BookContents).asks.length >= 0 && !seeded) {
+    let resyncs = 0;
+    for (const f of slow.frames) {
+      if (f.channel !== 'l2OrderbookUpdates') continue;
+      if (f.type === 'subscribed') {
+        if (f.resync === true) resyncs++;
         seedBook(book, f.contents as BookContents);
-        seeded = true;
-      } else if (f.type === 'channel_data' && seeded) {
-        const outcome = applyDelta(book, f.contents as BookContents);
-        if (outcome === 'stale') continue;
-        expect(outcome).toBe('applied');
-        applied++;
+      } else if (f.type === 'channel_data') {
+        expect(applyDelta(book, f.contents as BookContents)).not.toBe('gap');
       }
     }
-    expect(applied).toBeGreaterThan(0);
-    expect(bookView(book, 100)).toMatchObject({ bids: final.bids, asks: final.asks, lastSequenceId: final.lastSequenceId });
+    expect(resyncs).toBeGreaterThanOrEqual(1);
+    expect(bookView(book, 50)).toMatchObject({ bids: final.bids.slice(0, 50), asks: final.asks.slice(0, 50), lastSequenceId: final.lastSequenceId, exact: true });
     expect(r.ws.sendQueues().every((q) => !q.degraded)).toBe(true);
   }, 60_000);
 
@@ -191,7 +195,9 @@ describe('a slow consumer costs a bounded queue and is told so', () => {
     await churnUntilDegraded(r, 200_000);
     expect(r.ws.sendQueues().filter((q) => q.degraded)).toHaveLength(1);
     const deadline = Date.now() + 5_000;
-    while (r.ws.sendQueues().length > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (r.ws.sendQueues().length > 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     const left = r.ws.sendQueues();
     expect(left).toHaveLength(1);
     expect(left[0]).toMatchObject({ degraded: false, subscriptions: 1 });

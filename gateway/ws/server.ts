@@ -30,16 +30,23 @@
  * when it goes. The engine and other clients never wait for it. Connections close with 1001 on
  * shutdown.
  *
- * Writes: the frames a connection gets in one event-loop turn (the RPC replies whose
- * verifications came back together, one command's channel_data frames) leave in one socket
- * write: the socket is corked at the turn's first frame and uncorked once the turn's
- * callbacks and microtasks are done (`process.nextTick`). The bytes are the same frames in the
- * same order; only the number of writes changes (one write per frame cost the event loop more
- * than building the frame).
+ * Writes: frames are WebSocket frames built here (`textFrame`: unmasked, unfragmented, no
+ * extension: the server offers no permessage-deflate) and written to the connection's socket;
+ * a server frame is the same bytes for every receiver, so a channel frame is serialized and
+ * framed once per event and identity, and connections holding the same market-wide
+ * subscriptions share one command's frames as one buffer (`plan`). Channel data waits up to
+ * `coalesceMs` (20 ms) and leaves with the rest of that window's data in one write per
+ * connection; any other frame (a reply, a snapshot, an error) writes the pending data first and
+ * then itself at once, so a connection sees everything in the order it was produced. Replies
+ * of one event-loop iteration leave together: the socket is corked at the first and uncorked by
+ * `setImmediate`. The bytes are the same frames in the same order; only the number of writes
+ * changes (a write per connection per command was most of the fan-out's cost:
+ * bench/fanout.bench.ts, docs/decisions.md "Slow consumers").
  */
 import AjvModule, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent } from '../../engine/index.ts';
 import { LIMITS } from '../../engine/spec.ts';
@@ -65,45 +72,68 @@ import { CHANNELS, isChannelName, type Subscription, type Update } from './chann
 
 const WS_PATH = '/v1/ws';
 
-/** A channel_data frame, encoded, and the global sequence of the event it came from. */
+/** A channel_data frame, as WebSocket frame bytes, and the global sequence of the event it came from. */
 interface Frame {
   at: number;
   data: Buffer;
 }
 
-/** Text frames from a Buffer (ws sends a Buffer as binary unless told). */
-const TEXT = { binary: false } as const;
+/** One command's frames for a set of market-wide subscriptions, in event order, and all of them as one buffer. */
+interface Plan {
+  entries: { key: string; frame: Frame }[];
+  bytes: Buffer;
+}
 
 /** Channels whose updates depend only on the subscription's identity, never on its history. */
-const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
+const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2Orderbook', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
+
+/** A final, unmasked WebSocket text frame (RFC 6455 §5.2) carrying `payload`. */
+export function textFrame(payload: string): Buffer {
+  const n = Buffer.byteLength(payload);
+  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const out = Buffer.allocUnsafe(head + n);
+  out[0] = 0x81;
+  if (n < 126) {
+    out[1] = n;
+  } else if (n < 65_536) {
+    out[1] = 126;
+    out.writeUInt16BE(n, 2);
+  } else {
+    out[1] = 127;
+    out.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
+    out.writeUInt32BE(n >>> 0, 6);
+  }
+  out.write(payload, head, 'utf8');
+  return out;
+}
 
 interface Connection {
   ws: WebSocket;
   ip: string;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
+  /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
+  plan: string | undefined;
   /** Frames handed to the socket whose write has not completed (their callbacks pending). */
   queuedFrames: number;
   /** The write callback of every frame: counts it done. */
   written: () => void;
   /** Wall-clock ms since the connection is over its send budget (no channel data); undefined: it is not. */
   degradedSince: number | undefined;
-  /** The socket is corked until the end of this turn (see the module comment). */
+  /** The socket is corked until the end of this event-loop iteration (see the module comment). */
   corked: boolean;
-  /**
-   * Over the send budget at the turn's first frame. The budget is judged on what earlier turns
-   * left queued, not on this turn's corked frames: one command's burst to a client that reads
-   * is not a slow consumer.
-   */
-  backlogged: boolean;
+  /** Channel data waiting for the coalescing flush: buffers, their bytes and frames. */
+  pending: Buffer[];
+  pendingBytes: number;
+  pendingFrames: number;
 }
 
 /** The socket under a `ws` WebSocket (its `_socket`, a net.Socket once open). */
-function socketOf(ws: WebSocket): { cork(): void; uncork(): void } | undefined {
-  return (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket ?? undefined;
+function socketOf(ws: WebSocket): Socket | undefined {
+  return (ws as unknown as { _socket?: Socket })._socket ?? undefined;
 }
 
-/** Ends the turn's cork: the frames buffered since its first one leave in one write. */
+/** Ends the iteration's cork: the frames buffered since its first one leave in one write. */
 function flush(c: Connection): void {
   if (!c.corked) return;
   c.corked = false;
@@ -133,8 +163,13 @@ export const DEFAULT_SEND_BUDGET: SendBudget = { maxBytes: 256 * 1024, maxFrames
 export const SLOW_CONSUMER_CLOSE = { code: 1008, reason: 'slow consumer: send queue over budget' } as const;
 const SLOW_CONSUMER_GRACE_MS = 1_000;
 
+/** How long channel data may wait to leave with later data in one write, ms (docs/decisions.md "Slow consumers"). */
+export const DEFAULT_COALESCE_MS = 20;
+
 export interface WsOptions {
   sendBudget?: Partial<SendBudget>;
+  /** Channel data coalescing window, ms; 0: the end of the event-loop iteration. Default DEFAULT_COALESCE_MS. */
+  coalesceMs?: number;
   /** Wall-clock period of the timer that drives periodic channels (ms). */
   periodicTickMs?: number;
   hooks?: WsHooks;
@@ -147,6 +182,8 @@ export interface WsRpcRecord {
   method: string;
   /** The payload as the client sent it (parsed again from the frame when called: validation coerces the one the call used). */
   payload: () => unknown;
+  /** The frame's length, bytes (a request log keeps what it can afford). */
+  frameBytes: number;
   status: number;
   ip: string;
   apiKey: string | undefined;
@@ -213,58 +250,110 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
    * does not is cut off after a second (ws itself would wait 30 s), so its queue is freed.
    */
   const closeSlow = (c: Connection): void => {
+    c.pending.length = 0;
     flush(c);
     c.ws.close(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_CLOSE.reason);
     setTimeout(() => c.ws.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
   };
 
-  /** Hands one frame to the socket, corked until the end of the turn; false: the connection is gone or going. */
-  const write = (c: Connection, data: Buffer | string): boolean => {
-    if (c.ws.readyState !== c.ws.OPEN) return false;
-    const fate = hooks.beforeSend?.(c) ?? 'send';
-    if (fate !== 'send') flush(c);
-    if (fate === 'close') {
-      c.ws.close(1001, 'fault injected');
-      return false;
-    }
-    if (fate === 'drop') {
-      c.ws.terminate();
-      return false;
-    }
+  /** The first write of an iteration corks the socket; `setImmediate` uncorks it. */
+  const begin = (c: Connection, socket: Socket): void => {
+    if (c.corked) return;
+    socket.cork();
+    c.corked = true;
+    setImmediate(flush, c);
+  };
+
+  /** Hands `frames` frames (their bytes) to the socket; false: the connection is gone or going. Calls no hook. */
+  const writeBytes = (c: Connection, bytes: Buffer, frames: number): boolean => {
+    const socket = socketOf(c.ws);
+    if (c.ws.readyState !== c.ws.OPEN || socket === undefined) return false;
     if (c.ws.bufferedAmount > budget.hardMaxBytes) {
       closeSlow(c);
       return false;
     }
-    if (!c.corked) {
-      // The turn's first frame: what is still queued now is what the client has not taken.
-      c.backlogged = c.ws.bufferedAmount > budget.maxBytes || c.queuedFrames > budget.maxFrames;
-      const socket = socketOf(c.ws);
-      if (socket !== undefined) {
-        socket.cork();
-        c.corked = true;
-        process.nextTick(flush, c);
-      }
-    }
-    c.queuedFrames++;
-    c.ws.send(data, TEXT, c.written);
+    begin(c, socket);
+    c.queuedFrames += frames;
+    socket.write(bytes, frames === 1 ? c.written : () => void (c.queuedFrames -= frames));
     return true;
   };
 
-  /** Channel data: dropped while the connection is degraded; the first frame over budget degrades it. */
-  const sendData = (c: Connection, data: Buffer | string): void => {
-    if (c.degradedSince !== undefined) return;
-    if (!c.corked) c.backlogged = c.ws.bufferedAmount > budget.maxBytes || c.queuedFrames > budget.maxFrames;
-    if (c.backlogged) {
-      c.degradedSince = Date.now();
-      const reason = 'slow consumer: channel data paused until the connection drains; a fresh snapshot follows';
-      for (const sub of c.subs.values()) write(c, JSON.stringify({ type: 'degraded', ...frameBase(sub), reason, retryAfterMs: budget.retryAfterMs }));
-      return;
+  // Channel data waits up to `coalesceMs` in its connection's `pending` list and leaves in one
+  // write per connection (see the module comment); any other frame writes the pending data first.
+  const coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
+  const dirty = new Set<Connection>();
+  let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+
+  /** Writes the connection's pending channel data as one buffer. */
+  const drain = (c: Connection): void => {
+    if (c.pending.length === 0) return;
+    const bytes = c.pending.length === 1 ? c.pending[0]! : Buffer.concat(c.pending, c.pendingBytes);
+    const frames = c.pendingFrames;
+    c.pending.length = 0;
+    c.pendingBytes = 0;
+    c.pendingFrames = 0;
+    writeBytes(c, bytes, frames);
+  };
+
+  /** The window's end: every pending buffer goes to the kernel now (uncorked), so the next window judges what it could not take. */
+  const flushAll = (): void => {
+    flushTimer = undefined;
+    for (const c of dirty) {
+      drain(c);
+      flush(c);
     }
-    write(c, data);
+    dirty.clear();
+  };
+
+  const queue = (c: Connection, bytes: Buffer, frames: number): void => {
+    c.pending.push(bytes);
+    c.pendingBytes += bytes.length;
+    c.pendingFrames += frames;
+    dirty.add(c);
+    flushTimer ??= coalesceMs === 0 ? setImmediate(flushAll) : setTimeout(flushAll, coalesceMs);
+  };
+
+  /** What the fault hook says of the next frame: true to send it (a 'close' or 'drop' is carried out here). */
+  const mayWrite = (c: Connection): boolean => {
+    if (c.ws.readyState !== c.ws.OPEN) return false;
+    const fate = hooks.beforeSend?.(c) ?? 'send';
+    if (fate === 'send') return true;
+    drain(c);
+    flush(c);
+    if (fate === 'close') c.ws.close(1001, 'fault injected');
+    else c.ws.terminate();
+    return false;
+  };
+
+  /** A frame other than channel data: after the connection's pending data, at once. */
+  const write = (c: Connection, bytes: Buffer): boolean => {
+    if (!mayWrite(c)) return false;
+    drain(c);
+    return writeBytes(c, bytes, 1);
+  };
+
+  /**
+   * Whether channel data may go to `c` now: not while degraded. The budget is judged at the
+   * first frame of a coalescing window, on what earlier windows left queued in the socket (one
+   * window's burst to a client that reads is not a slow consumer); past it the connection is
+   * degraded.
+   */
+  const accepting = (c: Connection): boolean => {
+    if (c.degradedSince !== undefined || c.ws.readyState !== c.ws.OPEN) return false;
+    if (c.pending.length > 0 || (c.ws.bufferedAmount <= budget.maxBytes && c.queuedFrames <= budget.maxFrames)) return true;
+    c.degradedSince = Date.now();
+    const reason = 'slow consumer: channel data paused until the connection drains; a fresh snapshot follows';
+    for (const sub of c.subs.values()) write(c, textFrame(JSON.stringify({ type: 'degraded', ...frameBase(sub), reason, retryAfterMs: budget.retryAfterMs })));
+    return false;
+  };
+
+  /** Channel data: dropped while the connection is degraded. */
+  const sendData = (c: Connection, bytes: Buffer): void => {
+    if (accepting(c) && mayWrite(c)) queue(c, bytes, 1);
   };
 
   /** Replies and control frames: never dropped (the hard limit still applies). */
-  const send = (c: Connection, frame: unknown): void => void write(c, JSON.stringify(frame));
+  const send = (c: Connection, frame: unknown): void => void write(c, textFrame(JSON.stringify(frame)));
 
   const frameBase = (sub: Subscription): Record<string, unknown> => {
     const base: Record<string, unknown> = { channel: sub.channel };
@@ -283,32 +372,88 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
   const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>
-    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, data: Buffer.from(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents })) }));
+    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, data: textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents })) }));
+
+  const byEvent = (a: { at: number }, b: { at: number }): number => a.at - b.at;
+
+  /**
+   * Writes a plan's frames to `c`: the shared buffer when the fault hooks pass every frame (they
+   * are asked per frame, in order, as for any frame), else the frames they let through.
+   */
+  const writePlan = (c: Connection, plan: Plan): void => {
+    let withheld: Set<number> | undefined;
+    if (hooks.withholdDelta !== undefined) {
+      for (let i = 0; i < plan.entries.length; i++) {
+        const { key, frame } = plan.entries[i]!;
+        const sub = c.subs.get(key)!;
+        if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta(c, sub, frame.at)) (withheld ??= new Set()).add(i);
+      }
+    }
+    let fateAt = plan.entries.length;
+    let fate: 'close' | 'drop' | undefined;
+    if (hooks.beforeSend !== undefined) {
+      for (let i = 0; i < plan.entries.length; i++) {
+        if (withheld?.has(i)) continue;
+        const f = hooks.beforeSend(c);
+        if (f === 'send') continue;
+        fateAt = i;
+        fate = f;
+        break;
+      }
+    }
+    if (withheld === undefined && fate === undefined) {
+      queue(c, plan.bytes, plan.entries.length);
+      return;
+    }
+    for (let i = 0; i < fateAt; i++) if (!withheld?.has(i)) queue(c, plan.entries[i]!.frame.data, 1);
+    if (fate === undefined) return;
+    drain(c);
+    flush(c);
+    if (fate === 'close') c.ws.close(1001, 'fault injected');
+    else c.ws.terminate();
+  };
 
   const listener = (events: readonly EngineEvent[]): void => {
     // Market-wide channels keep no per-subscription state: their frames are built and
-    // serialized once per identity and shared by every connection that holds it.
+    // serialized once per identity, and a set of them once per plan, shared by every
+    // connection that holds it.
     let shared: Map<string, Frame[]> | undefined;
+    let plans: Map<string, Plan | undefined> | undefined;
+    const sharedFrames = (sub: Subscription): Frame[] => {
+      shared ??= new Map();
+      let frames = shared.get(sub.key);
+      if (frames === undefined) {
+        frames = framesOf(sub, events);
+        shared.set(sub.key, frames);
+      }
+      return frames;
+    };
     for (const c of connections) {
       // RPC-only connections (no subscription) and degraded ones cost the fan-out nothing.
       if (c.subs.size === 0 || c.degradedSince !== undefined) continue;
-      shared ??= new Map();
+      if (c.plan !== undefined) {
+        plans ??= new Map();
+        let plan = plans.get(c.plan);
+        if (plan === undefined && !plans.has(c.plan)) {
+          const entries: Plan['entries'] = [];
+          for (const sub of c.subs.values()) for (const frame of sharedFrames(sub)) entries.push({ key: sub.key, frame });
+          if (entries.length > 1) entries.sort((a, b) => byEvent(a.frame, b.frame));
+          plan = entries.length === 0 ? undefined : { entries, bytes: entries.length === 1 ? entries[0]!.frame.data : Buffer.concat(entries.map((e) => e.frame.data)) };
+          plans.set(c.plan, plan);
+        }
+        if (plan !== undefined && accepting(c)) writePlan(c, plan);
+        continue;
+      }
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
-        let frames: Frame[];
-        if (SHARED_FRAMES.has(sub.channel)) {
-          frames = shared.get(sub.key) ?? framesOf(sub, events);
-          shared.set(sub.key, frames);
-        } else {
-          frames = framesOf(sub, events);
-        }
+        const frames = SHARED_FRAMES.has(sub.channel) ? sharedFrames(sub) : framesOf(sub, events);
         if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta !== undefined) {
           for (const f of frames) if (!hooks.withholdDelta(c, sub, f.at)) out.push(f);
         } else {
           for (const f of frames) out.push(f);
         }
       }
-      if (out.length > 1) out.sort((a, b) => a.at - b.at);
+      if (out.length > 1) out.sort(byEvent);
       for (const f of out) sendData(c, f.data);
     }
   };
@@ -337,6 +482,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const periodic = setInterval(() => {
     const now = state.exchange.clock();
     const nowMs = Date.now();
+    // A periodic frame depends on the subscription's identity only: built once per tick.
+    const built = new Map<string, Buffer | undefined>();
     for (const c of connections) {
       if (c.degradedSince !== undefined) {
         checkDegraded(c, nowMs);
@@ -346,8 +493,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         const every = CHANNELS[sub.channel].periodic;
         if (every === undefined || now - sub.lastPeriodicAt < every.everyUs) continue;
         sub.lastPeriodicAt = now;
-        const contents = every.contents(state, sub);
-        if (contents !== undefined) sendData(c, JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents }));
+        let bytes = built.get(sub.key);
+        if (bytes === undefined && !built.has(sub.key)) {
+          const contents = every.contents(state, sub);
+          bytes = contents === undefined ? undefined : textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents }));
+          built.set(sub.key, bytes);
+        }
+        if (bytes !== undefined) sendData(c, bytes);
       }
     }
   }, options.periodicTickMs ?? 50);
@@ -435,6 +587,12 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return sub;
   };
 
+  /** The connection's plan key: its subscription keys in order, when all are market-wide. */
+  const planOf = (c: Connection): string | undefined => {
+    for (const sub of c.subs.values()) if (!SHARED_FRAMES.has(sub.channel)) return undefined;
+    return [...c.subs.keys()].join('\n');
+  };
+
   const subscribe = (c: Connection, msg: Record<string, unknown>): void => {
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
@@ -445,6 +603,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     ips.set(c.ip, added.ip);
     c.limits = added.connection;
     c.subs.set(sub.key, sub);
+    c.plan = planOf(c);
     const channel = CHANNELS[sub.channel];
     channel.start?.(state, sub);
     const frame: Record<string, unknown> = { type: 'subscribed', ...frameBase(sub) };
@@ -457,6 +616,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    c.plan = planOf(c);
     const removed = removeSubscription(ips.get(c.ip)!, c.limits);
     ips.set(c.ip, removed.ip);
     c.limits = removed.connection;
@@ -472,7 +632,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
     const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
+    hooks.afterRpc({ type: String(msg.type), method: String(request.type ?? ''), payload, frameBytes: Buffer.byteLength(text), status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : String(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -592,7 +752,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       return socket.destroy();
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, backlogged: false };
+      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -600,6 +760,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ws.on('close', () => {
         clearTimeout(lifetime);
         connections.delete(c);
+        dirty.delete(c);
+        c.pending.length = 0;
         ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
       });
       ws.on('error', () => ws.terminate());
@@ -611,6 +773,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     close(): void {
       state.exchange.listeners.delete(listener);
       clearInterval(periodic);
+      flushAll();
       for (const c of connections) {
         flush(c);
         c.ws.close(1001, 'server shutting down');
