@@ -218,13 +218,22 @@ function startClients(): { ask(task: ToWorker): Promise<Counts>; stop(): Promise
 interface Samples {
   rss: number[];
   heap: number[];
+  /** The server's event-loop delay per probe period, ms. */
+  loopP99: number[];
+  loopMax: number[];
 }
 
 function sampleMemory(server: ServerProcess, into: Samples): () => void {
+  let last: ReturnType<ServerProcess['memory']>;
   const timer = setInterval(() => {
     into.rss.push(server.rssBytes());
     const m = server.memory();
-    if (m !== undefined) into.heap.push(m.heapUsed);
+    if (m !== undefined && m !== last) {
+      last = m;
+      into.heap.push(m.heapUsed);
+      into.loopP99.push(m.loopDelayP99Ms);
+      into.loopMax.push(m.loopDelayMaxMs);
+    }
   }, RSS_EVERY_MS);
   return () => clearInterval(timer);
 }
@@ -250,7 +259,7 @@ async function main(): Promise<void> {
     const rssStart = server.rssBytes();
     const heapStart = server.memory()?.heapUsed ?? 0;
 
-    const peak: Samples = { rss: [], heap: [] };
+    const peak: Samples = { rss: [], heap: [], loopP99: [], loopMax: [] };
     const stopPeak = sampleMemory(server, peak);
     const connectStart = performance.now();
     const connected = await clients.ask({ kind: 'connect', url: server.url.replace(/^http/, 'ws') + '/v1/ws', total: CONFIG.connections, paused: CONFIG.paused });
@@ -319,7 +328,7 @@ async function main(): Promise<void> {
     stopPeak();
 
     // Every socket closes; the server settles.
-    const after: Samples = { rss: [], heap: [] };
+    const after: Samples = { rss: [], heap: [], loopP99: [], loopMax: [] };
     const closing = await clients.ask({ kind: 'close' });
     const stopAfter = sampleMemory(server, after);
     await new Promise((resolve) => setTimeout(resolve, CONFIG.settleMs));
@@ -344,6 +353,8 @@ async function main(): Promise<void> {
       heapStartMb: round(heapStart / MB),
       heapPeakMb: round(Math.max(0, ...peak.heap) / MB),
       heapAfterCloseMb: round(Math.min(...after.heap) / MB),
+      serverLoopDelayP99Ms: round(percentile(peak.loopP99, 50)),
+      serverLoopDelayMaxMs: round(Math.max(0, ...peak.loopMax)),
       serverCpuCores: round(serverCpuShare, 2),
       serverCpuMsPer1kFrames: round((serverCpuShare * CONFIG.driveMs) / Math.max(1, driveCounts.frames / 1000), 2),
       loadAverage: round(loadavg()[0]!, 1),
@@ -356,6 +367,7 @@ async function main(): Promise<void> {
     console.log(`  orders                      ${sent} sent, ${acked} acknowledged ${JSON.stringify(statuses)}${firstRefusal === undefined ? '' : `; first refusal: ${firstRefusal}`}`);
     console.log(`  /health latency             p50 ${figures.healthP50Ms} ms, p99 ${figures.healthP99Ms} ms (${health.length} probes; target p99 ≤ 50 ms)`);
     console.log(`  order acknowledgement       p50 ${figures.ackP50Ms} ms, p99 ${figures.ackP99Ms} ms (target p99 ≤ 100 ms)`);
+    console.log(`  server event loop           delay p99 ${figures.serverLoopDelayP99Ms} ms (median of the half-second periods' p99), max ${figures.serverLoopDelayMaxMs} ms`);
     console.log(`  server RSS                  start ${figures.rssStartMb} MB, peak ${figures.rssPeakMb} MB (target ≤ 1,024), after close ${figures.rssAfterCloseMb} MB = ${figures.rssAfterToStart} × start (target ≤ 1.2)`);
     console.log(`  server heap used            start ${figures.heapStartMb} MB, peak ${figures.heapPeakMb} MB, after close ${figures.heapAfterCloseMb} MB`);
     console.log(`  server CPU                  ${figures.serverCpuCores} cores busy during the drive, ${figures.serverCpuMsPer1kFrames} ms per 1,000 frames delivered (load average ${figures.loadAverage} on ${availableParallelism()} cores)`);

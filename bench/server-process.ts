@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+export type ProbeReport = NodeJS.MemoryUsage & { loopDelayP99Ms: number; loopDelayMaxMs: number };
+
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
@@ -19,8 +21,8 @@ export interface ServerProcess {
   rssBytes(): number;
   /** CPU time used so far (user + system), ms. */
   cpuMs(): number;
-  /** The latest memory report of the child's probe (heapUsed, heapTotal, external, ... bytes). */
-  memory(): NodeJS.MemoryUsage | undefined;
+  /** The latest report of the child's probe: memory (heapUsed, heapTotal, external, ... bytes) and its event-loop delay over the last period. */
+  memory(): ProbeReport | undefined;
   /** SIGTERM, then SIGKILL after 10 s; resolves when it has exited. */
   stop(): Promise<void>;
 }
@@ -54,8 +56,8 @@ export function rssOf(pid: number): number {
 export function startServerProcess(args: readonly string[], options: { nodeArgs?: readonly string[]; timeoutMs?: number; root?: string } = {}): Promise<ServerProcess> {
   const start = options.root === undefined ? START : join(options.root, 'scripts', 'start.mjs');
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', PROBE, start, 'serve', ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  let memory: NodeJS.MemoryUsage | undefined;
-  child.on('message', (message: { kind?: string } & NodeJS.MemoryUsage) => {
+  let memory: ProbeReport | undefined;
+  child.on('message', (message: { kind?: string } & ProbeReport) => {
     if (message.kind === 'memory') memory = message;
   });
   const stop = async (): Promise<void> => {

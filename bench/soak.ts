@@ -64,6 +64,8 @@ interface Sample {
   t: number;
   rss: number;
   heap: number;
+  /** Memory outside the JS heap that V8 knows of (Buffers and other ArrayBuffers included). */
+  external: number;
 }
 
 interface LoadSummary {
@@ -108,6 +110,7 @@ interface ModeResult {
   mode: string;
   rssFloorsMb: number[];
   heapFloorsMb: number[];
+  externalFloorsMb: number[];
   rssSlopeMbPerMin: number;
   heapSlopeMbPerMin: number;
   rssStartMb: number;
@@ -122,7 +125,8 @@ async function soak(mode: string): Promise<ModeResult> {
   const samples: Sample[] = [];
   const t0 = performance.now();
   const timer = setInterval(() => {
-    samples.push({ t: (performance.now() - t0) / 1000, rss: server.rssBytes(), heap: server.memory()?.heapUsed ?? Number.NaN });
+    const m = server.memory();
+    samples.push({ t: (performance.now() - t0) / 1000, rss: server.rssBytes(), heap: m?.heapUsed ?? Number.NaN, external: m?.external ?? Number.NaN });
   }, 1_000);
   try {
     const rssStart = server.rssBytes();
@@ -136,11 +140,12 @@ async function soak(mode: string): Promise<ModeResult> {
     }
     // A window with fewer than half its samples (the run's tail) is left out.
     const full = [...windows.entries()].filter(([, ss]) => ss.length >= WINDOW_S / 2).sort(([a], [b]) => a - b);
-    const floors = full.map(([w, ss]) => ({ minute: (WARMUP_S + (w + 0.5) * WINDOW_S) / 60, rss: Math.min(...ss.map((s) => s.rss)) / MB, heap: Math.min(...ss.map((s) => s.heap)) / MB }));
+    const floors = full.map(([w, ss]) => ({ minute: (WARMUP_S + (w + 0.5) * WINDOW_S) / 60, rss: Math.min(...ss.map((s) => s.rss)) / MB, heap: Math.min(...ss.map((s) => s.heap)) / MB, external: Math.min(...ss.map((s) => s.external)) / MB }));
     return {
       mode,
       rssFloorsMb: floors.map((f) => round(f.rss, 1)),
       heapFloorsMb: floors.map((f) => round(f.heap, 1)),
+      externalFloorsMb: floors.map((f) => round(f.external, 1)),
       rssSlopeMbPerMin: round(slope(floors.map((f) => ({ x: f.minute, y: f.rss })))),
       heapSlopeMbPerMin: round(slope(floors.map((f) => ({ x: f.minute, y: f.heap })))),
       rssStartMb: round(rssStart / MB, 1),
@@ -159,7 +164,7 @@ const results: ModeResult[] = [];
 for (const mode of MODES) {
   const r = await soak(mode);
   results.push(r);
-  console.log(`  ${mode.padEnd(6)} RSS floors ${r.rssFloorsMb.join(', ')} MB: slope ${r.rssSlopeMbPerMin} MB/min (target ≤ 1); heap floors ${r.heapFloorsMb.join(', ')} MB: slope ${r.heapSlopeMbPerMin} MB/min`);
+  console.log(`  ${mode.padEnd(6)} RSS floors ${r.rssFloorsMb.join(', ')} MB: slope ${r.rssSlopeMbPerMin} MB/min (target ≤ 1); heap floors ${r.heapFloorsMb.join(', ')} MB: slope ${r.heapSlopeMbPerMin} MB/min; external ${r.externalFloorsMb.join(', ')} MB`);
   console.log(`         RSS ${r.rssStartMb} MB at start, ${r.rssEndMb} MB at the end; ${r.load.acknowledged} of ${r.load.sent} orders acknowledged, ack p99 ${r.load.ackP99Ms} ms`);
 }
 const by = (mode: string): ModeResult | undefined => results.find((r) => r.mode === mode);
