@@ -55,6 +55,8 @@ export function rssOf(pid: number): number {
 /** `root`: another checkout whose scripts/start.mjs runs instead of this one's (a baseline build). */
 export function startServerProcess(args: readonly string[], options: { nodeArgs?: readonly string[]; timeoutMs?: number; root?: string } = {}): Promise<ServerProcess> {
   const start = options.root === undefined ? START : join(options.root, 'scripts', 'start.mjs');
+  // The listen line is an info line (and NODE_ENV=test, as under vitest, makes the default silent).
+  if (!args.includes('--log-level')) args = [...args, '--log-level', 'info'];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', PROBE, start, 'serve', ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   let memory: ProbeReport | undefined;
   child.on('message', (message: { kind?: string } & ProbeReport) => {
@@ -73,8 +75,8 @@ export function startServerProcess(args: readonly string[], options: { nodeArgs?
     let resolved = false;
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error(`perpsim did not listen within ${options.timeoutMs ?? 30_000} ms`));
-    }, options.timeoutMs ?? 30_000);
+      reject(new Error(`perpsim did not listen within ${options.timeoutMs ?? 90_000} ms`));
+    }, options.timeoutMs ?? 90_000);
     child.once('exit', (code) => {
       if (resolved) return;
       clearTimeout(timer);

@@ -121,7 +121,7 @@ interface ModeResult {
 async function soak(mode: string): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'perpsim-soak-'));
   const args = mode === 'db' ? ['--db', join(dir, 'soak.db')] : ['--memory'];
-  const server = await startServerProcess([...args, '--port', '0', '--log-level', 'info']);
+  const server = await startServerProcess([...args, '--port', '0']);
   const samples: Sample[] = [];
   const t0 = performance.now();
   const timer = setInterval(() => {
