@@ -22,6 +22,7 @@ const BENCHES: Record<string, string> = {
   journal: 'journal.bench.ts',
   differential: 'differential.ts',
   sweep: 'sweep.bench.ts',
+  fanout: 'fanout.bench.ts',
 };
 
 const DOCUMENT = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

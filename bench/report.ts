@@ -133,6 +133,18 @@ export const DESCRIPTORS: Record<string, Descriptor> = {
       { figure: 'restart after a clean stop (its snapshot only)', key: 'cleanRestartSeconds', unit: 's' },
     ],
   },
+  fanout: {
+    title: 'fanout (issue 24: 2,000 WebSocket subscribers, 500 paused, 100 signed orders/s)',
+    command: 'npm run bench:fanout',
+    rows: [
+      { figure: 'GET /health latency p99 under fan-out', key: 'healthP99Ms', unit: 'ms', target: { atMost: 50 } },
+      { figure: 'signed placeOrder acknowledgement p99 under fan-out', key: 'ackP99Ms', unit: 'ms', target: { atMost: 100 } },
+      { figure: 'server event-loop delay p99 (its own, from a preloaded probe)', key: 'serverLoopDelayP99Ms', unit: 'ms' },
+      { figure: 'server CPU per 1,000 channel frames delivered', key: 'serverCpuMsPer1kFrames', unit: 'ms' },
+      { figure: 'server RSS at peak', key: 'rssPeakMb', unit: 'MB', target: { atMost: 1024 } },
+      { figure: 'server RSS after every socket closed, × its start', key: 'rssAfterToStart', unit: '×', target: { atMost: 1.2 } },
+    ],
+  },
   backtest: {
     title: 'backtest (issue 8)',
     command: 'npm run bench:backtest',

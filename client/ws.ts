@@ -334,6 +334,12 @@ export class WsClient {
     switch (frame.type) {
       case 'subscribed':
       case 'unsubscribed': {
+        // A slow consumer's fresh snapshot once it drained: no request of ours answers it.
+        if (frame.resync === true) {
+          const sub = this.byKey.get(identity(frame));
+          if (sub !== undefined && !sub.closed) sub.handler(frame as unknown as ChannelFrame);
+          return;
+        }
         const control = this.controls.shift();
         if (control === undefined) return;
         const key = identity(frame);

@@ -146,13 +146,17 @@ const UNLOGGED = /^\/(sim|docs|openapi\.json|ui)(\/|\?|$)/;
 export function requestLogHooks(log: RequestLog, state: GatewayState): Required<Pick<WsHooks, 'afterRpc'>> {
   return {
     afterRpc: (call) => {
+      // A frame past BODY_LIMIT is not kept (it may be 1 MB): its size stands in for the body's.
+      const sent = call.frameBytes > BODY_LIMIT
+        ? (): Pick<RequestRecord, 'body' | 'bodyBytes'> => ({ body: null, bodyBytes: call.frameBytes })
+        : (): Pick<RequestRecord, 'body' | 'bodyBytes'> => sentBody(undefined, call.payload());
       addRecord(log, {
         time: state.exchange.clock(),
         transport: 'ws',
         method: call.type.toUpperCase(),
         path: call.method,
         status: call.status,
-        sent: () => sentBody(undefined, call.payload()),
+        sent,
         attribute: attribution(state, call.apiKey, undefined),
       });
     },
@@ -167,7 +171,11 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
     // The matched route decides (a `/%73im/...` target is a /sim route too), else the target.
     if (!UNLOGGED.test(req.routeOptions.url ?? req.url) && req.headers[CONSOLE_HEADER] === undefined) {
       const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
-      const parsed: unknown = req.body;
+      // A record holds the raw text, or the parsed body when there is none, and neither past
+      // BODY_LIMIT: 1,000 records of 1 MB bodies (and their parsed trees) outlived the requests.
+      const bytes = raw === undefined ? 0 : raw.length * 3 <= BODY_LIMIT ? raw.length : Buffer.byteLength(raw);
+      const kept = bytes > BODY_LIMIT ? undefined : raw;
+      const parsed: unknown = raw === undefined ? req.body : undefined;
       const query = { ...((req.query ?? {}) as Record<string, unknown>) };
       addRecord(log, {
         time: state.exchange.clock(),
@@ -176,7 +184,7 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
         path: req.url.split('?')[0]!,
         query,
         status: reply.statusCode,
-        sent: () => sentBody(raw, parsed),
+        sent: kept === undefined && raw !== undefined ? () => ({ body: null, bodyBytes: bytes }) : () => sentBody(kept, parsed),
         attribute: attribution(state, req.headers['x-api-key'], query),
       });
     }

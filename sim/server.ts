@@ -19,7 +19,7 @@ import { priceToTicks, type EngineLimits, type MarketDef, type RiskConfig } from
 import { buildApp } from '../gateway/app.ts';
 import { createVerifier } from '../gateway/auth/verifier.ts';
 import { geoConfig } from '../gateway/geo.ts';
-import { attachWebSocket } from '../gateway/ws/server.ts';
+import { attachWebSocket, type SendBudget } from '../gateway/ws/server.ts';
 import { createExchange, type Exchange } from '../gateway/exchange.ts';
 import { createKeyRegistry } from '../gateway/keys.ts';
 import type { GatewayState } from '../gateway/operation.ts';
@@ -71,6 +71,8 @@ export interface ServerOptions {
   requestLogSize?: number;
   /** The built web console served at /ui (default: sim/ui/serve.ts defaultUiDirs()). */
   uiDir?: string;
+  /** The WebSocket's per-connection send budget for slow consumers (gateway/ws/server.ts DEFAULT_SEND_BUDGET). */
+  wsSendBudget?: Partial<SendBudget>;
   /** Lockstep virtual time (sim/backtest/lockstep.ts): the step in ms; needs clock 'virtual'. */
   lockstepStepMs?: number;
   /** Where startServer logs its start line; silent when absent (tests stay quiet). */
@@ -132,7 +134,7 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
   const app = buildApp(state);
   const faults = createFaults();
   const requestLog = createRequestLog(options.requestLogSize);
-  const ws = attachWebSocket(app, state, { hooks: { ...faultHooks(faults), ...requestLogHooks(requestLog, state) } });
+  const ws = attachWebSocket(app, state, { hooks: { ...faultHooks(faults), ...requestLogHooks(requestLog, state) }, ...(options.wsSendBudget && { sendBudget: options.wsSendBudget }) });
   registerControl(app, { state, clock, token: options.controlToken });
   registerFaults(app, faults, state);
   registerRequestLog(app, requestLog, state);

@@ -13,6 +13,7 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['gateway', 'bench/gateway.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'bboReadsPerSec', 'helloWorldPerSec', 'helloWorldGetPerSec', 'p99Ms']],
     ['journal', 'bench/journal.bench.ts', ['journaledOrdersPerSec', 'memoryOrdersPerSec', 'restartSecondsFor1MOrders', 'fullReplaySecondsFor1MOrders'], { BENCH_RESTART_ORDERS: '5000' }],
     ['ws', 'bench/ws.bench.ts', ['signedOrdersPerSec', 'verifyBaselinePerSec', 'fanoutFramesPerSec', 'eventLoopLagP99Ms']],
+    ['fanout', 'bench/fanout.bench.ts', ['healthP99Ms', 'ackP99Ms', 'rssPeakMb', 'rssAfterToStart', 'serverCpuMsPer1kFrames'], { BENCH_FANOUT_CONNECTIONS: '100', BENCH_FANOUT_PAUSED: '25', BENCH_FANOUT_DRIVE_MS: '2000', BENCH_FANOUT_SETTLE_MS: '1000' }],
     ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec', 'jsonlEventsPerSec', 'jsonParseEventsPerSec'], { BENCH_EVENTS: '20000' }],
     ['differential', 'bench/differential.ts', ['commands', 'eventsCompared', 'divergences', 'liveEngineOpsPerSec', 'referenceEngineOpsPerSec'], { DIFF_COMMANDS: '5000' }],
     ['sweep', 'bench/sweep.bench.ts', ['runsPerSecOneWorker', 'runsPerSecTwoWorkers', 'runsPerSecRedis', 'overheadMsPerRun'], { BENCH_EVENTS: '5000' }],
@@ -27,5 +28,14 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     const figures = JSON.parse(last) as Record<string, unknown>;
     expect(figures.bench).toBe(name);
     for (const key of keys) expect(typeof figures[key]).toBe('number');
+  });
+
+  it('soak', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/soak.ts', '--minutes', '0.4', '--rate', '50', '--accounts', '2', '--modes', 'memory', '--warmup', '0.05', '--window', '5'], { encoding: 'utf8', timeout: 120_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const figures = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(figures.bench).toBe('soak');
+    expect(typeof figures.memoryRssSlopeMbPerMin).toBe('number');
+    expect(figures.dbRssSlopeMbPerMin).toBeNull();
   });
 });

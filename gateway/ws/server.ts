@@ -14,21 +14,39 @@
  * subscription its next frame once the exchange clock has moved at least the channel's period
  * since its last one (or its subscribe). A virtual clock that does not move sends nothing; a
  * jump of several periods sends one frame, not a burst. One command's frames reach a connection
- * in event order across its subscriptions (channels.ts `Update.at`). A connection whose send
- * buffer grows past `maxBufferedBytes` gets one `degraded` frame and then loses updates until
- * it drains (the subscription is kept); the engine and other clients never wait for it.
- * Connections close with 1001 on shutdown.
+ * in event order across its subscriptions (channels.ts `Update.at`). Channel frames are
+ * serialized and UTF-8 encoded once per event and identity and the same bytes go to every
+ * connection that holds it.
  *
- * Writes: the frames a connection gets in one event-loop turn (the RPC replies whose
- * verifications came back together, one command's channel_data frames) leave in one socket
- * write: the socket is corked at the turn's first frame and uncorked once the turn's
- * callbacks and microtasks are done (`process.nextTick`). The bytes are the same frames in the
- * same order; only the number of writes changes (one write per frame cost the event loop more
- * than building the frame).
+ * Slow consumers (the send budget, `SendBudget`): bytes the socket has not yet handed to the
+ * kernel (`ws.bufferedAmount`) and frames whose write has not completed are counted per
+ * connection. Past either soft limit the connection is degraded: it gets one `degraded` frame
+ * per subscription (frame base + reason + retryAfterMs; subscriptions kept) and no channel data
+ * (periodic frames included) until it has drained to a quarter of the budget; then each
+ * subscription gets a `subscribed` frame with a fresh snapshot (`resync: true`), so the book's
+ * sequence ids continue from that snapshot. A connection still degraded after `degradedCloseMs`,
+ * or whose queue passes `hardMaxBytes` (RPC replies and control frames are never dropped), is
+ * closed with 1008 and its socket destroyed: what a slow consumer holds is bounded and returns
+ * when it goes. The engine and other clients never wait for it. Connections close with 1001 on
+ * shutdown.
+ *
+ * Writes: frames are WebSocket frames built here (`textFrame`: unmasked, unfragmented, no
+ * extension: the server offers no permessage-deflate) and written to the connection's socket;
+ * a server frame is the same bytes for every receiver, so a channel frame is serialized and
+ * framed once per event and identity, and connections holding the same market-wide
+ * subscriptions share one command's frames as one buffer (`plan`). Channel data waits up to
+ * `coalesceMs` (20 ms) and leaves with the rest of that window's data in one write per
+ * connection; any other frame (a reply, a snapshot, an error) writes the pending data first and
+ * then itself at once, so a connection sees everything in the order it was produced. Replies
+ * of one event-loop iteration leave together: the socket is corked at the first and uncorked by
+ * `setImmediate`. The bytes are the same frames in the same order; only the number of writes
+ * changes (a write per connection per command was most of the fan-out's cost:
+ * bench/fanout.bench.ts, docs/decisions.md "Slow consumers").
  */
 import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent } from '../../engine/index.ts';
 import { LIMITS } from '../../engine/spec.ts';
@@ -54,39 +72,104 @@ import { CHANNELS, isChannelName, type Subscription, type Update } from './chann
 
 const WS_PATH = '/v1/ws';
 
-/** A serialized channel_data frame and the global sequence of the event it came from. */
+/** A channel_data frame, as WebSocket frame bytes, and the global sequence of the event it came from. */
 interface Frame {
   at: number;
-  text: string;
+  data: Buffer;
+}
+
+/** One command's frames for a set of market-wide subscriptions, in event order, and all of them as one buffer. */
+interface Plan {
+  entries: { key: string; frame: Frame }[];
+  bytes: Buffer;
 }
 
 /** Channels whose updates depend only on the subscription's identity, never on its history. */
-const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
+const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2Orderbook', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
+
+/** A final, unmasked WebSocket text frame (RFC 6455 §5.2) carrying `payload`. */
+export function textFrame(payload: string): Buffer {
+  const n = Buffer.byteLength(payload);
+  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const out = Buffer.allocUnsafe(head + n);
+  out[0] = 0x81;
+  if (n < 126) {
+    out[1] = n;
+  } else if (n < 65_536) {
+    out[1] = 126;
+    out.writeUInt16BE(n, 2);
+  } else {
+    out[1] = 127;
+    out.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
+    out.writeUInt32BE(n >>> 0, 6);
+  }
+  out.write(payload, head, 'utf8');
+  return out;
+}
 
 interface Connection {
   ws: WebSocket;
   ip: string;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
-  degraded: boolean;
-  /** The socket is corked until the end of this turn (see the module comment). */
+  /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
+  plan: string | undefined;
+  /** Frames handed to the socket whose write has not completed (their callbacks pending). */
+  queuedFrames: number;
+  /** The write callback of every frame: counts it done. */
+  written: () => void;
+  /** Wall-clock ms since the connection is over its send budget (no channel data); undefined: it is not. */
+  degradedSince: number | undefined;
+  /** The socket is corked until the end of this event-loop iteration (see the module comment). */
   corked: boolean;
+  /** Channel data waiting for the coalescing flush: buffers, their bytes and frames. */
+  pending: Buffer[];
+  pendingBytes: number;
+  pendingFrames: number;
 }
 
 /** The socket under a `ws` WebSocket (its `_socket`, a net.Socket once open). */
-function socketOf(ws: WebSocket): { cork(): void; uncork(): void } | undefined {
-  return (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket ?? undefined;
+function socketOf(ws: WebSocket): Socket | undefined {
+  return (ws as unknown as { _socket?: Socket })._socket ?? undefined;
 }
 
-/** Ends the turn's cork: the frames buffered since its first one leave in one write. */
+/** Ends the iteration's cork: the frames buffered since its first one leave in one write. */
 function flush(c: Connection): void {
   if (!c.corked) return;
   c.corked = false;
   socketOf(c.ws)?.uncork();
 }
 
+/**
+ * A connection's send budget (see the module comment). Defaults: `DEFAULT_SEND_BUDGET`; the
+ * numbers and why are in docs/decisions.md ("Slow consumers").
+ */
+export interface SendBudget {
+  /** Bytes queued in user space past which channel data stops. */
+  maxBytes: number;
+  /** Frames queued past which channel data stops. */
+  maxFrames: number;
+  /** Bytes queued past which the connection is closed (1008). */
+  hardMaxBytes: number;
+  /** How long a connection may stay degraded before it is closed (1008), ms. */
+  degradedCloseMs: number;
+  /** retryAfterMs of the degraded frame: how often the server looks whether the connection drained. */
+  retryAfterMs: number;
+}
+
+export const DEFAULT_SEND_BUDGET: SendBudget = { maxBytes: 256 * 1024, maxFrames: 4_096, hardMaxBytes: 4 * 1024 * 1024, degradedCloseMs: 30_000, retryAfterMs: 1_000 };
+
+/** Close code and reason of a slow consumer closed for good. */
+export const SLOW_CONSUMER_CLOSE = { code: 1008, reason: 'slow consumer: send queue over budget' } as const;
+const SLOW_CONSUMER_GRACE_MS = 1_000;
+
+/** How long channel data may wait to leave with later data in one write, ms (docs/decisions.md "Slow consumers"). */
+export const DEFAULT_COALESCE_MS = 20;
+
 export interface WsOptions {
-  maxBufferedBytes?: number;
+  sendBudget?: Partial<SendBudget>;
+  /** Channel data coalescing window, ms; 0: the end of the event-loop iteration. Default DEFAULT_COALESCE_MS. */
+  coalesceMs?: number;
   /** Wall-clock period of the timer that drives periodic channels (ms). */
   periodicTickMs?: number;
   hooks?: WsHooks;
@@ -99,6 +182,8 @@ export interface WsRpcRecord {
   method: string;
   /** The payload as the client sent it (parsed again from the frame when called: validation coerces the one the call used). */
   payload: () => unknown;
+  /** The frame's length, bytes (a request log keeps what it can afford). */
+  frameBytes: number;
   status: number;
   ip: string;
   apiKey: string | undefined;
@@ -144,42 +229,141 @@ function errorFrame(result: Reply): { status: number; error: Record<string, unkn
   return { status: result.status, error: { type: type ?? errorType(result.status), message: error, ...rest } };
 }
 
-export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): { close(): void } {
+/** One open connection's send queue, as `sendQueues()` reports it. */
+export interface SendQueue {
+  bufferedBytes: number;
+  queuedFrames: number;
+  degraded: boolean;
+  subscriptions: number;
+}
+
+export interface WsHandle {
+  /** The send queue of every open connection (tests and benches watch slow consumers with it). */
+  sendQueues(): SendQueue[];
+  close(): void;
+}
+
+export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): WsHandle {
   const wss = new WebSocketServer({ noServer: true, maxPayload: state.config.rateLimit.ws.maxFrameBytes });
   const connections = new Set<Connection>();
   const ips = new Map<string, WsIpState>();
-  const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
   const validators = new Map<Operation, ValidateFunction>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
   const hooks = options.hooks ?? {};
-  const sendText = (c: Connection, text: string): void => {
-    if (c.ws.readyState !== c.ws.OPEN) return;
-    const fate = hooks.beforeSend?.(c) ?? 'send';
-    if (fate !== 'send') flush(c);
-    if (fate === 'close') return c.ws.close(1001, 'fault injected');
-    if (fate === 'drop') return c.ws.terminate();
-    if (!c.corked) {
-      const socket = socketOf(c.ws);
-      if (socket !== undefined) {
-        socket.cork();
-        c.corked = true;
-        process.nextTick(flush, c);
-      }
-    }
-    if (c.ws.bufferedAmount > maxBuffered) {
-      if (!c.degraded) {
-        c.degraded = true;
-        c.ws.send(JSON.stringify({ type: 'degraded', reason: 'slow consumer: updates dropped until the connection drains', retryAfterMs: 1000 }));
-      }
-      return;
-    }
-    c.degraded = false;
-    c.ws.send(text);
+
+  /**
+   * Closes a slow consumer with 1008. The close frame reaches it only if it reads: a client that
+   * does not is cut off after a second (ws itself would wait 30 s), so its queue is freed.
+   */
+  const closeSlow = (c: Connection): void => {
+    c.pending.length = 0;
+    flush(c);
+    c.ws.close(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_CLOSE.reason);
+    setTimeout(() => c.ws.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
   };
-  const send = (c: Connection, frame: unknown): void => sendText(c, JSON.stringify(frame));
+
+  /** The first write of an iteration corks the socket; `setImmediate` uncorks it. */
+  const begin = (c: Connection, socket: Socket): void => {
+    if (c.corked) return;
+    socket.cork();
+    c.corked = true;
+    setImmediate(flush, c);
+  };
+
+  /** Hands `frames` frames (their bytes) to the socket; false: the connection is gone or going. Calls no hook. */
+  const writeBytes = (c: Connection, bytes: Buffer, frames: number): boolean => {
+    const socket = socketOf(c.ws);
+    if (c.ws.readyState !== c.ws.OPEN || socket === undefined) return false;
+    if (c.ws.bufferedAmount > budget.hardMaxBytes) {
+      closeSlow(c);
+      return false;
+    }
+    begin(c, socket);
+    c.queuedFrames += frames;
+    socket.write(bytes, frames === 1 ? c.written : () => void (c.queuedFrames -= frames));
+    return true;
+  };
+
+  // Channel data waits up to `coalesceMs` in its connection's `pending` list and leaves in one
+  // write per connection (see the module comment); any other frame writes the pending data first.
+  const coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
+  const dirty = new Set<Connection>();
+  let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+
+  /** Writes the connection's pending channel data as one buffer. */
+  const drain = (c: Connection): void => {
+    if (c.pending.length === 0) return;
+    const bytes = c.pending.length === 1 ? c.pending[0]! : Buffer.concat(c.pending, c.pendingBytes);
+    const frames = c.pendingFrames;
+    c.pending.length = 0;
+    c.pendingBytes = 0;
+    c.pendingFrames = 0;
+    writeBytes(c, bytes, frames);
+  };
+
+  /** The window's end: every pending buffer goes to the kernel now (uncorked), so the next window judges what it could not take. */
+  const flushAll = (): void => {
+    flushTimer = undefined;
+    for (const c of dirty) {
+      drain(c);
+      flush(c);
+    }
+    dirty.clear();
+  };
+
+  const queue = (c: Connection, bytes: Buffer, frames: number): void => {
+    c.pending.push(bytes);
+    c.pendingBytes += bytes.length;
+    c.pendingFrames += frames;
+    dirty.add(c);
+    flushTimer ??= coalesceMs === 0 ? setImmediate(flushAll) : setTimeout(flushAll, coalesceMs);
+  };
+
+  /** What the fault hook says of the next frame: true to send it (a 'close' or 'drop' is carried out here). */
+  const mayWrite = (c: Connection): boolean => {
+    if (c.ws.readyState !== c.ws.OPEN) return false;
+    const fate = hooks.beforeSend?.(c) ?? 'send';
+    if (fate === 'send') return true;
+    drain(c);
+    flush(c);
+    if (fate === 'close') c.ws.close(1001, 'fault injected');
+    else c.ws.terminate();
+    return false;
+  };
+
+  /** A frame other than channel data: after the connection's pending data, at once. */
+  const write = (c: Connection, bytes: Buffer): boolean => {
+    if (!mayWrite(c)) return false;
+    drain(c);
+    return writeBytes(c, bytes, 1);
+  };
+
+  /**
+   * Whether channel data may go to `c` now: not while degraded. The budget is judged at the
+   * first frame of a coalescing window, on what earlier windows left queued in the socket (one
+   * window's burst to a client that reads is not a slow consumer); past it the connection is
+   * degraded.
+   */
+  const accepting = (c: Connection): boolean => {
+    if (c.degradedSince !== undefined || c.ws.readyState !== c.ws.OPEN) return false;
+    if (c.pending.length > 0 || (c.ws.bufferedAmount <= budget.maxBytes && c.queuedFrames <= budget.maxFrames)) return true;
+    c.degradedSince = Date.now();
+    const reason = 'slow consumer: channel data paused until the connection drains; a fresh snapshot follows';
+    for (const sub of c.subs.values()) write(c, textFrame(JSON.stringify({ type: 'degraded', ...frameBase(sub), reason, retryAfterMs: budget.retryAfterMs })));
+    return false;
+  };
+
+  /** Channel data: dropped while the connection is degraded. */
+  const sendData = (c: Connection, bytes: Buffer): void => {
+    if (accepting(c) && mayWrite(c)) queue(c, bytes, 1);
+  };
+
+  /** Replies and control frames: never dropped (the hard limit still applies). */
+  const send = (c: Connection, frame: unknown): void => void write(c, textFrame(JSON.stringify(frame)));
 
   const frameBase = (sub: Subscription): Record<string, unknown> => {
     const base: Record<string, unknown> = { channel: sub.channel };
@@ -198,46 +382,134 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
   const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>
-    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, text: JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents }) }));
+    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, data: textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents })) }));
+
+  const byEvent = (a: { at: number }, b: { at: number }): number => a.at - b.at;
+
+  /**
+   * Writes a plan's frames to `c`: the shared buffer when the fault hooks pass every frame (they
+   * are asked per frame, in order, as for any frame), else the frames they let through.
+   */
+  const writePlan = (c: Connection, plan: Plan): void => {
+    let withheld: Set<number> | undefined;
+    if (hooks.withholdDelta !== undefined) {
+      for (let i = 0; i < plan.entries.length; i++) {
+        const { key, frame } = plan.entries[i]!;
+        const sub = c.subs.get(key)!;
+        if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta(c, sub, frame.at)) (withheld ??= new Set()).add(i);
+      }
+    }
+    let fateAt = plan.entries.length;
+    let fate: 'close' | 'drop' | undefined;
+    if (hooks.beforeSend !== undefined) {
+      for (let i = 0; i < plan.entries.length; i++) {
+        if (withheld?.has(i)) continue;
+        const f = hooks.beforeSend(c);
+        if (f === 'send') continue;
+        fateAt = i;
+        fate = f;
+        break;
+      }
+    }
+    if (withheld === undefined && fate === undefined) {
+      queue(c, plan.bytes, plan.entries.length);
+      return;
+    }
+    for (let i = 0; i < fateAt; i++) if (!withheld?.has(i)) queue(c, plan.entries[i]!.frame.data, 1);
+    if (fate === undefined) return;
+    drain(c);
+    flush(c);
+    if (fate === 'close') c.ws.close(1001, 'fault injected');
+    else c.ws.terminate();
+  };
 
   const listener = (events: readonly EngineEvent[]): void => {
     // Market-wide channels keep no per-subscription state: their frames are built and
-    // serialized once per identity and shared by every connection that holds it.
+    // serialized once per identity, and a set of them once per plan, shared by every
+    // connection that holds it.
     let shared: Map<string, Frame[]> | undefined;
-    for (const c of connections) {
-      // RPC-only connections (no subscription) cost the fan-out nothing.
-      if (c.subs.size === 0) continue;
+    let plans: Map<string, Plan | undefined> | undefined;
+    const sharedFrames = (sub: Subscription): Frame[] => {
       shared ??= new Map();
+      let frames = shared.get(sub.key);
+      if (frames === undefined) {
+        frames = framesOf(sub, events);
+        shared.set(sub.key, frames);
+      }
+      return frames;
+    };
+    for (const c of connections) {
+      // RPC-only connections (no subscription) and degraded ones cost the fan-out nothing.
+      if (c.subs.size === 0 || c.degradedSince !== undefined) continue;
+      if (c.plan !== undefined) {
+        plans ??= new Map();
+        let plan = plans.get(c.plan);
+        if (plan === undefined && !plans.has(c.plan)) {
+          const entries: Plan['entries'] = [];
+          for (const sub of c.subs.values()) for (const frame of sharedFrames(sub)) entries.push({ key: sub.key, frame });
+          if (entries.length > 1) entries.sort((a, b) => byEvent(a.frame, b.frame));
+          plan = entries.length === 0 ? undefined : { entries, bytes: entries.length === 1 ? entries[0]!.frame.data : Buffer.concat(entries.map((e) => e.frame.data)) };
+          plans.set(c.plan, plan);
+        }
+        if (plan !== undefined && accepting(c)) writePlan(c, plan);
+        continue;
+      }
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
-        let frames: Frame[];
-        if (SHARED_FRAMES.has(sub.channel)) {
-          frames = shared.get(sub.key) ?? framesOf(sub, events);
-          shared.set(sub.key, frames);
-        } else {
-          frames = framesOf(sub, events);
-        }
+        const frames = SHARED_FRAMES.has(sub.channel) ? sharedFrames(sub) : framesOf(sub, events);
         if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta !== undefined) {
           for (const f of frames) if (!hooks.withholdDelta(c, sub, f.at)) out.push(f);
         } else {
           for (const f of frames) out.push(f);
         }
       }
-      if (out.length > 1) out.sort((a, b) => a.at - b.at);
-      for (const f of out) sendText(c, f.text);
+      if (out.length > 1) out.sort(byEvent);
+      for (const f of out) sendData(c, f.data);
     }
   };
   state.exchange.listeners.add(listener);
 
+  /** A degraded connection that drained gets every subscription's snapshot again; one degraded too long goes. */
+  const checkDegraded = (c: Connection, nowMs: number): void => {
+    if (c.ws.readyState !== c.ws.OPEN) return;
+    if (c.ws.bufferedAmount <= budget.maxBytes / 4 && c.queuedFrames <= budget.maxFrames / 4) {
+      c.degradedSince = undefined;
+      const now = state.exchange.clock();
+      for (const sub of c.subs.values()) {
+        const channel = CHANNELS[sub.channel];
+        sub.lastPeriodicAt = now;
+        channel.start?.(state, sub);
+        const frame: Record<string, unknown> = { type: 'subscribed', ...frameBase(sub), resync: true };
+        if (channel.snapshot !== undefined) frame.contents = channel.snapshot(state, sub);
+        else if (channel.ack !== undefined) frame.contents = channel.ack;
+        send(c, frame);
+      }
+    } else if (nowMs - c.degradedSince! >= budget.degradedCloseMs) {
+      closeSlow(c);
+    }
+  };
+
   const periodic = setInterval(() => {
     const now = state.exchange.clock();
+    const nowMs = Date.now();
+    // A periodic frame depends on the subscription's identity only: built once per tick.
+    const built = new Map<string, Buffer | undefined>();
     for (const c of connections) {
+      if (c.degradedSince !== undefined) {
+        checkDegraded(c, nowMs);
+        continue;
+      }
       for (const sub of c.subs.values()) {
         const every = CHANNELS[sub.channel].periodic;
         if (every === undefined || now - sub.lastPeriodicAt < every.everyUs) continue;
         sub.lastPeriodicAt = now;
-        const contents = every.contents(state, sub);
-        if (contents !== undefined) send(c, { type: 'channel_data', ...frameBase(sub), contents });
+        let bytes = built.get(sub.key);
+        if (bytes === undefined && !built.has(sub.key)) {
+          const contents = every.contents(state, sub);
+          bytes = contents === undefined ? undefined : textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents }));
+          built.set(sub.key, bytes);
+        }
+        if (bytes !== undefined) sendData(c, bytes);
       }
     }
   }, options.periodicTickMs ?? 50);
@@ -325,6 +597,12 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return sub;
   };
 
+  /** The connection's plan key: its subscription keys in order, when all are market-wide. */
+  const planOf = (c: Connection): string | undefined => {
+    for (const sub of c.subs.values()) if (!SHARED_FRAMES.has(sub.channel)) return undefined;
+    return [...c.subs.keys()].join('\n');
+  };
+
   const subscribe = (c: Connection, msg: Record<string, unknown>): void => {
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
@@ -335,6 +613,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     ips.set(c.ip, added.ip);
     c.limits = added.connection;
     c.subs.set(sub.key, sub);
+    c.plan = planOf(c);
     const channel = CHANNELS[sub.channel];
     channel.start?.(state, sub);
     const frame: Record<string, unknown> = { type: 'subscribed', ...frameBase(sub) };
@@ -347,6 +626,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    c.plan = planOf(c);
     const removed = removeSubscription(ips.get(c.ip)!, c.limits);
     ips.set(c.ip, removed.ip);
     c.limits = removed.connection;
@@ -362,7 +642,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
     const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
+    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, frameBytes: Buffer.byteLength(text), status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -481,7 +761,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       return socket.destroy();
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), degraded: false, corked: false };
+      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -489,6 +769,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ws.on('close', () => {
         clearTimeout(lifetime);
         connections.delete(c);
+        dirty.delete(c);
+        c.pending.length = 0;
         ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
       });
       ws.on('error', () => ws.terminate());
@@ -496,9 +778,11 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   });
 
   return {
+    sendQueues: () => [...connections].map((c) => ({ bufferedBytes: c.ws.bufferedAmount, queuedFrames: c.queuedFrames, degraded: c.degradedSince !== undefined, subscriptions: c.subs.size })),
     close(): void {
       state.exchange.listeners.delete(listener);
       clearInterval(periodic);
+      flushAll();
       for (const c of connections) {
         flush(c);
         c.ws.close(1001, 'server shutting down');
