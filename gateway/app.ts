@@ -22,6 +22,7 @@ import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
 import { attachServices } from './services.ts';
 import { createSchemaValidator } from './validator.ts';
+import { ERRORS, refuse } from './errors.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {
@@ -65,7 +66,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
       () => done(null, payload),
       () => {
         void reply.code(503).header('content-type', 'application/json; charset=utf-8');
-        done(null, JSON.stringify({ error: 'the change could not be made durable; the exchange stops accepting writes', errorType: 'Unavailable' }));
+        done(null, JSON.stringify(refuse(ERRORS.notDurable, undefined).body));
       },
     );
   });
@@ -94,9 +95,11 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
       }
       return reply.code(error.statusCode ?? 400).send(body);
     }
-    return reply.code(500).send({ error: 'internal error', errorType: 'Internal' });
+    const internal = refuse(ERRORS.internal, undefined);
+    return reply.code(internal.status).send(internal.body);
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  const notFound = refuse(ERRORS.notFound, undefined);
+  app.setNotFoundHandler((_request, reply) => reply.code(notFound.status).send(notFound.body));
 
   // The OpenAPI document is generated from the very route schemas that validate requests.
   void app.register(swagger, {
@@ -134,7 +137,8 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
           }
           if (req.method !== 'GET' && req.method !== 'HEAD' && geoOf(state.config.geo, req.headers, ip).restricted) {
-            return reply.code(403).send({ error: 'this operation is not available in your region', code: 'GEO_RESTRICTED' });
+            const blocked = refuse(ERRORS.geoRestricted, undefined);
+            return reply.code(blocked.status).send(blocked.body);
           }
           const result = await op.handle(state, operationRequest(req));
           if (weighted !== undefined) {

@@ -17,7 +17,7 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { orderError } from '../errors.ts';
+import { ERRORS, refuse, type ErrorBody } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
 import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
@@ -59,7 +59,7 @@ export const batchCancelOrders: Operation = {
     for (const [index, element] of cancels.entries()) {
       const [orderId, clientId] = [present((element as CancelOrderBody | null)?.orderId), present((element as CancelOrderBody | null)?.clientId)];
       const target = checkTarget('Cancel', orderId, clientId);
-      if (target !== undefined) return orderError('Cancel', 'InvalidRequest', `cancels/${index}: ${(target.body as { error: string }).error}`);
+      if (target !== undefined) return refuse(ERRORS.batchElementInvalid, 'Cancel', `cancels/${index}`, (target.body as ErrorBody).error);
     }
     const ctx = batchContext(state, request, 'Cancel', cancels);
     if (isReply(ctx)) return ctx;

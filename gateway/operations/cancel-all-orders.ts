@@ -18,7 +18,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail, orderError } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -54,12 +54,12 @@ export const cancelAllOrders: Operation = {
       if (expired !== undefined) return expired;
       const marketId = body.marketId ?? undefined;
       const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
-      if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+      if (marketId !== undefined && ms === undefined) return refuse(ERRORS.unknownMarket, 'Cancel');
       const charge = chargeOnce(state, ctx.headers.signature, () => chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' }));
       if (isReply(charge)) return charge;
       const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
-      if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-      if (result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      if (result.kind === 'invalid') return engineInvalid('Cancel', result);
+      if (result.kind !== 'done') return refuse(ERRORS.unexpectedEngineResult, 'Cancel');
       const reply: Record<string, unknown> = {
         address: ctx.address,
         accountIndex,

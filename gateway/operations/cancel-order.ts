@@ -21,7 +21,7 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import type { CancelOrderCommand, CommandResult } from '../../engine/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Reply } from '../errors.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -64,7 +64,7 @@ export function cancelShape(body: CancelOrderBody): Reply | undefined {
   const target = checkTarget('Cancel', orderId, clientId);
   if (target !== undefined) return target;
   if (body.kind !== undefined && (body.kind === 'orderId') !== (orderId !== undefined)) {
-    return orderError('Cancel', 'InvalidRequest', `kind is ${body.kind} but the body names the order by ${orderId !== undefined ? 'orderId' : 'clientId'}`);
+    return refuse(ERRORS.kindMismatch, 'Cancel', body.kind, orderId !== undefined ? 'orderId' : 'clientId');
   }
   return undefined;
 }
@@ -82,7 +82,7 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
-  if (id === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
+  if (id === null) return refuse(ERRORS.invalidOrderId, 'Cancel');
   return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, 2, {
     address: ctx.address,
     accountIndex: body.accountIndex,
@@ -105,8 +105,8 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
 
 /** The cancel's reply body (without rateLimit) and status, from the engine's result. */
 export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: CommandResult, rateLimit: unknown): Reply {
-  if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-  if (result.kind !== 'order' && result.kind !== 'rejected') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+  if (result.kind === 'invalid') return engineInvalid('Cancel', result);
+  if (result.kind !== 'order' && result.kind !== 'rejected') return refuse(ERRORS.unexpectedEngineResult, 'Cancel');
   const { command } = parsed;
   const orderNumber = result.orderId ?? command.orderId;
   const remembered = orderNumber === undefined ? undefined : orderOf(state.exchange, orderNumber);

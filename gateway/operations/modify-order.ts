@@ -37,7 +37,7 @@ import { LIMITS } from '../../engine/spec.ts';
 import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import type { CommandResult, ModifyOrderCommand, OrderEvent, SideCode, TifCode } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Reply } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
@@ -117,26 +117,26 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
-  if (id === null) return orderError('Order', 'InvalidRequest', 'invalid orderId');
+  if (id === null) return refuse(ERRORS.invalidOrderId, 'Order');
   const sideText = body.side ?? body.orderSide;
   let side: SideCode | undefined;
   if (sideText !== undefined) {
     side = sideCode(sideText);
-    if (side === undefined) return orderError('Order', 'InvalidRequest', `invalid side: ${sideText}`);
+    if (side === undefined) return refuse(ERRORS.invalidSide, 'Order', sideText);
   }
   let tif: TifCode | undefined;
   if (body.timeInForce !== undefined) {
     tif = tifCode(body.timeInForce);
-    if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
+    if (tif === undefined) return refuse(ERRORS.invalidTimeInForce, 'Order', body.timeInForce);
   }
   const ticks = priceToTicks(ms.spec, body.price);
-  if (ticks === null) return orderError('Order', 'Tick', 'price is not a multiple of tick size');
+  if (ticks === null) return refuse(ERRORS.priceNotOnTick, 'Order');
   const quantums = sizeToQuantums(ms.spec, body.quantity);
-  if (quantums === null) return orderError('Order', 'Tick', 'quantity is not a multiple of step size');
+  if (quantums === null) return refuse(ERRORS.quantityNotOnStep, 'Order');
   let gtt: number | undefined;
   if (body.goodTilTime !== undefined) {
     gtt = Number(body.goodTilTime);
-    if (!Number.isSafeInteger(gtt)) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
+    if (!Number.isSafeInteger(gtt)) return refuse(ERRORS.invalidGoodTilTime, 'Order');
   }
   const reduceOnly = body.reduceOnly ?? undefined;
   const resting = findOwnOrder(state, ctx.address, body.accountIndex, id, clientId);
@@ -192,8 +192,8 @@ export function submitModify(state: GatewayState, parsed: ParsedModify): Command
 
 /** The modify's reply (status and body) from the engine's result. */
 export function modifyReply(state: GatewayState, parsed: ParsedModify, result: CommandResult, rateLimit: unknown): Reply {
-  if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
-  if (result.kind !== 'order' && result.kind !== 'rejected' && result.kind !== 'done') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+  if (result.kind === 'invalid') return engineInvalid('Order', result);
+  if (result.kind !== 'order' && result.kind !== 'rejected' && result.kind !== 'done') return refuse(ERRORS.unexpectedEngineResult, 'Order');
   const { command, target } = parsed;
   const spec = state.exchange.engine.markets.get(command.marketId)!.spec;
   const orderNumber = result.kind === 'done' ? target?.orderId ?? command.orderId : result.orderId ?? target?.orderId ?? command.orderId;

@@ -25,7 +25,7 @@ import { Compile, type Validator } from 'typebox/compile';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
 import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { ERRORS, refuse, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import type { PooledOperation } from '../rate-limit/index.ts';
@@ -76,8 +76,8 @@ export function present(value: string | null | undefined): string | undefined {
 
 /** The target rule of cancel and modify: exactly one of orderId / clientId (400 otherwise). */
 export function checkTarget(source: ErrorSource, orderId: string | undefined, clientId: string | undefined): Reply | undefined {
-  if (orderId !== undefined && clientId !== undefined) return orderError(source, 'InvalidRequest', 'exactly one of orderId or clientId is required, not both');
-  if (orderId === undefined && clientId === undefined) return orderError(source, 'InvalidRequest', 'exactly one of orderId or clientId is required');
+  if (orderId !== undefined && clientId !== undefined) return refuse(ERRORS.targetBoth, source);
+  if (orderId === undefined && clientId === undefined) return refuse(ERRORS.targetNeither, source);
   return undefined;
 }
 
@@ -88,7 +88,7 @@ export function checkTarget(source: ErrorSource, orderId: string | undefined, cl
  */
 export function checkValidUntil(state: GatewayState, source: ErrorSource, validUntil: number | null | undefined): Reply | undefined {
   if (validUntil === undefined || validUntil === null || validUntil === 0) return undefined;
-  return state.nowMs() > validUntil ? orderError(source, 'InvalidRequest', 'request expired: validUntil has passed') : undefined;
+  return state.nowMs() > validUntil ? refuse(ERRORS.requestExpired, source) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ export function orderWriteContext(
   const ctx = signedContext(state, request, body.accountIndex, 'trade', outer, body);
   if (isReply(ctx)) return ctx;
   const ms = resolveMarket(state.exchange, body.marketId);
-  return ms === undefined ? orderError(source, 'InvalidRequest', 'unknown market') : { ctx, ms };
+  return ms === undefined ? refuse(ERRORS.unknownMarket, source) : { ctx, ms };
 }
 
 /**
@@ -122,7 +122,7 @@ export function orderWriteContext(
  * a batch without the header do.
  */
 export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
-  return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+  return refuse(outer === 'present' ? ERRORS.invalidOrderSignature : ERRORS.invalidSignature, undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ export type Charged = { rateLimit: unknown } | Reply;
  * unchanged.
  */
 export function chargeOnce(state: GatewayState, signature: string, charge: () => Charged): Charged {
-  if (isReplayed(state, signature)) return fail(409, 'replayed request');
+  if (isReplayed(state, signature)) return refuse(ERRORS.replayed, undefined);
   const charged = charge();
   if (!isReply(charged)) takeReplaySlot(state, signature);
   return charged;
@@ -228,16 +228,16 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
     const record = (element ?? {}) as Record<string, unknown>;
     if (record.address !== undefined) {
       const parsed = parseAddress(record.address);
-      if (parsed === null) return fail(400, 'invalid address');
-      if (address !== undefined && parsed !== address) return orderError(source, 'InvalidRequest', 'all elements must share address and accountIndex');
+      if (parsed === null) return refuse(ERRORS.invalidAddress, undefined);
+      if (address !== undefined && parsed !== address) return refuse(ERRORS.batchAccountsDiffer, source);
       address = parsed;
     }
     if (Number.isInteger(record.accountIndex)) {
-      if (accountIndex !== undefined && record.accountIndex !== accountIndex) return orderError(source, 'InvalidRequest', 'all elements must share address and accountIndex');
+      if (accountIndex !== undefined && record.accountIndex !== accountIndex) return refuse(ERRORS.batchAccountsDiffer, source);
       accountIndex = record.accountIndex as number;
     }
   }
-  if (accountIndex === undefined) return orderError(source, 'InvalidRequest', 'accountIndex is required');
+  if (accountIndex === undefined) return refuse(ERRORS.accountIndexRequired, source);
   return signedContext(state, request, accountIndex, 'trade', 'present', address === undefined ? {} : { address });
 }
 
@@ -307,7 +307,7 @@ export function chargeBatch<T>(
     if (slot !== undefined) claimed.add(slot);
     fresh.push(element);
   }
-  if (replayed.length > 0 && fresh.length === 0) return fail(409, 'replayed request');
+  if (replayed.length > 0 && fresh.length === 0) return refuse(ERRORS.replayed, undefined);
   const clientIds = elements.map((element) => stringField(element, 'clientId'));
   const charged = chargeOrderWrite(state, request, operation, ctx.address, ctx.accountIndex, elements.length, { kind: 'batch', clientIds });
   if (isReply(charged)) return charged;

@@ -13,7 +13,7 @@ import { LIMITS, TPSL_TYPES } from '../../engine/spec.ts';
 import type { PlaceOrderCommand } from '../../engine/index.ts';
 import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Reply } from '../errors.ts';
 import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -78,25 +78,25 @@ export function orderCommand(state: GatewayState, request: OperationRequest, bod
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
   const tif = tifCode(body.timeInForce);
-  if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
+  if (tif === undefined) return refuse(ERRORS.invalidTimeInForce, 'Order', body.timeInForce);
   const tpslType = body.tpslType ?? body.tpsl_type;
   if (tpslType !== undefined && !(TPSL_TYPES as readonly string[]).includes(tpslType)) {
-    return orderError('Order', 'InvalidRequest', 'tpslType must be STOP_LOSS or TAKE_PROFIT');
+    return refuse(ERRORS.invalidTpslType, 'Order');
   }
   const ticks = priceToTicks(ms.spec, body.price);
-  if (ticks === null) return orderError('Order', 'Tick', 'price is not a multiple of tick size');
+  if (ticks === null) return refuse(ERRORS.priceNotOnTick, 'Order');
   const quantums = sizeToQuantums(ms.spec, body.quantity);
-  if (quantums === null) return orderError('Order', 'Tick', 'quantity is not a multiple of step size');
+  if (quantums === null) return refuse(ERRORS.quantityNotOnStep, 'Order');
   let stop: number | undefined;
   if (body.stopPrice !== undefined) {
     const parsed = priceToTicks(ms.spec, body.stopPrice);
-    if (parsed === null) return orderError('Order', 'Tick', 'stopPrice is not a multiple of tick size');
+    if (parsed === null) return refuse(ERRORS.stopPriceNotOnTick, 'Order');
     stop = parsed;
   }
-  if (body.goodTilTime === undefined) return orderError('Order', 'InvalidRequest', 'goodTilTime is required');
+  if (body.goodTilTime === undefined) return refuse(ERRORS.goodTilTimeRequired, 'Order');
   const gtt = Number(body.goodTilTime);
   const g = goodTilTimeNs(String(body.goodTilTime));
-  if (!Number.isSafeInteger(gtt) || g === null) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
+  if (!Number.isSafeInteger(gtt) || g === null) return refuse(ERRORS.invalidGoodTilTime, 'Order');
   const side = body.orderSide === 'BUY' ? 0 : 1;
   const reduceOnly = body.reduceOnly === true;
   const op = tpslType !== undefined ? 4 : 1;
@@ -167,8 +167,8 @@ export function orderReply(
   rateLimit: unknown,
   body: Body,
 ): Reply {
-  if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
-  if (result.kind !== 'order') return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+  if (result.kind === 'invalid') return engineInvalid('Order', result);
+  if (result.kind !== 'order') return refuse(ERRORS.unexpectedEngineResult, 'Order');
   const ms = state.exchange.engine.markets.get(command.marketId)!;
   const now = state.exchange.clock();
   const event = orderOf(state.exchange, result.orderId);

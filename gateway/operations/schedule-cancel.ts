@@ -23,7 +23,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail, orderError } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { chargeOrderWrite } from './charge.ts';
@@ -57,12 +57,12 @@ export const scheduleCancel: Operation = {
       if (isReply(ctx)) return ctx;
       const marketId = body.marketId ?? undefined;
       const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
-      if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+      if (marketId !== undefined && ms === undefined) return refuse(ERRORS.unknownMarket, 'Cancel');
       const deadline = body.time === undefined || body.time === null ? null : Number(body.time);
       if (deadline !== null) {
         const ahead = deadline - state.exchange.clock();
         if (!Number.isSafeInteger(deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
-          return orderError('Cancel', 'InvalidRequest', 'time must be 5 seconds to 5 minutes in the future (epoch microseconds)');
+          return refuse(ERRORS.scheduleTimeOutOfRange, 'Cancel');
         }
       }
       const charge = chargeOnce(state, ctx.headers.signature, () =>
@@ -70,9 +70,9 @@ export const scheduleCancel: Operation = {
       );
       if (isReply(charge)) return charge;
       const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
-      if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-      if (result.kind === 'limited') return fail(429, result.error);
-      if (result.kind !== 'done' || result.switchState === undefined) return fail(500, 'unexpected engine result', { errorType: 'Internal' });
+      if (result.kind === 'invalid') return engineInvalid('Cancel', result);
+      if (result.kind === 'limited') return refuse(ERRORS.engineLimited, 'Cancel', result.error);
+      if (result.kind !== 'done' || result.switchState === undefined) return refuse(ERRORS.unexpectedEngineResult, 'Cancel');
       const reply: Record<string, unknown> = { address: ctx.address, accountIndex, status: result.switchState };
       if (ms !== undefined) {
         reply.marketId = ms.spec.id;
