@@ -12,7 +12,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from './rate-limit/index.ts';
-import type { WeightedOperation } from './rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { attachCandles } from './candles.ts';
@@ -21,7 +20,7 @@ import { attachMarketStats } from './market-stats.ts';
 import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
 import { attachServices } from './services.ts';
-import { createSchemaValidator } from './validator.ts';
+import { createReplySerializer, createSchemaValidator } from './validator.ts';
 import { ERRORS, refuse } from './errors.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
@@ -56,6 +55,10 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   const validator = createSchemaValidator();
   app.setValidatorCompiler(({ schema }) => validator.compile(schema));
   app.decorate('schemaValidator', validator);
+  // One reply serializer, compiled from the operations' reply schemas, for REST and the WebSocket.
+  const serializer = createReplySerializer();
+  app.setSerializerCompiler(({ schema }) => serializer.compile(schema));
+  app.decorate('replySerializer', serializer);
 
   // No reply (a read included: it may show the change) leaves before the changes made so far
   // are durable; a failed commit turns the reply into a 503 (the state is then ahead of the file).
@@ -112,19 +115,19 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   void app.register(async (api) => {
     for (const op of operations) {
-      const weighted = resolveOperation(op.name);
+      const weighted = op.weight ?? resolveOperation(op.name);
       api.route({
         method: op.alsoMethods === undefined ? op.method : [op.method, ...op.alsoMethods],
         // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
         url: op.path.replace(/([^/]):/g, '$1::'),
-        schema: op.schema ?? {},
+        schema: op.response === undefined ? op.schema ?? {} : { ...op.schema, response: op.response },
         config: { errorSource: errorSourceOf(op) },
         handler: async (req, reply) => {
           const ip = req.ip;
           if (weighted !== undefined) {
             const admission = admitRequest(state.config.rateLimit, {
               ip,
-              operation: weighted as WeightedOperation,
+              operation: weighted,
               params: req.query as Record<string, string | undefined>,
               bucket: state.ipBuckets.get(ip),
               nowMs: state.nowMs(),
@@ -146,7 +149,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             const rows = rowsOf(result.body);
             const bucket = settleResponse(state.config.rateLimit, {
               ip,
-              operation: weighted as WeightedOperation,
+              operation: weighted,
               bucket: state.ipBuckets.get(ip),
               nowMs: state.nowMs(),
               rows,
@@ -163,8 +166,12 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   return app;
 }
 
-/** Which errorSource an operation's structured errors carry (none outside order and cancel writes). */
+/**
+ * Which errorSource an operation's structured errors carry (none outside order and cancel writes):
+ * the record's; by name for the operations whose record does not declare it yet.
+ */
 export function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
+  if (op.errorSource !== undefined) return op.errorSource;
   if (op.name === 'cancelOrder' || op.name === 'batchCancelOrders' || op.name === 'cancelAllOrders' || op.name === 'scheduleCancel') return 'Cancel';
   if (op.name === 'placeOrder' || op.name === 'modifyOrder' || op.name === 'batchPlaceOrders' || op.name === 'batchModifyOrders') return 'Order';
   return undefined;

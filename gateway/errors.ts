@@ -8,16 +8,11 @@
  * written once, as an entry of `ERRORS` (authentication's are in auth/errors.ts), and call
  * sites name the entry: `refuse(ERRORS.priceNotOnTick, 'Order')`.
  */
-import type { ErrorSource, ErrorType, RejectionReason } from '../engine/spec.ts';
+import type { ErrorSource, ErrorType } from '../engine/spec.ts';
 import { AUTH_ERRORS } from './auth/errors.ts';
+import type { ErrorBody } from './reply-schema.ts';
 
-export interface ErrorBody {
-  error: string;
-  code?: 'GEO_RESTRICTED';
-  errorSource?: ErrorSource;
-  errorType?: ErrorType;
-  rejectionReason?: RejectionReason;
-}
+export type { ErrorBody };
 
 export interface Reply<B = unknown> {
   status: number;
@@ -70,6 +65,8 @@ export const ERRORS = {
   invalidSignature: def(AUTH_ERRORS.invalidSignature.status, undefined, AUTH_ERRORS.invalidSignature.error),
   invalidOrderSignature: def(AUTH_ERRORS.invalidOrderSignature.status, undefined, AUTH_ERRORS.invalidOrderSignature.error),
   unexpectedEngineResult: def(500, 'Internal', 'unexpected engine result'),
+  // Account reads.
+  noAccountActivity: def(404, undefined, 'this account has no activity yet'),
   // Every route (app.ts).
   notFound: def(404, undefined, 'not found'),
   internal: def(500, 'Internal', 'internal error'),
@@ -84,7 +81,7 @@ export type ErrorName = keyof typeof ERRORS;
  * errorType is a structured order/cancel error; without it only `error` (and `errorType` for the
  * 5xx entries, which carry it everywhere) is sent.
  */
-export function refuse<A extends readonly unknown[]>(entry: ErrorDef<A>, source: ErrorSource | undefined, ...args: A): Reply<ErrorBody> {
+export function refuse<A extends readonly unknown[]>(entry: ErrorDef<A>, source: ErrorSource | undefined, ...args: A): Refusal {
   const body: ErrorBody = { error: entry.message(...args) };
   if (entry.code !== undefined) body.code = entry.code;
   const errorType = entry.errorType;
@@ -96,25 +93,28 @@ export function refuse<A extends readonly unknown[]>(entry: ErrorDef<A>, source:
 }
 
 /** The engine refused the command's input: its errorType and message, as a structured error. */
-export function engineInvalid(source: ErrorSource, result: { errorType: ErrorType; error: string }): Reply<ErrorBody> {
-  return orderError(source, result.errorType, result.error) as Reply<ErrorBody>;
+export function engineInvalid(source: ErrorSource, result: { errorType: ErrorType; error: string }): Refusal {
+  return orderError(source, result.errorType, result.error);
 }
 
-export function fail(status: number, error: string, extra: Omit<ErrorBody, 'error'> = {}): Reply {
+/** A refusal: a 4xx/5xx reply whose body is the error body. */
+export type Refusal = Reply<ErrorBody>;
+
+export function fail(status: number, error: string, extra: Omit<ErrorBody, 'error'> = {}): Refusal {
   return { status, body: { error, ...extra } satisfies ErrorBody };
 }
 
 /** A structured order/cancel error (400 unless said): errorSource + errorType. */
-export function orderError(source: ErrorSource, errorType: ErrorType, error: string, status = 400): Reply {
+export function orderError(source: ErrorSource, errorType: ErrorType, error: string, status = 400): Refusal {
   return fail(status, error, { errorSource: source, errorType });
 }
 
-export const badRequest = (error: string): Reply => fail(400, error);
-export const unauthorized = (error: string): Reply => fail(401, error);
-export const forbidden = (error: string): Reply => fail(403, error);
-export const notFound = (error: string): Reply => fail(404, error);
-export const conflict = (error: string): Reply => fail(409, error);
+export const badRequest = (error: string): Refusal => fail(400, error);
+export const unauthorized = (error: string): Refusal => fail(401, error);
+export const forbidden = (error: string): Refusal => fail(403, error);
+export const notFound = (error: string): Refusal => fail(404, error);
+export const conflict = (error: string): Refusal => fail(409, error);
 
-export function ok(body: unknown, status = 200): Reply {
+export function ok<B>(body: B, status = 200): Reply<B> {
   return { status, body };
 }

@@ -20,18 +20,19 @@
  *   202 when at least one element was forwarded and acknowledged, 200 when every row is
  *   already definitive (REJECTED / ERROR).
  */
-import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
 import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
-import { ERRORS, refuse, type Reply } from '../errors.ts';
+import { ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
-import type { PooledOperation } from '../rate-limit/index.ts';
+import type { OrderWriteRateLimit, PooledOperation } from '../rate-limit/index.ts';
 import { all, andThen, type Maybe } from '../maybe.ts';
 import { isReplayed, replaySlot, takeReplaySlot } from '../replay.ts';
 import { chargeOrderWrite } from './charge.ts';
+import { RateLimitInfo } from '../reply-schema.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -45,6 +46,29 @@ import { isReply, parseAddress, signedContext, verifyScheme2Signature, type Sign
  */
 export function orNull<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+/** The fields that open placeOrder's and cancelOrder's replies (modifyOrder puts clientTime after accountIndex). */
+export const ORDER_REPLY_HEAD = {
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  orderId: Type.String(),
+  clientId: Type.String(),
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+};
+
+/**
+ * An order write's two replies, fields in the order they are written: `head`, `status`, `tail`,
+ * then (rejected only) `rejectedExtras`, then `rateLimit`. 202 `accepted` carries the
+ * acknowledgement status, 200 `rejected` is definitive.
+ */
+export function orderWriteReplies<H extends TProperties, T extends TProperties, A extends string, X extends TProperties>(head: H, tail: T, acknowledged: A, rejectedExtras: X) {
+  const rateLimit = Type.Optional(RateLimitInfo);
+  return {
+    accepted: Type.Object({ ...head, status: Type.Literal(acknowledged), ...tail, rateLimit }),
+    rejected: Type.Object({ ...head, status: Type.Literal('REJECTED'), ...tail, ...rejectedExtras, rateLimit }),
+  };
 }
 
 /** A batch element with its null-valued fields dropped (null means omitted, as in a single request). */
@@ -69,13 +93,19 @@ export function sideCode(text: string): SideCode | undefined {
   return upper === 'BUY' ? 0 : upper === 'SELL' ? 1 : undefined;
 }
 
+/** A reply's `clientTime`: the body's (ns), 0 when absent or not a finite number. */
+export function clientTimeOf(value: string | number | undefined): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
 /** An optional identifier as sent: an empty string or null counts as absent (like an omitted signed key). */
 export function present(value: string | null | undefined): string | undefined {
   return value === undefined || value === null || value === '' ? undefined : value;
 }
 
 /** The target rule of cancel and modify: exactly one of orderId / clientId (400 otherwise). */
-export function checkTarget(source: ErrorSource, orderId: string | undefined, clientId: string | undefined): Reply | undefined {
+export function checkTarget(source: ErrorSource, orderId: string | undefined, clientId: string | undefined): Refusal | undefined {
   if (orderId !== undefined && clientId !== undefined) return refuse(ERRORS.targetBoth, source);
   if (orderId === undefined && clientId === undefined) return refuse(ERRORS.targetNeither, source);
   return undefined;
@@ -86,7 +116,7 @@ export function checkTarget(source: ErrorSource, orderId: string | undefined, cl
  * an API key's validUntil. A passed expiry is refused 400 InvalidRequest: it is a body field
  * that no longer validates, and the client must not retry the same request.
  */
-export function checkValidUntil(state: GatewayState, source: ErrorSource, validUntil: number | null | undefined): Reply | undefined {
+export function checkValidUntil(state: GatewayState, source: ErrorSource, validUntil: number | null | undefined): Refusal | undefined {
   if (validUntil === undefined || validUntil === null || validUntil === 0) return undefined;
   return state.nowMs() > validUntil ? refuse(ERRORS.requestExpired, source) : undefined;
 }
@@ -109,7 +139,7 @@ export function orderWriteContext(
   body: { accountIndex: number; marketId: number },
   source: ErrorSource,
   outer: 'verified' | 'present',
-): OrderWriteContext | Reply {
+): OrderWriteContext | Refusal {
   const ctx = signedContext(state, request, body.accountIndex, 'trade', outer, body);
   if (isReply(ctx)) return ctx;
   const ms = resolveMarket(state.exchange, body.marketId);
@@ -121,7 +151,7 @@ export function orderWriteContext(
  * element's own signature that failed, so its row says `invalid order signature`, as the rows of
  * a batch without the header do.
  */
-export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
+export function scheme1Refusal(outer: 'verified' | 'present'): Refusal {
   return refuse(outer === 'present' ? ERRORS.invalidOrderSignature : ERRORS.invalidSignature, undefined);
 }
 
@@ -145,7 +175,7 @@ export function scheme2Context(state: GatewayState, request: OperationRequest, a
 // Replay and charge.
 
 /** What chargeOrderWrite answers: the rate-limit block for the reply, or the 429. */
-export type Charged = { rateLimit: unknown } | Reply;
+export type Charged = { rateLimit: OrderWriteRateLimit | undefined } | Refusal;
 
 /**
  * The replay check around a write's charge: a replay is refused (409) before it costs anything,
