@@ -121,7 +121,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
         // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
         url: op.path.replace(/([^/]):/g, '$1::'),
         schema: op.response === undefined ? op.schema ?? {} : { ...op.schema, response: op.response },
-        config: { errorSource: errorSourceOf(op) },
+        config: { errorSource: op.errorSource },
         handler: async (req, reply) => {
           const ip = req.ip;
           if (weighted !== undefined) {
@@ -166,13 +166,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   return app;
 }
 
-/**
- * Which errorSource an operation's structured errors carry (none outside order and cancel writes):
- * the record's; by name for the operations whose record does not declare it yet.
- */
+/** Which errorSource an operation's structured errors carry (its record's; none outside order and cancel writes). */
 export function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
-  if (op.errorSource !== undefined) return op.errorSource;
-  if (op.name === 'cancelOrder' || op.name === 'batchCancelOrders' || op.name === 'cancelAllOrders' || op.name === 'scheduleCancel') return 'Cancel';
-  if (op.name === 'placeOrder' || op.name === 'modifyOrder' || op.name === 'batchPlaceOrders' || op.name === 'batchModifyOrders') return 'Order';
-  return undefined;
+  return op.errorSource;
 }

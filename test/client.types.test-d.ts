@@ -5,8 +5,10 @@
  */
 import type { Static } from 'typebox';
 import { expectTypeOf } from 'vitest';
-import type { Account, OrderAck, Position } from '../client/types.ts';
+import type { Account, CancelAllReply, OrderAck, Position, ScheduleCancelReply } from '../client/types.ts';
 import type { AccountRecord } from '../gateway/operations/account.ts';
+import type { CancelAllOrdersAccepted } from '../gateway/operations/cancel-all-orders.ts';
+import type { ScheduleCancelReply as ScheduleCancelSchema } from '../gateway/operations/schedule-cancel.ts';
 import type { CancelOrderAccepted, CancelOrderRejected } from '../gateway/operations/cancel-order.ts';
 import type { ModifyOrderAccepted, ModifyOrderRejected } from '../gateway/operations/modify-order.ts';
 import type { PlaceOrderAccepted, PlaceOrderRejected } from '../gateway/operations/place-order.ts';
@@ -32,6 +34,10 @@ expectTypeOf<Static<typeof CancelOrderAccepted>>().toExtend<OrderAck>();
 expectTypeOf<Static<typeof CancelOrderRejected>>().toExtend<OrderAck>();
 // Every field OrderAck names is written by one of those replies.
 expectTypeOf<Exclude<NamedKeys<OrderAck>, AllKeys<OrderWriteReplies>>>().toEqualTypeOf<never>();
+
+// cancelAllOrders and scheduleCancel: the same type both ways.
+expectTypeOf<Static<typeof CancelAllOrdersAccepted>>().toEqualTypeOf<CancelAllReply>();
+expectTypeOf<Static<typeof ScheduleCancelSchema>>().toEqualTypeOf<ScheduleCancelReply>();
 
 // GET /v1/account: the record and its position rows.
 expectTypeOf<Static<typeof AccountRecord>>().toExtend<Account>();

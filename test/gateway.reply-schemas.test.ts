@@ -22,13 +22,27 @@ describe('operations that declare their reply schemas', () => {
     expect(res.body).toBe(JSON.stringify(direct.body));
   });
 
+  it('the order and cancel writes, and only they, declare the errorSource their structured errors carry', () => {
+    const sources = Object.fromEntries(OPERATIONS.filter((op) => op.errorSource !== undefined).map((op) => [op.name, op.errorSource]));
+    expect(sources).toEqual({
+      placeOrder: 'Order',
+      modifyOrder: 'Order',
+      batchPlaceOrders: 'Order',
+      batchModifyOrders: 'Order',
+      cancelOrder: 'Cancel',
+      batchCancelOrders: 'Cancel',
+      cancelAllOrders: 'Cancel',
+      scheduleCancel: 'Cancel',
+    });
+  });
+
   it('the OpenAPI document shows each declared reply, by status code', async () => {
     const h = await gateway();
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
       paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, unknown> } }> }> }>>;
     };
     const declared = OPERATIONS.filter((op) => op.response !== undefined);
-    expect(declared.map((op) => op.name).sort()).toEqual(expect.arrayContaining(['account', 'cancelOrder', 'modifyOrder', 'placeOrder']));
+    expect(declared.map((op) => op.name)).toEqual(expect.arrayContaining(['account', 'cancelAllOrders', 'cancelOrder', 'modifyOrder', 'placeOrder', 'scheduleCancel']));
     for (const op of declared) {
       const responses = doc.paths[op.path]![op.method.toLowerCase()]!.responses;
       for (const status of Object.keys(op.response!)) {

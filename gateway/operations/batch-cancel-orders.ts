@@ -51,6 +51,9 @@ export const batchCancelOrders: Operation = {
   auth: 'signed',
   description: 'cancel up to 100 orders, each signed',
   schema: { body: BatchCancelOrdersBody },
+  errorSource: 'Cancel',
+  weight: 'batchCancelOrders',
+  mutates: true,
   handle: (state, request) => {
     const { cancels } = request.body as { cancels: unknown[] };
     const refusal = batchHeaderRefusal(request, cancels, targetRowIds);

@@ -71,6 +71,9 @@ export const batchPlaceOrders: Operation = {
   auth: 'signed',
   description: 'place up to 100 orders, each signed; optional TPSL grouping',
   schema: { body: BatchPlaceOrdersBody },
+  errorSource: 'Order',
+  weight: 'batchPlaceOrders',
+  mutates: true,
   handle: (state, request) => {
     const { orders, grouping: groupingText } = request.body as { orders: unknown[]; grouping?: string | null };
     const refusal = batchHeaderRefusal(request, orders, rowIds);

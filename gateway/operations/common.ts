@@ -103,7 +103,7 @@ export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState,
  * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
  * not verify; null when it does (or when auth is off).
  */
-export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Maybe<Reply | null> {
+export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Maybe<Refusal | null> {
   if (!state.config.auth) return null;
   let candidates: string[];
   try {

@@ -165,7 +165,7 @@ export function scheme1Refusal(outer: 'verified' | 'present'): Refusal {
  * the one schema validation handed the handler: ajv's type coercion may have rewritten values
  * (`"5"` → 5), which would change the signed text.
  */
-export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Maybe<SignedContext | Reply> {
+export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Maybe<SignedContext | Refusal> {
   const ctx = signedContext(state, request, accountIndex);
   if (isReply(ctx)) return ctx;
   return andThen(verifyScheme2Signature(state, request, ctx), (refusal) => refusal ?? ctx);
