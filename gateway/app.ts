@@ -12,7 +12,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from './rate-limit/index.ts';
-import type { WeightedOperation } from './rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { attachCandles } from './candles.ts';
@@ -21,7 +20,8 @@ import { attachMarketStats } from './market-stats.ts';
 import { geoOf } from './geo.ts';
 import { historyOf } from './history.ts';
 import { attachServices } from './services.ts';
-import { createSchemaValidator } from './validator.ts';
+import { createReplySerializer, createSchemaValidator } from './validator.ts';
+import { ERRORS, refuse } from './errors.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {
@@ -55,6 +55,10 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   const validator = createSchemaValidator();
   app.setValidatorCompiler(({ schema }) => validator.compile(schema));
   app.decorate('schemaValidator', validator);
+  // One reply serializer, compiled from the operations' reply schemas, for REST and the WebSocket.
+  const serializer = createReplySerializer();
+  app.setSerializerCompiler(({ schema }) => serializer.compile(schema));
+  app.decorate('replySerializer', serializer);
 
   // No reply (a read included: it may show the change) leaves before the changes made so far
   // are durable; a failed commit turns the reply into a 503 (the state is then ahead of the file).
@@ -65,7 +69,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
       () => done(null, payload),
       () => {
         void reply.code(503).header('content-type', 'application/json; charset=utf-8');
-        done(null, JSON.stringify({ error: 'the change could not be made durable; the exchange stops accepting writes', errorType: 'Unavailable' }));
+        done(null, JSON.stringify(refuse(ERRORS.notDurable, undefined).body));
       },
     );
   });
@@ -94,9 +98,11 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
       }
       return reply.code(error.statusCode ?? 400).send(body);
     }
-    return reply.code(500).send({ error: 'internal error', errorType: 'Internal' });
+    const internal = refuse(ERRORS.internal, undefined);
+    return reply.code(internal.status).send(internal.body);
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  const notFound = refuse(ERRORS.notFound, undefined);
+  app.setNotFoundHandler((_request, reply) => reply.code(notFound.status).send(notFound.body));
 
   // The OpenAPI document is generated from the very route schemas that validate requests.
   void app.register(swagger, {
@@ -109,19 +115,19 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   void app.register(async (api) => {
     for (const op of operations) {
-      const weighted = resolveOperation(op.name);
+      const weighted = op.weight ?? resolveOperation(op.name);
       api.route({
         method: op.alsoMethods === undefined ? op.method : [op.method, ...op.alsoMethods],
         // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
         url: op.path.replace(/([^/]):/g, '$1::'),
-        schema: op.schema ?? {},
-        config: { errorSource: errorSourceOf(op) },
+        schema: op.response === undefined ? op.schema ?? {} : { ...op.schema, response: op.response },
+        config: { errorSource: op.errorSource },
         handler: async (req, reply) => {
           const ip = req.ip;
           if (weighted !== undefined) {
             const admission = admitRequest(state.config.rateLimit, {
               ip,
-              operation: weighted as WeightedOperation,
+              operation: weighted,
               params: req.query as Record<string, string | undefined>,
               bucket: state.ipBuckets.get(ip),
               nowMs: state.nowMs(),
@@ -134,7 +140,8 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
           }
           if (req.method !== 'GET' && req.method !== 'HEAD' && geoOf(state.config.geo, req.headers, ip).restricted) {
-            return reply.code(403).send({ error: 'this operation is not available in your region', code: 'GEO_RESTRICTED' });
+            const blocked = refuse(ERRORS.geoRestricted, undefined);
+            return reply.code(blocked.status).send(blocked.body);
           }
           const result = await op.handle(state, operationRequest(req));
           if (weighted !== undefined) {
@@ -142,7 +149,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             const rows = rowsOf(result.body);
             const bucket = settleResponse(state.config.rateLimit, {
               ip,
-              operation: weighted as WeightedOperation,
+              operation: weighted,
               bucket: state.ipBuckets.get(ip),
               nowMs: state.nowMs(),
               rows,
@@ -159,9 +166,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   return app;
 }
 
-/** Which errorSource an operation's structured errors carry (none outside order and cancel writes). */
+/** Which errorSource an operation's structured errors carry (its record's; none outside order and cancel writes). */
 export function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
-  if (op.name === 'cancelOrder' || op.name === 'batchCancelOrders' || op.name === 'cancelAllOrders' || op.name === 'scheduleCancel') return 'Cancel';
-  if (op.name === 'placeOrder' || op.name === 'modifyOrder' || op.name === 'batchPlaceOrders' || op.name === 'batchModifyOrders') return 'Order';
-  return undefined;
+  return op.errorSource;
 }

@@ -1,12 +1,17 @@
 /**
  * One declaration per operation: what the REST route and the WebSocket method share.
  *
- * An operation is its name (the WebSocket method and rate-limit weight entry), method and path,
- * the auth it needs, the JSON schema of its input (fastify compiles it once; the WebSocket RPC
- * reuses the same validator), and a handler from a parsed request to a reply. Handlers never
- * see fastify: `OperationRequest` is what both transports can give.
+ * An operation is its name (the WebSocket method), method and path, the auth it needs, the JSON
+ * schema of its input and of its replies by status code (fastify compiles both once: requests
+ * are validated and replies serialized from them, on REST and on the WebSocket RPC alike), its
+ * errorSource, its row of the per-IP weight table, whether it changes state, and a handler from
+ * a parsed request to a reply. Handlers never see fastify: `OperationRequest` is what both
+ * transports can give.
  */
 import type { TSchema } from 'typebox';
+import type { ErrorSource } from '../engine/spec.ts';
+import type { WeightedOperation } from './rate-limit/weights.ts';
+import type { ReplyBody, Responses } from './reply-schema.ts';
 import type { ServerClocks } from './auth/index.ts';
 import type { Reply } from './errors.ts';
 import type { Exchange } from './exchange.ts';
@@ -87,7 +92,11 @@ export interface OperationRequest {
   rawBody: string | undefined;
 }
 
-export interface Operation {
+/**
+ * `R`: the reply schemas by status code; the handler's replies are typed from them. Operations
+ * that do not declare them yet leave `R` out and reply `unknown` bodies.
+ */
+export interface Operation<R extends Responses | undefined = undefined> {
   name: string;
   method: 'GET' | 'POST';
   /** Other HTTP methods the REST route also answers with the same handler (venue clients' spellings). */
@@ -96,5 +105,16 @@ export interface Operation {
   auth: AuthKind;
   description: string;
   schema?: { querystring?: TSchema; body?: TSchema; params?: TSchema };
-  handle(state: GatewayState, request: OperationRequest): Reply | Promise<Reply>;
+  /** Reply schemas by status code (fastify's `response`): serialization, OpenAPI, the SDK's type test. */
+  response?: R extends Responses ? R : Responses;
+  /** The errorSource of its structured errors (order and cancel writes only). */
+  errorSource?: ErrorSource;
+  /** Its row in the per-IP weight table (rate-limit/weights.ts); by name when not declared. */
+  weight?: WeightedOperation;
+  /** Whether it changes state (a region block refuses it; a read never is). */
+  mutates?: boolean;
+  handle(state: GatewayState, request: OperationRequest): OperationReply<R> | Promise<OperationReply<R>>;
 }
+
+/** A handler's reply: typed by the declared reply schemas, refusals included. */
+export type OperationReply<R extends Responses | undefined> = Reply<R extends Responses ? ReplyBody<R> : unknown>;

@@ -5,22 +5,49 @@
  * what the position borrows beyond its margin (negative for longs); marginUsed is
  * |size|·mark·IMF for cross and the pool for isolated.
  */
+import { Type, type Static } from 'typebox';
+import { POSITION_SIDES } from '../engine/spec.ts';
 import { type Account, type AccountMarket, type MarketState } from '../engine/index.ts';
 import { effectiveImfPpm, marginPrice, unrealized } from '../engine/margin.ts';
 import type { Exchange } from './exchange.ts';
 import { averagePrice, price, size, usd } from './format.ts';
+import { stringEnum } from './reply-schema.ts';
+
+/** One position row, fields in the order they are written. */
+export const PositionRecord = Type.Object({
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  side: stringEnum(POSITION_SIDES),
+  size: Type.String(),
+  averageEntryPrice: Type.String(),
+  leverage: Type.String(),
+  marginMode: stringEnum(['CROSS', 'ISOLATED'] as const),
+  borrowedCapital: Type.String(),
+  marginUsed: Type.String(),
+  positionValueNotional: Type.String(),
+  unrealizedPnl: Type.String(),
+  markPx: Type.String(),
+  /** Absent on the positions channel's updates. */
+  cumulativeFunding: Type.Optional(Type.Object({ allTime: Type.String(), sinceOpen: Type.String(), sinceChange: Type.String() })),
+});
+export type PositionRecord = Static<typeof PositionRecord>;
+
+/** Open positions keyed by marketId string. */
+export const PositionRecords = Type.Record(Type.String(), PositionRecord);
 
 function notionalQuantums(am: AccountMarket, ms: MarketState): bigint {
   return BigInt(am.size) * BigInt(marginPrice(ms)) * ms.spec.valueMul;
 }
 
-export function positionRecord(account: Account, am: AccountMarket, ms: MarketState, withFunding: boolean): Record<string, unknown> {
+export function positionRecord(account: Account, am: AccountMarket, ms: MarketState, withFunding: boolean): PositionRecord {
   const mark = marginPrice(ms);
   const value = notionalQuantums(am, ms);
   const abs = value < 0n ? -value : value;
   const marginUsed = am.isolated ? am.isolatedMargin : (abs * effectiveImfPpm(ms, am) + 999_999n) / 1_000_000n;
   const costAbs = am.cost < 0n ? -am.cost : am.cost;
-  const record: Record<string, unknown> = {
+  const record: PositionRecord = {
     address: account.address,
     accountIndex: account.index,
     marketId: ms.spec.id,
@@ -42,8 +69,8 @@ export function positionRecord(account: Account, am: AccountMarket, ms: MarketSt
   return record;
 }
 
-export function positionRecords(exchange: Exchange, account: Account, withFunding = true): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
+export function positionRecords(exchange: Exchange, account: Account, withFunding = true): Record<string, PositionRecord> {
+  const out: Record<string, PositionRecord> = {};
   const open = account.active.filter((am) => am.size !== 0).sort((a, b) => a.marketId - b.marketId);
   for (const am of open) out[String(am.marketId)] = positionRecord(account, am, exchange.engine.bySlot[am.slot]!, withFunding);
   return out;

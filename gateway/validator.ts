@@ -9,14 +9,41 @@
  * compiled here carries a `finite` keyword beside each numeric `type`; it runs after coercion
  * and refuses ±Infinity and NaN ("must be a finite number"). The schemas as declared (OpenAPI,
  * serialization) are untouched: the keyword is added to the copy ajv compiles.
+ *
+ * Both compilers keep what they compiled by schema object: fastify's route compile and the
+ * WebSocket's lookup of the same operation's schema get the same function, compiled once.
+ * `createReplySerializer` compiles reply schemas with fast-json-stringify (fastify's own
+ * serializer, without its per-route copies).
  */
 import AjvModule, { type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+import fastJson from 'fast-json-stringify';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The app's validator (buildApp), for the WebSocket's RPC payloads. */
     schemaValidator: SchemaValidator;
+    /** The app's reply serializer (buildApp), for the WebSocket's RPC results. */
+    replySerializer: ReplySerializer;
   }
+}
+
+export interface ReplySerializer {
+  /** The compiled serializer of a reply schema (a TypeBox schema included). */
+  compile(schema: unknown): (body: unknown) => string;
+}
+
+export function createReplySerializer(): ReplySerializer {
+  const compiled = new WeakMap<object, (body: unknown) => string>();
+  return {
+    compile: (schema) => {
+      let serialize = compiled.get(schema as object);
+      if (serialize === undefined) {
+        serialize = fastJson(schema as Parameters<typeof fastJson>[0]) as (body: unknown) => string;
+        compiled.set(schema as object, serialize);
+      }
+      return serialize;
+    },
+  };
 }
 
 export interface SchemaValidator {
@@ -42,8 +69,16 @@ export function createSchemaValidator(): SchemaValidator {
     return false;
   };
   ajv.addKeyword({ keyword: 'finite', schemaType: 'boolean', errors: true, validate: finite });
+  const compiled = new WeakMap<object, ValidateFunction>();
   return {
-    compile: (schema) => ajv.compile(withFiniteNumbers(schema) as object),
+    compile: (schema) => {
+      let validate = compiled.get(schema as object);
+      if (validate === undefined) {
+        validate = ajv.compile(withFiniteNumbers(schema) as object);
+        compiled.set(schema as object, validate);
+      }
+      return validate;
+    },
     errorsText: (errors) => ajv.errorsText(errors),
   };
 }

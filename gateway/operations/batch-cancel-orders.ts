@@ -17,7 +17,7 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { orderError } from '../errors.ts';
+import { ERRORS, refuse, type ErrorBody } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
 import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
@@ -51,6 +51,9 @@ export const batchCancelOrders: Operation = {
   auth: 'signed',
   description: 'cancel up to 100 orders, each signed',
   schema: { body: BatchCancelOrdersBody },
+  errorSource: 'Cancel',
+  weight: 'batchCancelOrders',
+  mutates: true,
   handle: (state, request) => {
     const { cancels } = request.body as { cancels: unknown[] };
     const refusal = batchHeaderRefusal(request, cancels, targetRowIds);
@@ -59,7 +62,7 @@ export const batchCancelOrders: Operation = {
     for (const [index, element] of cancels.entries()) {
       const [orderId, clientId] = [present((element as CancelOrderBody | null)?.orderId), present((element as CancelOrderBody | null)?.clientId)];
       const target = checkTarget('Cancel', orderId, clientId);
-      if (target !== undefined) return orderError('Cancel', 'InvalidRequest', `cancels/${index}: ${(target.body as { error: string }).error}`);
+      if (target !== undefined) return refuse(ERRORS.batchElementInvalid, 'Cancel', `cancels/${index}`, (target.body as ErrorBody).error);
     }
     const ctx = batchContext(state, request, 'Cancel', cancels);
     if (isReply(ctx)) return ctx;

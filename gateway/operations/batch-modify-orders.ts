@@ -36,6 +36,9 @@ export const batchModifyOrders: Operation = {
   auth: 'signed',
   description: 'modify up to 100 orders, each signed',
   schema: { body: BatchModifyOrdersBody },
+  errorSource: 'Order',
+  weight: 'batchModifyOrders',
+  mutates: true,
   handle: (state, request) => {
     const { modifies } = request.body as { modifies: unknown[] };
     const refusal = batchHeaderRefusal(request, modifies, targetRowIds);

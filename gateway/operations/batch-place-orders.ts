@@ -25,7 +25,7 @@
 import { Type } from 'typebox';
 import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';
 import type { BatchOrder } from '../../engine/index.ts';
-import { orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Reply } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
 import {
@@ -71,13 +71,16 @@ export const batchPlaceOrders: Operation = {
   auth: 'signed',
   description: 'place up to 100 orders, each signed; optional TPSL grouping',
   schema: { body: BatchPlaceOrdersBody },
+  errorSource: 'Order',
+  weight: 'batchPlaceOrders',
+  mutates: true,
   handle: (state, request) => {
     const { orders, grouping: groupingText } = request.body as { orders: unknown[]; grouping?: string | null };
     const refusal = batchHeaderRefusal(request, orders, rowIds);
     if (refusal !== undefined) return refusal;
     let grouping: TpslGrouping | undefined;
     if (groupingText !== undefined && groupingText !== null && groupingText !== '') {
-      if (!(TPSL_GROUPINGS as readonly string[]).includes(groupingText)) return orderError('Order', 'InvalidRequest', 'grouping must be entryTpsl, partialTpsl or positionTpsl');
+      if (!(TPSL_GROUPINGS as readonly string[]).includes(groupingText)) return refuse(ERRORS.invalidGrouping, 'Order');
       grouping = groupingText as TpslGrouping;
     }
     const ctx = batchContext(state, request, 'Order', orders);
@@ -103,7 +106,7 @@ export const batchPlaceOrders: Operation = {
       }
       if (accepted.length > 0) {
         const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.parsed.command), grouping });
-        if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+        if (result.kind === 'invalid') return engineInvalid('Order', result);
         const results = result.results;
         accepted.forEach(({ index, parsed }, i) => {
           const outcome = results[i];

@@ -18,9 +18,10 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { orderError } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { RateLimitInfo, REFUSALS } from '../reply-schema.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { chargeOnce, checkValidUntil, orNull, scheme2Context } from './order-write-support.ts';
@@ -38,13 +39,29 @@ export const CancelAllOrdersBody = Type.Object(
 
 export type CancelAllOrdersBody = Static<typeof CancelAllOrdersBody>;
 
-export const cancelAllOrders: Operation = {
+/** 202: the subaccount's open orders (of one market when named) are canceled; fields in the order written. */
+export const CancelAllOrdersAccepted = Type.Object({
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  status: Type.Literal('CANCEL_ALL_ACKNOWLEDGED'),
+  updateTime: Type.Number(),
+  marketId: Type.Optional(Type.Integer()),
+  marketDisplayName: Type.Optional(Type.String()),
+  rateLimit: Type.Optional(RateLimitInfo),
+});
+export const CANCEL_ALL_ORDERS_RESPONSES = { 202: CancelAllOrdersAccepted, ...REFUSALS } as const;
+
+export const cancelAllOrders: Operation<typeof CANCEL_ALL_ORDERS_RESPONSES> = {
   name: 'cancelAllOrders',
   method: 'POST',
   path: '/v1/cancelAllOrders',
   auth: 'signed',
   description: 'cancel all open orders of a subaccount, or of one market',
   schema: { body: CancelAllOrdersBody },
+  response: CANCEL_ALL_ORDERS_RESPONSES,
+  errorSource: 'Cancel',
+  weight: 'cancelAllOrders',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as CancelAllOrdersBody;
     const accountIndex = body.accountIndex ?? 0;
@@ -54,23 +71,13 @@ export const cancelAllOrders: Operation = {
       if (expired !== undefined) return expired;
       const marketId = body.marketId ?? undefined;
       const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
-      if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+      if (marketId !== undefined && ms === undefined) return refuse(ERRORS.unknownMarket, 'Cancel');
       const charge = chargeOnce(state, ctx.headers.signature, () => chargeOrderWrite(state, request, 'cancelAllOrders', ctx.address, accountIndex, 1, { kind: 'other' }));
       if (isReply(charge)) return charge;
       const result = state.exchange.submit({ type: 'cancelAll', address: ctx.address, accountIndex, marketId });
-      if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-      const reply: Record<string, unknown> = {
-        address: ctx.address,
-        accountIndex,
-        status: 'CANCEL_ALL_ACKNOWLEDGED',
-        updateTime: state.exchange.clock(),
-      };
-      if (ms !== undefined) {
-        reply.marketId = ms.spec.id;
-        reply.marketDisplayName = ms.spec.displayName;
-      }
-      if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
-      return { status: 202, body: reply };
+      if (result.kind === 'invalid') return engineInvalid('Cancel', result);
+      const market = ms === undefined ? {} : { marketId: ms.spec.id, marketDisplayName: ms.spec.displayName };
+      return { status: 202, body: { address: ctx.address, accountIndex, status: 'CANCEL_ALL_ACKNOWLEDGED', updateTime: state.exchange.clock(), ...market, rateLimit: charge.rateLimit } };
     });
   },
 };

@@ -19,14 +19,16 @@
  * order for that clientId) and `clientId` ("" when none).
  */
 import { Type, type Static } from 'typebox';
-import { LIMITS } from '../../engine/spec.ts';
+import { LIMITS, REJECTION_REASONS } from '../../engine/spec.ts';
 import type { CancelOrderCommand, ResultOf } from '../../engine/index.ts';
-import { orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import type { OrderWriteRateLimit } from '../rate-limit/index.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
-import { chargeOnce, checkTarget, checkValidUntil, orderWriteContext, orNull, present, scheme1Refusal } from './order-write-support.ts';
+import { chargeOnce, checkTarget, checkValidUntil, ORDER_REPLY_HEAD, orderWriteContext, orderWriteReplies, orNull, present, scheme1Refusal } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
 import { orderOf } from '../history-store.ts';
@@ -49,6 +51,20 @@ export const CancelOrderBody = Type.Object(
 
 export type CancelOrderBody = Static<typeof CancelOrderBody>;
 
+/**
+ * The replies: 202 CANCEL_ACKNOWLEDGED, the engine canceled the order (CANCELED follows on the
+ * orders channel); 200 REJECTED (ORDER_NOT_FOUND), with the sizes when the order is remembered.
+ */
+const CANCEL_ORDER_REPLIES = orderWriteReplies(ORDER_REPLY_HEAD, { updateTime: Type.Number() }, 'CANCEL_ACKNOWLEDGED', {
+  remainingSize: Type.Optional(Type.String()),
+  filledSize: Type.Optional(Type.String()),
+  rejectionReason: stringEnum(REJECTION_REASONS),
+});
+export const CancelOrderAccepted = CANCEL_ORDER_REPLIES.accepted;
+export const CancelOrderRejected = CANCEL_ORDER_REPLIES.rejected;
+export const CANCEL_ORDER_RESPONSES = { 200: CancelOrderRejected, 202: CancelOrderAccepted, ...REFUSALS } as const;
+type CancelOrderReply = Reply<Static<typeof CancelOrderAccepted>> | Reply<Static<typeof CancelOrderRejected>> | Refusal;
+
 export interface ParsedCancel {
   command: Omit<CancelOrderCommand, 'time'>;
   displayName: string;
@@ -58,13 +74,13 @@ export interface ParsedCancel {
 }
 
 /** The body's rules that need no key: the target rule and `kind`. */
-export function cancelShape(body: CancelOrderBody): Reply | undefined {
+export function cancelShape(body: CancelOrderBody): Refusal | undefined {
   const orderId = present(body.orderId);
   const clientId = present(body.clientId);
   const target = checkTarget('Cancel', orderId, clientId);
   if (target !== undefined) return target;
   if (body.kind !== undefined && (body.kind === 'orderId') !== (orderId !== undefined)) {
-    return orderError('Cancel', 'InvalidRequest', `kind is ${body.kind} but the body names the order by ${orderId !== undefined ? 'orderId' : 'clientId'}`);
+    return refuse(ERRORS.kindMismatch, 'Cancel', body.kind, orderId !== undefined ? 'orderId' : 'clientId');
   }
   return undefined;
 }
@@ -73,7 +89,7 @@ export function cancelShape(body: CancelOrderBody): Reply | undefined {
  * Authorizes one cancel body into an engine command; a Reply when it is refused. `signature`
  * is the payload signature: X-Signature for a single cancel, the element's own in a batch.
  */
-export function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): Maybe<ParsedCancel | Reply> {
+export function cancelCommand(state: GatewayState, request: OperationRequest, body: CancelOrderBody, signature: string, outer: 'verified' | 'present'): Maybe<ParsedCancel | Refusal> {
   const shape = cancelShape(body);
   if (shape !== undefined) return shape;
   const orderId = present(body.orderId);
@@ -82,7 +98,7 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
-  if (id === null) return orderError('Cancel', 'InvalidRequest', 'invalid orderId');
+  if (id === null) return refuse(ERRORS.invalidOrderId, 'Cancel');
   return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, 2, {
     address: ctx.address,
     accountIndex: body.accountIndex,
@@ -104,43 +120,42 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
 }
 
 /** The cancel's reply body (without rateLimit) and status, from the engine's result. */
-export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: ResultOf<CancelOrderCommand>, rateLimit: unknown): Reply {
-  if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
+export function cancelReply(state: GatewayState, parsed: ParsedCancel, result: ResultOf<CancelOrderCommand>, rateLimit: OrderWriteRateLimit | undefined): CancelOrderReply {
+  if (result.kind === 'invalid') return engineInvalid('Cancel', result);
   const { command } = parsed;
   const orderNumber = result.orderId ?? command.orderId;
   const remembered = orderNumber === undefined ? undefined : orderOf(state.exchange, orderNumber);
   // Only the caller's own order in this market says anything about the target.
   const event = remembered !== undefined && remembered.address === command.address && remembered.accountIndex === command.accountIndex && remembered.marketId === command.marketId ? remembered : undefined;
-  const rejected = result.kind === 'rejected';
-  const body: Record<string, unknown> = {
+  // Built in the order of the reply's fields: batch rows are written with JSON.stringify.
+  const head = {
     address: command.address,
     accountIndex: command.accountIndex,
     orderId: orderNumber === undefined ? '' : orderIdString(orderNumber),
     clientId: event?.clientId ?? parsed.clientId ?? '',
     marketId: command.marketId,
     marketDisplayName: parsed.displayName,
-    status: rejected ? 'REJECTED' : 'CANCEL_ACKNOWLEDGED',
-    updateTime: state.exchange.clock(),
   };
-  if (rejected) {
-    if (event !== undefined) {
-      const spec = state.exchange.engine.markets.get(event.marketId)!.spec;
-      body.remainingSize = formatSize(spec, event.remaining);
-      body.filledSize = formatSize(spec, event.filled);
-    }
-    body.rejectionReason = result.rejectionReason;
+  const updateTime = state.exchange.clock();
+  if (result.kind === 'rejected') {
+    const spec = event === undefined ? undefined : state.exchange.engine.markets.get(event.marketId)!.spec;
+    const sizes = spec === undefined || event === undefined ? {} : { remainingSize: formatSize(spec, event.remaining), filledSize: formatSize(spec, event.filled) };
+    return { status: 200, body: { ...head, status: 'REJECTED', updateTime, ...sizes, rejectionReason: result.rejectionReason, rateLimit } };
   }
-  if (rateLimit !== undefined) body.rateLimit = rateLimit;
-  return { status: rejected ? 200 : 202, body };
+  return { status: 202, body: { ...head, status: 'CANCEL_ACKNOWLEDGED', updateTime, rateLimit } };
 }
 
-export const cancelOrder: Operation = {
+export const cancelOrder: Operation<typeof CANCEL_ORDER_RESPONSES> = {
   name: 'cancelOrder',
   method: 'POST',
   path: '/v1/cancelOrder',
   auth: 'signed',
   description: 'cancel an order by orderId or clientId',
   schema: { body: CancelOrderBody },
+  response: CANCEL_ORDER_RESPONSES,
+  errorSource: 'Cancel',
+  weight: 'cancelOrder',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as CancelOrderBody;
     const signature = String(request.headers['x-signature'] ?? '');

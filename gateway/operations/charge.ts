@@ -4,9 +4,9 @@
  * request's client id(s).
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
-import type { Reply } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
-import { accountKey, admitAccount, rateLimitedReply, type PooledOperation, type RateLimitedSubject } from '../rate-limit/index.ts';
+import { accountKey, admitAccount, rateLimitedReply, type OrderWriteRateLimit, type PooledOperation, type RateLimitedSubject } from '../rate-limit/index.ts';
 
 export function chargeOrderWrite(
   state: GatewayState,
@@ -16,7 +16,7 @@ export function chargeOrderWrite(
   accountIndex: number,
   elements: number,
   subject: RateLimitedSubject,
-): { rateLimit: unknown } | Reply {
+): { rateLimit: OrderWriteRateLimit | undefined } | Refusal {
   const key = accountKey(address, accountIndex);
   const account = findAccount(state.exchange.engine.accounts, address, accountIndex);
   const admission = admitAccount(state.config.rateLimit, {

@@ -8,7 +8,7 @@ import { LIMITS } from '../../engine/spec.ts';
 import { checkSignedHeaders, headersFromHttp, normalizeAddress, scheme1Candidates, scheme2Candidates, type CheckedHeaders, type JsonValue, type Scheme1Op, type Scheme1VerifyFieldsByOp } from '../auth/index.ts';
 import { verifyInline } from '../auth/verifier.ts';
 import { andThen, type Maybe } from '../maybe.ts';
-import { fail, type Reply } from '../errors.ts';
+import { fail, type Refusal, type Reply } from '../errors.ts';
 import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 
@@ -60,7 +60,7 @@ export function signedContext(
   permission: KeyPermission = 'trade',
   outer: 'verified' | 'present' = 'verified',
   body: unknown = request.body,
-): SignedContext | Reply {
+): SignedContext | Refusal {
   const checked = checkSignedHeaders(headersFromHttp(request.headers), state.clocks(), outer);
   if (!checked.ok) return fail(checked.error.status, checked.error.error);
   const fromQuery = request.query.address;
@@ -103,7 +103,7 @@ export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState,
  * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
  * not verify; null when it does (or when auth is off).
  */
-export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Maybe<Reply | null> {
+export function verifyScheme2Signature(state: GatewayState, request: OperationRequest, ctx: SignedContext): Maybe<Refusal | null> {
   if (!state.config.auth) return null;
   let candidates: string[];
   try {

@@ -33,17 +33,19 @@
  * (after the modify), rejectionReason (200 only) and rateLimit.
  */
 import { Type, type Static } from 'typebox';
-import { LIMITS } from '../../engine/spec.ts';
+import { LIMITS, REJECTION_REASONS } from '../../engine/spec.ts';
 import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import type { ModifyOrderCommand, OrderEvent, ResultOf, SideCode, TifCode } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
 import { accountKeyOf } from '../exchange.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import type { OrderWriteRateLimit } from '../rate-limit/index.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
-import { chargeOnce, checkTarget, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
+import { chargeOnce, checkTarget, clientTimeOf, ORDER_REPLY_HEAD, orderWriteReplies, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
 import { orderOf } from '../history-store.ts';
@@ -73,6 +75,23 @@ export const ModifyOrderBody = Type.Object(
 
 export type ModifyOrderBody = Static<typeof ModifyOrderBody>;
 
+const { address, accountIndex, ...target } = ORDER_REPLY_HEAD;
+/**
+ * The replies (supplement §3): 202 ACK, applied (in place, crossing, cancel-replace) or buffered
+ * for a target not yet on the book; 200 REJECTED, refused, or the replacement was rejected.
+ */
+const MODIFY_ORDER_REPLIES = orderWriteReplies({ address, accountIndex, clientTime: Type.Number(), ...target }, {
+  updateTime: Type.Number(),
+  goodTilTime: Type.String(),
+  originalSize: Type.String(),
+  remainingSize: Type.String(),
+  filledSize: Type.String(),
+}, 'ACK', { rejectionReason: Type.Optional(stringEnum(REJECTION_REASONS)) });
+export const ModifyOrderAccepted = MODIFY_ORDER_REPLIES.accepted;
+export const ModifyOrderRejected = MODIFY_ORDER_REPLIES.rejected;
+export const MODIFY_ORDER_RESPONSES = { 200: ModifyOrderRejected, 202: ModifyOrderAccepted, ...REFUSALS } as const;
+type ModifyOrderReply = Reply<Static<typeof ModifyOrderAccepted>> | Reply<Static<typeof ModifyOrderRejected>> | Refusal;
+
 export interface ParsedModify {
   command: Omit<ModifyOrderCommand, 'time'>;
   displayName: string;
@@ -99,16 +118,11 @@ export function findOwnOrder(state: GatewayState, address: string, accountIndex:
   return undefined;
 }
 
-function clientTimeOf(value: string | number | undefined): number {
-  const n = Number(value ?? 0);
-  return Number.isFinite(n) ? n : 0;
-}
-
 /**
  * Authorizes one modify body into an engine command; a Reply when it is refused. `signature`
  * is X-Signature for a single modify, the element's own in a batch.
  */
-export function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): Maybe<ParsedModify | Reply> {
+export function modifyCommand(state: GatewayState, request: OperationRequest, body: ModifyOrderBody, signature: string, outer: 'verified' | 'present'): Maybe<ParsedModify | Refusal> {
   const orderId = present(body.orderId);
   const clientId = present(body.clientId);
   const target = checkTarget('Order', orderId, clientId);
@@ -117,26 +131,26 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
-  if (id === null) return orderError('Order', 'InvalidRequest', 'invalid orderId');
+  if (id === null) return refuse(ERRORS.invalidOrderId, 'Order');
   const sideText = body.side ?? body.orderSide;
   let side: SideCode | undefined;
   if (sideText !== undefined) {
     side = sideCode(sideText);
-    if (side === undefined) return orderError('Order', 'InvalidRequest', `invalid side: ${sideText}`);
+    if (side === undefined) return refuse(ERRORS.invalidSide, 'Order', sideText);
   }
   let tif: TifCode | undefined;
   if (body.timeInForce !== undefined) {
     tif = tifCode(body.timeInForce);
-    if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
+    if (tif === undefined) return refuse(ERRORS.invalidTimeInForce, 'Order', body.timeInForce);
   }
   const ticks = priceToTicks(ms.spec, body.price);
-  if (ticks === null) return orderError('Order', 'Tick', 'price is not a multiple of tick size');
+  if (ticks === null) return refuse(ERRORS.priceNotOnTick, 'Order');
   const quantums = sizeToQuantums(ms.spec, body.quantity);
-  if (quantums === null) return orderError('Order', 'Tick', 'quantity is not a multiple of step size');
+  if (quantums === null) return refuse(ERRORS.quantityNotOnStep, 'Order');
   let gtt: number | undefined;
   if (body.goodTilTime !== undefined) {
     gtt = Number(body.goodTilTime);
-    if (!Number.isSafeInteger(gtt)) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
+    if (!Number.isSafeInteger(gtt)) return refuse(ERRORS.invalidGoodTilTime, 'Order');
   }
   const reduceOnly = body.reduceOnly ?? undefined;
   const resting = findOwnOrder(state, ctx.address, body.accountIndex, id, clientId);
@@ -191,14 +205,15 @@ export function submitModify(state: GatewayState, parsed: ParsedModify): ResultO
 }
 
 /** The modify's reply (status and body) from the engine's result. */
-export function modifyReply(state: GatewayState, parsed: ParsedModify, result: ResultOf<ModifyOrderCommand>, rateLimit: unknown): Reply {
-  if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+export function modifyReply(state: GatewayState, parsed: ParsedModify, result: ResultOf<ModifyOrderCommand>, rateLimit: OrderWriteRateLimit | undefined): ModifyOrderReply {
+  if (result.kind === 'invalid') return engineInvalid('Order', result);
   const { command, target } = parsed;
   const spec = state.exchange.engine.markets.get(command.marketId)!.spec;
   const orderNumber = result.kind === 'buffered' ? target?.orderId ?? command.orderId : result.orderId ?? target?.orderId ?? command.orderId;
   const after = orderNumber === undefined ? undefined : findOwnOrder(state, command.address, command.accountIndex, orderNumber, undefined);
   const rejected = result.kind === 'rejected' || (result.kind === 'order' && result.status === 'REJECTED');
-  const body: Record<string, unknown> = {
+  // Built in the order of the reply's fields: batch rows are written with JSON.stringify.
+  const head = {
     address: command.address,
     accountIndex: command.accountIndex,
     clientTime: parsed.clientTime,
@@ -206,25 +221,32 @@ export function modifyReply(state: GatewayState, parsed: ParsedModify, result: R
     clientId: after?.clientId ?? parsed.clientId ?? '',
     marketId: command.marketId,
     marketDisplayName: parsed.displayName,
-    status: rejected ? 'REJECTED' : 'ACK',
+  };
+  const tail = {
     updateTime: state.exchange.clock(),
     goodTilTime: String(after?.goodTilTime ?? command.goodTilTime ?? target?.goodTilTime ?? ''),
     originalSize: formatSize(spec, target?.size ?? command.size),
     remainingSize: formatSize(spec, after?.remaining ?? command.size),
     filledSize: formatSize(spec, after?.filled ?? 0),
   };
-  if (rejected) body.rejectionReason = result.kind === 'rejected' ? result.rejectionReason : result.kind === 'order' ? result.rejectionReason : undefined;
-  if (rateLimit !== undefined) body.rateLimit = rateLimit;
-  return { status: rejected ? 200 : 202, body };
+  if (rejected) {
+    const rejectionReason = result.kind === 'rejected' ? result.rejectionReason : result.kind === 'order' ? result.rejectionReason : undefined;
+    return { status: 200, body: { ...head, status: 'REJECTED', ...tail, rejectionReason, rateLimit } };
+  }
+  return { status: 202, body: { ...head, status: 'ACK', ...tail, rateLimit } };
 }
 
-export const modifyOrder: Operation = {
+export const modifyOrder: Operation<typeof MODIFY_ORDER_RESPONSES> = {
   name: 'modifyOrder',
   method: 'POST',
   path: '/v1/modifyOrder',
   auth: 'signed',
   description: 'modify a resting order (price, size; a new goodTilTime cancel-replaces)',
   schema: { body: ModifyOrderBody },
+  response: MODIFY_ORDER_RESPONSES,
+  errorSource: 'Order',
+  weight: 'modifyOrder',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as ModifyOrderBody;
     const signature = String(request.headers['x-signature'] ?? '');

@@ -20,18 +20,19 @@
  *   202 when at least one element was forwarded and acknowledged, 200 when every row is
  *   already definitive (REJECTED / ERROR).
  */
-import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
 import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
-import { fail, orderError, type Reply } from '../errors.ts';
+import { ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
-import type { PooledOperation } from '../rate-limit/index.ts';
+import type { OrderWriteRateLimit, PooledOperation } from '../rate-limit/index.ts';
 import { all, andThen, type Maybe } from '../maybe.ts';
 import { isReplayed, replaySlot, takeReplaySlot } from '../replay.ts';
 import { chargeOrderWrite } from './charge.ts';
+import { RateLimitInfo } from '../reply-schema.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -45,6 +46,29 @@ import { isReply, parseAddress, signedContext, verifyScheme2Signature, type Sign
  */
 export function orNull<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+/** The fields that open placeOrder's and cancelOrder's replies (modifyOrder puts clientTime after accountIndex). */
+export const ORDER_REPLY_HEAD = {
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  orderId: Type.String(),
+  clientId: Type.String(),
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+};
+
+/**
+ * An order write's two replies, fields in the order they are written: `head`, `status`, `tail`,
+ * then (rejected only) `rejectedExtras`, then `rateLimit`. 202 `accepted` carries the
+ * acknowledgement status, 200 `rejected` is definitive.
+ */
+export function orderWriteReplies<H extends TProperties, T extends TProperties, A extends string, X extends TProperties>(head: H, tail: T, acknowledged: A, rejectedExtras: X) {
+  const rateLimit = Type.Optional(RateLimitInfo);
+  return {
+    accepted: Type.Object({ ...head, status: Type.Literal(acknowledged), ...tail, rateLimit }),
+    rejected: Type.Object({ ...head, status: Type.Literal('REJECTED'), ...tail, ...rejectedExtras, rateLimit }),
+  };
 }
 
 /** A batch element with its null-valued fields dropped (null means omitted, as in a single request). */
@@ -69,15 +93,21 @@ export function sideCode(text: string): SideCode | undefined {
   return upper === 'BUY' ? 0 : upper === 'SELL' ? 1 : undefined;
 }
 
+/** A reply's `clientTime`: the body's (ns), 0 when absent or not a finite number. */
+export function clientTimeOf(value: string | number | undefined): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
 /** An optional identifier as sent: an empty string or null counts as absent (like an omitted signed key). */
 export function present(value: string | null | undefined): string | undefined {
   return value === undefined || value === null || value === '' ? undefined : value;
 }
 
 /** The target rule of cancel and modify: exactly one of orderId / clientId (400 otherwise). */
-export function checkTarget(source: ErrorSource, orderId: string | undefined, clientId: string | undefined): Reply | undefined {
-  if (orderId !== undefined && clientId !== undefined) return orderError(source, 'InvalidRequest', 'exactly one of orderId or clientId is required, not both');
-  if (orderId === undefined && clientId === undefined) return orderError(source, 'InvalidRequest', 'exactly one of orderId or clientId is required');
+export function checkTarget(source: ErrorSource, orderId: string | undefined, clientId: string | undefined): Refusal | undefined {
+  if (orderId !== undefined && clientId !== undefined) return refuse(ERRORS.targetBoth, source);
+  if (orderId === undefined && clientId === undefined) return refuse(ERRORS.targetNeither, source);
   return undefined;
 }
 
@@ -86,9 +116,9 @@ export function checkTarget(source: ErrorSource, orderId: string | undefined, cl
  * an API key's validUntil. A passed expiry is refused 400 InvalidRequest: it is a body field
  * that no longer validates, and the client must not retry the same request.
  */
-export function checkValidUntil(state: GatewayState, source: ErrorSource, validUntil: number | null | undefined): Reply | undefined {
+export function checkValidUntil(state: GatewayState, source: ErrorSource, validUntil: number | null | undefined): Refusal | undefined {
   if (validUntil === undefined || validUntil === null || validUntil === 0) return undefined;
-  return state.nowMs() > validUntil ? orderError(source, 'InvalidRequest', 'request expired: validUntil has passed') : undefined;
+  return state.nowMs() > validUntil ? refuse(ERRORS.requestExpired, source) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -109,11 +139,11 @@ export function orderWriteContext(
   body: { accountIndex: number; marketId: number },
   source: ErrorSource,
   outer: 'verified' | 'present',
-): OrderWriteContext | Reply {
+): OrderWriteContext | Refusal {
   const ctx = signedContext(state, request, body.accountIndex, 'trade', outer, body);
   if (isReply(ctx)) return ctx;
   const ms = resolveMarket(state.exchange, body.marketId);
-  return ms === undefined ? orderError(source, 'InvalidRequest', 'unknown market') : { ctx, ms };
+  return ms === undefined ? refuse(ERRORS.unknownMarket, source) : { ctx, ms };
 }
 
 /**
@@ -121,8 +151,8 @@ export function orderWriteContext(
  * element's own signature that failed, so its row says `invalid order signature`, as the rows of
  * a batch without the header do.
  */
-export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
-  return fail(401, outer === 'present' ? 'invalid order signature' : 'invalid signature');
+export function scheme1Refusal(outer: 'verified' | 'present'): Refusal {
+  return refuse(outer === 'present' ? ERRORS.invalidOrderSignature : ERRORS.invalidSignature, undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +165,7 @@ export function scheme1Refusal(outer: 'verified' | 'present'): Reply {
  * the one schema validation handed the handler: ajv's type coercion may have rewritten values
  * (`"5"` → 5), which would change the signed text.
  */
-export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Maybe<SignedContext | Reply> {
+export function scheme2Context(state: GatewayState, request: OperationRequest, accountIndex: number): Maybe<SignedContext | Refusal> {
   const ctx = signedContext(state, request, accountIndex);
   if (isReply(ctx)) return ctx;
   return andThen(verifyScheme2Signature(state, request, ctx), (refusal) => refusal ?? ctx);
@@ -145,7 +175,7 @@ export function scheme2Context(state: GatewayState, request: OperationRequest, a
 // Replay and charge.
 
 /** What chargeOrderWrite answers: the rate-limit block for the reply, or the 429. */
-export type Charged = { rateLimit: unknown } | Reply;
+export type Charged = { rateLimit: OrderWriteRateLimit | undefined } | Refusal;
 
 /**
  * The replay check around a write's charge: a replay is refused (409) before it costs anything,
@@ -153,7 +183,7 @@ export type Charged = { rateLimit: unknown } | Reply;
  * unchanged.
  */
 export function chargeOnce(state: GatewayState, signature: string, charge: () => Charged): Charged {
-  if (isReplayed(state, signature)) return fail(409, 'replayed request');
+  if (isReplayed(state, signature)) return refuse(ERRORS.replayed, undefined);
   const charged = charge();
   if (!isReply(charged)) takeReplaySlot(state, signature);
   return charged;
@@ -228,16 +258,16 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
     const record = (element ?? {}) as Record<string, unknown>;
     if (record.address !== undefined) {
       const parsed = parseAddress(record.address);
-      if (parsed === null) return fail(400, 'invalid address');
-      if (address !== undefined && parsed !== address) return orderError(source, 'InvalidRequest', 'all elements must share address and accountIndex');
+      if (parsed === null) return refuse(ERRORS.invalidAddress, undefined);
+      if (address !== undefined && parsed !== address) return refuse(ERRORS.batchAccountsDiffer, source);
       address = parsed;
     }
     if (Number.isInteger(record.accountIndex)) {
-      if (accountIndex !== undefined && record.accountIndex !== accountIndex) return orderError(source, 'InvalidRequest', 'all elements must share address and accountIndex');
+      if (accountIndex !== undefined && record.accountIndex !== accountIndex) return refuse(ERRORS.batchAccountsDiffer, source);
       accountIndex = record.accountIndex as number;
     }
   }
-  if (accountIndex === undefined) return orderError(source, 'InvalidRequest', 'accountIndex is required');
+  if (accountIndex === undefined) return refuse(ERRORS.accountIndexRequired, source);
   return signedContext(state, request, accountIndex, 'trade', 'present', address === undefined ? {} : { address });
 }
 
@@ -307,7 +337,7 @@ export function chargeBatch<T>(
     if (slot !== undefined) claimed.add(slot);
     fresh.push(element);
   }
-  if (replayed.length > 0 && fresh.length === 0) return fail(409, 'replayed request');
+  if (replayed.length > 0 && fresh.length === 0) return refuse(ERRORS.replayed, undefined);
   const clientIds = elements.map((element) => stringField(element, 'clientId'));
   const charged = chargeOrderWrite(state, request, operation, ctx.address, ctx.accountIndex, elements.length, { kind: 'batch', clientIds });
   if (isReply(charged)) return charged;

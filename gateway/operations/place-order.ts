@@ -8,17 +8,19 @@
  * rejectionReason (the state is already definitive); an accepted order answers 202 ACK with its
  * orderId, and its lifecycle follows on the orders / userFills channels.
  */
-import { Type } from 'typebox';
-import { LIMITS, TPSL_TYPES } from '../../engine/spec.ts';
+import { Type, type Static } from 'typebox';
+import { LIMITS, ORDER_TYPES, REJECTION_REASONS, SIDES, TPSL_TYPES } from '../../engine/spec.ts';
 import type { PlaceOrderCommand, ResultOf } from '../../engine/index.ts';
 import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { orderError, type Reply } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
 import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import type { OrderWriteRateLimit } from '../rate-limit/index.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
-import { chargeOnce, orderWriteContext, scheme1Refusal, tifCode } from './order-write-support.ts';
+import { chargeOnce, clientTimeOf, ORDER_REPLY_HEAD, orderWriteContext, orderWriteReplies, scheme1Refusal, tifCode } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
 import { orderOf } from '../history-store.ts';
@@ -30,8 +32,8 @@ export const PlaceOrderBody = Type.Object(
     address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })),
     accountIndex: Type.Integer({ minimum: 0, maximum: LIMITS.subaccountMax }),
     marketId: Type.Integer({ minimum: 0, maximum: LIMITS.marketIdMax }),
-    orderSide: Type.Union([Type.Literal('BUY'), Type.Literal('SELL')]),
-    orderType: Type.Union([Type.Literal('LIMIT'), Type.Literal('MARKET')]),
+    orderSide: Type.Union([Type.Literal(SIDES[0]), Type.Literal(SIDES[1])]),
+    orderType: Type.Union([Type.Literal(ORDER_TYPES[0]), Type.Literal(ORDER_TYPES[1])]),
     timeInForce: Type.String(),
     quantity: DECIMAL,
     price: DECIMAL,
@@ -49,54 +51,59 @@ export const PlaceOrderBody = Type.Object(
   { additionalProperties: true },
 );
 
-type Body = {
-  address?: string;
-  accountIndex: number;
-  marketId: number;
-  orderSide: 'BUY' | 'SELL';
-  orderType: 'LIMIT' | 'MARKET';
-  timeInForce: string;
-  quantity: string;
-  price: string;
-  goodTilTime?: string | number;
-  clientId?: string;
-  reduceOnly?: boolean;
-  tpslType?: string;
-  tpsl_type?: string;
-  stopPrice?: string;
-  isPositionTPSL?: boolean;
-  clientTime?: string | number;
-};
+type Body = Static<typeof PlaceOrderBody>;
+
+/**
+ * The replies (supplement §3): 202 ACK, the engine accepted the order (its lifecycle follows on
+ * the orders / userFills channels); 200 REJECTED, definitive, `error` repeating the rejectionReason.
+ */
+const PLACE_ORDER_REPLIES = orderWriteReplies(ORDER_REPLY_HEAD, {
+  quantity: Type.String(),
+  price: Type.String(),
+  timeInForce: Type.String(),
+  goodTilTime: Type.String(),
+  reduceOnly: Type.Boolean(),
+  clientTime: Type.Number(),
+  createdAt: Type.Number(),
+  updatedAt: Type.Number(),
+  updateTime: Type.Number(),
+  remainingSize: Type.String(),
+  filledSize: Type.String(),
+}, 'ACK', { rejectionReason: Type.Optional(stringEnum(REJECTION_REASONS)), error: Type.Optional(stringEnum(REJECTION_REASONS)) });
+export const PlaceOrderAccepted = PLACE_ORDER_REPLIES.accepted;
+export const PlaceOrderRejected = PLACE_ORDER_REPLIES.rejected;
+export const PLACE_ORDER_RESPONSES = { 200: PlaceOrderRejected, 202: PlaceOrderAccepted, ...REFUSALS } as const;
+type PlaceOrderReply = Reply<Static<typeof PlaceOrderAccepted>> | Reply<Static<typeof PlaceOrderRejected>> | Refusal;
 
 /**
  * Parses and authorizes one order body into an engine command; a Reply when it is refused.
  * `signature` is the payload signature: the X-Signature header for a single order, the
  * element's own for a batch element.
  */
-export function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): Maybe<{ command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Reply> {
+export function orderCommand(state: GatewayState, request: OperationRequest, body: Body, signature: string, outer: 'verified' | 'present'): Maybe<{ command: Omit<PlaceOrderCommand, 'time'>; displayName: string } | Refusal> {
   const resolved = orderWriteContext(state, request, body, 'Order', outer);
   if (isReply(resolved)) return resolved;
   const { ctx, ms } = resolved;
   const tif = tifCode(body.timeInForce);
-  if (tif === undefined) return orderError('Order', 'InvalidRequest', `invalid timeInForce: ${body.timeInForce}`);
+  if (tif === undefined) return refuse(ERRORS.invalidTimeInForce, 'Order', body.timeInForce);
   const tpslType = body.tpslType ?? body.tpsl_type;
   if (tpslType !== undefined && !(TPSL_TYPES as readonly string[]).includes(tpslType)) {
-    return orderError('Order', 'InvalidRequest', 'tpslType must be STOP_LOSS or TAKE_PROFIT');
+    return refuse(ERRORS.invalidTpslType, 'Order');
   }
   const ticks = priceToTicks(ms.spec, body.price);
-  if (ticks === null) return orderError('Order', 'Tick', 'price is not a multiple of tick size');
+  if (ticks === null) return refuse(ERRORS.priceNotOnTick, 'Order');
   const quantums = sizeToQuantums(ms.spec, body.quantity);
-  if (quantums === null) return orderError('Order', 'Tick', 'quantity is not a multiple of step size');
+  if (quantums === null) return refuse(ERRORS.quantityNotOnStep, 'Order');
   let stop: number | undefined;
   if (body.stopPrice !== undefined) {
     const parsed = priceToTicks(ms.spec, body.stopPrice);
-    if (parsed === null) return orderError('Order', 'Tick', 'stopPrice is not a multiple of tick size');
+    if (parsed === null) return refuse(ERRORS.stopPriceNotOnTick, 'Order');
     stop = parsed;
   }
-  if (body.goodTilTime === undefined) return orderError('Order', 'InvalidRequest', 'goodTilTime is required');
+  if (body.goodTilTime === undefined) return refuse(ERRORS.goodTilTimeRequired, 'Order');
   const gtt = Number(body.goodTilTime);
   const g = goodTilTimeNs(String(body.goodTilTime));
-  if (!Number.isSafeInteger(gtt) || g === null) return orderError('Order', 'InvalidRequest', 'invalid goodTilTime');
+  if (!Number.isSafeInteger(gtt) || g === null) return refuse(ERRORS.invalidGoodTilTime, 'Order');
   const side = body.orderSide === 'BUY' ? 0 : 1;
   const reduceOnly = body.reduceOnly === true;
   const op = tpslType !== undefined ? 4 : 1;
@@ -137,13 +144,17 @@ export function orderCommand(state: GatewayState, request: OperationRequest, bod
   });
 }
 
-export const placeOrder: Operation = {
+export const placeOrder: Operation<typeof PLACE_ORDER_RESPONSES> = {
   name: 'placeOrder',
   method: 'POST',
   path: '/v1/placeOrder',
   auth: 'signed',
   description: 'place an order',
   schema: { body: PlaceOrderBody },
+  response: PLACE_ORDER_RESPONSES,
+  errorSource: 'Order',
+  weight: 'placeOrder',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as Body;
     const signature = String(request.headers['x-signature'] ?? '');
@@ -164,38 +175,36 @@ export function orderReply(
   command: Omit<PlaceOrderCommand, 'time'>,
   displayName: string,
   result: ResultOf<PlaceOrderCommand>,
-  rateLimit: unknown,
+  rateLimit: OrderWriteRateLimit | undefined,
   body: Body,
-): Reply {
-  if (result.kind === 'invalid') return orderError('Order', result.errorType, result.error);
+): PlaceOrderReply {
+  if (result.kind === 'invalid') return engineInvalid('Order', result);
   const ms = state.exchange.engine.markets.get(command.marketId)!;
   const now = state.exchange.clock();
   const event = orderOf(state.exchange, result.orderId);
   const rejected = result.status === 'REJECTED';
-  const reply: Record<string, unknown> = {
+  // Built in the order of the reply's fields: batch rows are written with JSON.stringify.
+  const head = {
     address: command.address,
     accountIndex: command.accountIndex,
     orderId: orderIdString(result.orderId),
     clientId: command.clientId ?? '',
     marketId: command.marketId,
     marketDisplayName: displayName,
-    status: rejected ? 'REJECTED' : 'ACK',
+  };
+  const tail = {
     quantity: formatSize(ms.spec, command.size),
     price: formatPrice(ms.spec, command.price),
     timeInForce: body.timeInForce,
     goodTilTime: String(command.goodTilTime),
     reduceOnly: command.reduceOnly,
-    clientTime: Number(body.clientTime ?? 0),
+    clientTime: clientTimeOf(body.clientTime),
     createdAt: event?.createdAt ?? now,
     updatedAt: event?.time ?? now,
     updateTime: now,
     remainingSize: formatSize(ms.spec, rejected ? command.size : event?.remaining ?? command.size),
     filledSize: formatSize(ms.spec, rejected ? 0 : event?.filled ?? 0),
   };
-  if (rejected) {
-    reply.rejectionReason = result.rejectionReason;
-    reply.error = result.rejectionReason;
-  }
-  if (rateLimit !== undefined) reply.rateLimit = rateLimit;
-  return { status: rejected ? 200 : 202, body: reply };
+  if (rejected) return { status: 200, body: { ...head, status: 'REJECTED', ...tail, rejectionReason: result.rejectionReason, error: result.rejectionReason, rateLimit } };
+  return { status: 202, body: { ...head, status: 'ACK', ...tail, rateLimit } };
 }

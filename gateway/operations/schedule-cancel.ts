@@ -23,9 +23,10 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail, orderError } from '../errors.ts';
+import { engineInvalid, ERRORS, refuse } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { RateLimitInfo, REFUSALS } from '../reply-schema.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { chargeOnce, orNull, scheme2Context } from './order-write-support.ts';
@@ -43,13 +44,29 @@ export const ScheduleCancelBody = Type.Object(
 
 export type ScheduleCancelBody = Static<typeof ScheduleCancelBody>;
 
-export const scheduleCancel: Operation = {
+/** 200: the switch's state after the call; `time` the deadline when armed. Fields in the order written. */
+export const ScheduleCancelReply = Type.Object({
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  status: Type.Union([Type.Literal('scheduled'), Type.Literal('disarmed')]),
+  marketId: Type.Optional(Type.Integer()),
+  marketDisplayName: Type.Optional(Type.String()),
+  time: Type.Optional(Type.Number()),
+  rateLimit: Type.Optional(RateLimitInfo),
+});
+export const SCHEDULE_CANCEL_RESPONSES = { 200: ScheduleCancelReply, ...REFUSALS } as const;
+
+export const scheduleCancel: Operation<typeof SCHEDULE_CANCEL_RESPONSES> = {
   name: 'scheduleCancel',
   method: 'POST',
   path: '/v1/scheduleCancel',
   auth: 'signed',
   description: "arm, refresh or disarm the dead man's switch",
   schema: { body: ScheduleCancelBody },
+  response: SCHEDULE_CANCEL_RESPONSES,
+  errorSource: 'Cancel',
+  weight: 'scheduleCancel',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as ScheduleCancelBody;
     const accountIndex = body.accountIndex ?? 0;
@@ -57,12 +74,12 @@ export const scheduleCancel: Operation = {
       if (isReply(ctx)) return ctx;
       const marketId = body.marketId ?? undefined;
       const ms = marketId === undefined ? undefined : resolveMarket(state.exchange, marketId);
-      if (marketId !== undefined && ms === undefined) return orderError('Cancel', 'InvalidRequest', 'unknown market');
+      if (marketId !== undefined && ms === undefined) return refuse(ERRORS.unknownMarket, 'Cancel');
       const deadline = body.time === undefined || body.time === null ? null : Number(body.time);
       if (deadline !== null) {
         const ahead = deadline - state.exchange.clock();
         if (!Number.isSafeInteger(deadline) || ahead < LIMITS.scheduleCancelMinAheadUs || ahead > LIMITS.scheduleCancelMaxAheadUs) {
-          return orderError('Cancel', 'InvalidRequest', 'time must be 5 seconds to 5 minutes in the future (epoch microseconds)');
+          return refuse(ERRORS.scheduleTimeOutOfRange, 'Cancel');
         }
       }
       const charge = chargeOnce(state, ctx.headers.signature, () =>
@@ -70,16 +87,11 @@ export const scheduleCancel: Operation = {
       );
       if (isReply(charge)) return charge;
       const result = state.exchange.submit({ type: 'scheduleCancel', address: ctx.address, accountIndex, marketId, deadline });
-      if (result.kind === 'invalid') return orderError('Cancel', result.errorType, result.error);
-      if (result.kind === 'limited') return fail(429, result.error);
-      const reply: Record<string, unknown> = { address: ctx.address, accountIndex, status: result.switchState };
-      if (ms !== undefined) {
-        reply.marketId = ms.spec.id;
-        reply.marketDisplayName = ms.spec.displayName;
-      }
-      if (result.switchState === 'scheduled' && deadline !== null) reply.time = deadline;
-      if (charge.rateLimit !== undefined) reply.rateLimit = charge.rateLimit;
-      return { status: 200, body: reply };
+      if (result.kind === 'invalid') return engineInvalid('Cancel', result);
+      if (result.kind === 'limited') return refuse(ERRORS.engineLimited, 'Cancel', result.error);
+      const market = ms === undefined ? {} : { marketId: ms.spec.id, marketDisplayName: ms.spec.displayName };
+      const time = result.switchState === 'scheduled' && deadline !== null ? deadline : undefined;
+      return { status: 200, body: { address: ctx.address, accountIndex, status: result.switchState, ...market, time, rateLimit: charge.rateLimit } };
     });
   },
 };

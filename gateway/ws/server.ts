@@ -250,6 +250,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
+  const serializer = app.replySerializer;
   const validators = new Map<Operation, ValidateFunction>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
@@ -363,7 +364,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
 
   /** Replies and control frames: never dropped (the hard limit still applies). */
-  const send = (c: Connection, frame: unknown): void => void write(c, textFrame(JSON.stringify(frame)));
+  const sendText = (c: Connection, text: string): void => void write(c, textFrame(text));
+  const send = (c: Connection, frame: unknown): void => sendText(c, JSON.stringify(frame));
 
   const frameBase = (sub: Subscription): Record<string, unknown> => {
     const base: Record<string, unknown> = { channel: sub.channel };
@@ -714,7 +716,11 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       if (result.status >= 400) return reply(errorFrame(result));
       // setLeverage answers at once over the socket; its outcome follows on the account stream.
       if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
-      return reply({ status: result.status, result: body });
+      // A declared reply schema: the REST route's compiled serializer writes the result.
+      const schema = op.response?.[String(result.status)];
+      if (schema === undefined) return reply({ status: result.status, result: body });
+      sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
+      return result.status;
     } finally {
       c.limits = endPost(c.limits);
     }
