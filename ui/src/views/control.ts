@@ -153,10 +153,14 @@ export const controlView: View = async (scope, root) => {
   const clock = action(
     'Clock',
     [clockState, field('Advance (ms, virtual clock)', advanceMs), h('button', { type: 'submit', value: 'advance' }, 'Advance'), field('Mode', mode), field('Speed', speed), h('button', { type: 'submit', value: 'mode' }, 'Set mode')],
-    (submitter) =>
-      (submitter as HTMLButtonElement | null)?.value === 'mode'
+    async (submitter) => {
+      const moved = await ((submitter as HTMLButtonElement | null)?.value === 'mode'
         ? post('/sim/clock', { mode: mode.value, ...(mode.value === 'accelerated' && { speed: Number(speed.value) }) })
-        : post('/sim/clock', { advanceMs: intOf(advanceMs) }),
+        : post('/sim/clock', { advanceMs: intOf(advanceMs) }));
+      // The status line shows the new time at once, not at the next 2 s refresh.
+      void refreshClock();
+      return moved;
+    },
     '',
   );
   const refreshClock = async (): Promise<void> => {
