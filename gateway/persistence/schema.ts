@@ -192,7 +192,8 @@ export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDat
   } catch (err) {
     db.close();
     if (err instanceof PersistenceError) throw err;
-    const code = (err as { code?: string }).code;
+    // The primary result code: SQLite reports extended ones (SQLITE_READONLY_DIRECTORY, SQLITE_CANTOPEN_ISDIR, …).
+    const code = (err as { code?: string }).code?.split('_').slice(0, 2).join('_');
     if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') throw new PersistenceError(`${file} is not writable (${describe(err)})`);
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new PersistenceError(`${file} is in use by another process (${describe(err)})`);
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new PersistenceError(`${file} is not a perpsim database or is corrupt (${describe(err)}); move it away to start afresh`);
