@@ -53,6 +53,8 @@ export interface GatewayState {
   pools: Map<string, AccountPools>;
   /** Signed payloads already accepted (replay protection), by signature. */
   replay: Set<string>;
+  /** When each slot in `replay` was taken, oldest first (gateway/replay.ts prunes by it; not durable). */
+  replayAges: Map<string, number>;
   /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
   verifier?: Verifier;
   /** Each wallet's last write in flight (sequencer.ts); created on first use. */

@@ -128,6 +128,7 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     ipBuckets: new Map(),
     pools: new Map(),
     replay: new Set(),
+    replayAges: new Map(),
     verifier: createVerifier({ threads: options.verifyThreads ?? Math.max(1, availableParallelism() - 1) }),
     committed: () => persistence.committed(),
   };

@@ -235,3 +235,47 @@ describe('over the WebSocket, the same slots hold', () => {
     expect(server.exchange.orders.size).toBe(3);
   });
 });
+
+describe('replay slots are dropped once the timestamp window alone refuses their requests', () => {
+  const place = (h: GatewayHarness, price: string) => h.app.inject({ method: 'POST', ...placeOrderRequest(h, alice, { quantity: '0.01', price }) });
+
+  it('a slot is kept while the clocks are within 60 s of its taking, then dropped; its request is then refused by its timestamp, never placed again', async () => {
+    const h = await ready();
+    const first = placeOrderRequest(h, alice, { quantity: '0.01', price: '96000.0' });
+    expect((await h.app.inject({ method: 'POST', ...first })).statusCode).toBe(202);
+    const firstSlot = first.headers['x-signature']!.toLowerCase();
+    h.now.us += 59_000_000;
+    expect((await place(h, '96001.0')).statusCode).toBe(202);
+    expect(h.state.replay.has(firstSlot)).toBe(true);
+    h.now.us += 2_000_000;
+    expect((await place(h, '96002.0')).statusCode).toBe(202);
+    expect(h.state.replay.has(firstSlot)).toBe(false);
+    expect(h.state.replay.size).toBe(2);
+    const again = await h.app.inject({ method: 'POST', ...first });
+    expect(again.statusCode).toBe(401);
+    expect(orderCount(h)).toBe(3);
+  });
+
+  it('slots stay while either clock is still within the window (a wall clock that has not moved keeps them)', async () => {
+    const h = await ready();
+    const wallNs = BigInt(h.now.us) * 1000n;
+    h.state.clocks = () => ({ wallNs, simNs: BigInt(h.now.us) * 1000n });
+    expect((await place(h, '96000.0')).statusCode).toBe(202);
+    h.now.us += 3_600_000_000;
+    h.state.clocks = () => ({ wallNs: wallNs + 1_000_000n, simNs: BigInt(h.now.us) * 1000n });
+    expect((await h.app.inject({ method: 'POST', ...placeOrderRequest(h, alice, { quantity: '0.01', price: '96001.0' }) })).statusCode).toBe(202);
+    expect(h.state.replay.size).toBe(2);
+  });
+
+  it('slots found without an age (restored from a file or an image) are aged from the next write', async () => {
+    const h = await ready();
+    const restored = 'ab'.repeat(64);
+    h.state.replay.add(restored);
+    expect((await place(h, '96000.0')).statusCode).toBe(202);
+    expect(h.state.replay.has(restored)).toBe(true);
+    h.now.us += 61_000_000;
+    expect((await place(h, '96001.0')).statusCode).toBe(202);
+    expect(h.state.replay.has(restored)).toBe(false);
+    expect(h.state.replay.size).toBe(1);
+  });
+});

@@ -341,7 +341,7 @@ export function chargeBatch<T>(
   const clientIds = elements.map((element) => stringField(element, 'clientId'));
   const charged = chargeOrderWrite(state, request, operation, ctx.address, ctx.accountIndex, elements.length, { kind: 'batch', clientIds });
   if (isReply(charged)) return charged;
-  for (const slot of claimed) state.replay.add(slot);
+  for (const slot of claimed) takeReplaySlot(state, slot);
   for (const index of replayed) parsed.rows[index] = errorRow(...rowIds(withoutNulls(elements[index])), 'replayed request');
   parsed.accepted = fresh;
   return charged;

@@ -404,6 +404,7 @@ function bareState(exchange: Exchange): GatewayState {
     ipBuckets: new Map(),
     pools: new Map(),
     replay: new Set(),
+    replayAges: new Map(),
   };
   // The service stores follow the engine's events in a replay as they did live.
   attachServices(state);

@@ -53,6 +53,7 @@ export class InProcessGateway {
       ipBuckets: new Map(),
       pools: new Map(),
       replay: new Set(),
+    replayAges: new Map(),
     };
     this.apiKey = address.slice(2).padEnd(64, '0');
     registerKey(this.state.keys, { apiKey: this.apiKey, address, accountIndex: undefined, apiWalletName: 'backtest', permissions: ['trade', 'withdraw'], validUntil: 0, createdAt: exchange.clock() });
@@ -92,6 +93,7 @@ export class InProcessGateway {
     if (reply instanceof Promise) throw new Error(`${name} answers asynchronously; the backtest runs operations synchronously`);
     // In process nothing is ever replayed: forget the accepted signatures instead of keeping millions.
     this.state.replay.clear();
+    this.state.replayAges.clear();
     return reply as Reply;
   }
 }

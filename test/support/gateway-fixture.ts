@@ -76,6 +76,7 @@ export async function gateway(options: { rateLimit?: RateLimitOptions; persisten
     ipBuckets: new Map(),
     pools: new Map(),
     replay: new Set(),
+    replayAges: new Map(),
     ...(persistence !== undefined && { committed: () => persistence.committed() }),
   };
   persistence?.attach(state);
