@@ -6,7 +6,8 @@
  *   pools as right after start-up, before seeding — then the configured oracle prices and the
  *   liquidity agents start again from the same seed.
  * - snapshot: saves the whole durable state under a name (in the SQLite file with --db, in
- *   memory with --memory); a later snapshot of the same name replaces it.
+ *   memory with --memory, at most MAX_MEMORY_IMAGES names there: a new name past it is 409);
+ *   a later snapshot of the same name replaces it.
  * - restore: the state becomes that image (404 for an unknown name); the simulated market
  *   restarts on it. With --db both reset and restore are journal records, so a restart
  *   recovers through them.
@@ -15,7 +16,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Persistence } from '../gateway/persistence/index.ts';
+import { MAX_MEMORY_IMAGES, type Persistence } from '../gateway/persistence/index.ts';
 
 const NAME = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' });
 
@@ -41,9 +42,11 @@ export function registerStateControl(app: FastifyInstance, options: StateControl
 
     sim.post('/sim/snapshot', {
       schema: { description: 'Saves the whole state under a name.', body: Type.Object({ name: NAME }, { additionalProperties: false }) },
-    }, async (req) => {
+    }, async (req, reply) => {
       const { name } = req.body as { name: string };
-      persistence.saveImage(name);
+      if (!persistence.saveImage(name)) {
+        return reply.code(409).send({ error: `too many snapshots: ${MAX_MEMORY_IMAGES} names are kept in memory; save under a name already used, or run with --db` });
+      }
       return { name, status: 'saved' };
     });
 

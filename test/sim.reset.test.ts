@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { replayFile } from '../gateway/persistence/index.ts';
+import { MAX_MEMORY_IMAGES, replayFile } from '../gateway/persistence/index.ts';
 import { startServer, type Server, type ServerOptions } from '../sim/server.ts';
 import { wallet } from './support/gateway-fixture.ts';
 import { get, onboard, placeOrder, post, tempDb } from './support/persistence-fixture.ts';
@@ -64,6 +64,16 @@ describe('POST /sim/snapshot {name} and POST /sim/restore {name}: named state im
     expect((await post(server, '/sim/snapshot', { name: '' })).status).toBe(400);
     expect((await post(server, '/sim/snapshot', { name: 'a b' })).status).toBe(400);
     expect((await post(server, '/sim/restore', {})).status).toBe(400);
+  });
+
+  it('keeps at most MAX_MEMORY_IMAGES names in memory: a new name past it is 409, a known name is still replaced', async () => {
+    const server = await start({ clock: 'virtual', agents: false });
+    for (let i = 0; i < MAX_MEMORY_IMAGES; i++) expect((await post(server, '/sim/snapshot', { name: `s${i}` })).status).toBe(200);
+    const refused = await post(server, '/sim/snapshot', { name: 'one-more' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: expect.stringContaining('too many snapshots') });
+    expect(await post(server, '/sim/snapshot', { name: 's0' })).toEqual({ status: 200, body: { name: 's0', status: 'saved' } });
+    expect((await post(server, '/sim/restore', { name: 'one-more' })).status).toBe(404);
   });
 
   it('keeps images on disk with --db, and a restart recovers through a restore and a reset exactly as a from-scratch replay does', async () => {

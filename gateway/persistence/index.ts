@@ -74,8 +74,12 @@ export interface Persistence {
   attach(state: GatewayState): Recovery;
   /** Resolves once every change made so far is durable. */
   committed(): Promise<void>;
-  /** Saves the current state under `name` (replacing an older image of that name). */
-  saveImage(name: string): void;
+  /**
+   * Saves the current state under `name` (replacing an older image of that name); false when the
+   * name is new and the store holds MAX_MEMORY_IMAGES names already (memory store only: each
+   * image is a whole copy of the state in the process).
+   */
+  saveImage(name: string): boolean;
   /** Replaces the state by the image saved as `name`; false when there is none. */
   restoreImage(name: string): boolean;
   /** Replaces the state by the initial image (the caller seeds it again). */
@@ -107,6 +111,9 @@ export function openPersistence(options: PersistenceOptions = {}): Persistence {
   return options.file === undefined ? memoryPersistence() : sqlitePersistence(options.file, options);
 }
 
+/** Named images the memory store keeps at most (a new name past it is refused; a known one is replaced). */
+export const MAX_MEMORY_IMAGES = 100;
+
 function memoryPersistence(): Persistence {
   let state: GatewayState | undefined;
   let initial: Buffer | undefined;
@@ -129,7 +136,11 @@ function memoryPersistence(): Persistence {
       return { recovered: false, snapshotSeq: 0, replayed: 0 };
     },
     committed: () => Promise.resolve(),
-    saveImage: (name) => void images.set(name, captureImage(attached())),
+    saveImage(name) {
+      if (!images.has(name) && images.size >= MAX_MEMORY_IMAGES) return false;
+      images.set(name, captureImage(attached()));
+      return true;
+    },
     restoreImage(name) {
       const image = images.get(name);
       if (image === undefined) return false;
@@ -268,6 +279,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
     committed: () => (journal === undefined ? Promise.resolve() : journal.committed()),
     saveImage(name) {
       insertImage.run(name, Date.now(), captureImage(attached().state));
+      return true;
     },
     restoreImage(name) {
       const { state: s, journal: j } = attached();
