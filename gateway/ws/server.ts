@@ -180,10 +180,11 @@ export interface WsRpcRecord {
   /** The envelope's type: post or get. */
   type: string;
   method: string;
-  /** The payload as the client sent it (parsed again from the frame when called: validation coerces the one the call used). */
-  payload: () => unknown;
-  /** The frame's length, bytes (a request log keeps what it can afford). */
-  frameBytes: number;
+  /**
+   * The frame's text: the payload as the client sent it is its `request.payload` (validation
+   * coerced the one the call used). A request log parses it only if it needs it.
+   */
+  frame: string;
   status: number;
   ip: string;
   apiKey: string | undefined;
@@ -277,6 +278,8 @@ export interface WsHandle {
 export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): WsHandle {
   const wss = new WebSocketServer({ noServer: true, maxPayload: state.config.rateLimit.ws.maxFrameBytes });
   const connections = new Set<Connection>();
+  /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
+  let subscribed = 0;
   const ips = new Map<string, WsIpState>();
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/validator.ts): one rule set for both.
@@ -457,6 +460,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
 
   const listener = (events: readonly EngineEvent[]): void => {
+    if (subscribed === 0) return;
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity, and a set of them once per plan, shared by every
     // connection that holds it.
@@ -645,6 +649,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (!added.accepted) return fail(c, 429, 'too many subscriptions');
     ips.set(c.ip, added.ip);
     c.limits = added.connection;
+    if (c.subs.size === 0) subscribed++;
     c.subs.set(sub.key, sub);
     c.plan = planOf(c);
     const channel = CHANNELS[sub.channel];
@@ -659,6 +664,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    if (c.subs.size === 0) subscribed--;
     c.plan = planOf(c);
     const removed = removeSubscription(ips.get(c.ip)!, c.limits);
     ips.set(c.ip, removed.ip);
@@ -674,8 +680,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     }
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
-    const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, frameBytes: Buffer.byteLength(text), status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
+    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -737,7 +742,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       // setLeverage answers at once over the socket; its outcome follows on the account stream.
       if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
       // A declared reply schema: the REST route's compiled serializer writes the result.
-      const schema = op.response?.[String(result.status)];
+      const schema = op.response?.[result.status];
       if (schema === undefined) return reply({ status: result.status, result: body });
       sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
       return result.status;
@@ -794,7 +799,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ws.on('message', (data: Buffer) => onMessage(c, data));
       ws.on('close', () => {
         clearTimeout(lifetime);
-        connections.delete(c);
+        if (connections.delete(c) && c.subs.size > 0) subscribed--;
         dirty.delete(c);
         c.pending.length = 0;
         ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
