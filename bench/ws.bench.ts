@@ -20,6 +20,12 @@
  *     frame), the share of the frames the book changes called for, degraded frames, and the
  *     server's event-loop delay p99 while driving (perf_hooks monitorEventLoopDelay).
  *
+ * (c) The event-loop baseline of issue 20, measured in the same run: a fastify hello-world
+ *     `POST /` answering a constant, driven by autocannon in a child process (bench/gateway-load.ts,
+ *     16 connections, the body of a signed placeOrder, as `npm run bench:gateway` does) for
+ *     `BENCH_WS_HELLO_SECONDS` (default 4) after a 1 s warm-up; its main-thread CPU per request
+ *     is the unit of the target "WS RPC event-loop CPU per signed order ≤ 1.2 × hello world".
+ *
  * Clients run in a worker thread (the other core), so the server's thread carries only the
  * server. WebSocket limits are the interface's (50 connections and 50 new connections a minute
  * per IP, 100 subscriptions per connection, 1,000 per IP): sim/server.ts has no option to
@@ -28,7 +34,8 @@
  *
  * Bounded: every loop has a deadline; the whole run stays under about a minute. BENCH_QUICK=1
  * is a smoke run of a few seconds. Ends with one JSON line:
- * {"bench":"ws","signedOrdersPerSec":…,"verifyBaselinePerSec":…,"fanoutFramesPerSec":…,"eventLoopLagP99Ms":…}.
+ * {"bench":"ws","signedOrdersPerSec":…,"verifyBaselinePerSec":…,"fanoutFramesPerSec":…,"eventLoopLagP99Ms":…,
+ * "mainThreadCpuUsPerOrder":…,"helloWorldMainThreadCpuUsPerReq":…,"p99Ms":…}.
  */
 import { createPrivateKey, createPublicKey, sign as signBytes, type KeyObject } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -46,7 +53,10 @@ const CONFIG = {
   subscribers: envInt('BENCH_WS_SUBSCRIBERS', QUICK ? 100 : 1_000),
   changesPerSec: envInt('BENCH_WS_CHANGES_PER_SEC', 10_000),
   driveMs: envInt('BENCH_WS_DRIVE_MS', QUICK ? 1_000 : 10_000),
+  helloSeconds: envInt('BENCH_WS_HELLO_SECONDS', QUICK ? 1 : 4),
 };
+/** The target of issue 20: WS RPC event-loop CPU per signed order ≤ 1.2 × hello world's per request. */
+const TARGET_RPC_VS_HELLO = 1.2;
 
 /** WebSocket limits of the interface: simultaneous (and new per minute) connections per IP. */
 const CONNECTIONS_PER_IP = 50;
@@ -497,14 +507,47 @@ async function benchFanout(clients: Clients): Promise<Fanout> {
   }
 }
 
+interface HelloWorld {
+  perSec: number;
+  mainThreadCpuUsPerReq: number;
+  p99Ms: number;
+}
+
+/** (c): fastify hello world POST under autocannon (a child process), CPU per request of this thread. */
+async function benchHelloWorld(): Promise<HelloWorld> {
+  const { default: Fastify } = await import('fastify');
+  const { count, drive, is2xx, perSec, startLoad, stopLoad } = await import('./gateway-driver.ts');
+  const { benchWallets, GTT_AHEAD_US, signOrders } = await import('./gateway-orders.ts');
+  const nowUs = Date.now() * 1000;
+  const body = signOrders(benchWallets(), { first: 0, count: 1, baseNs: BigInt(nowUs) * 1000n, goodTilTimeUs: nowUs + GTT_AHEAD_US })[0]!.body;
+  const load = startLoad();
+  const hello = Fastify({ logger: false });
+  hello.post('/', async () => ({ hello: 'world' }));
+  try {
+    const url = await hello.listen({ host: '127.0.0.1', port: 0 });
+    const source = (durationS: number) => ({ kind: 'fixed' as const, method: 'POST' as const, path: '/', headers: { 'content-type': 'application/json' }, body, durationS });
+    await drive(load, { url, connections: 16, source: source(1) });
+    const run = await drive(load, { url, connections: 16, source: source(CONFIG.helloSeconds) });
+    return { perSec: perSec(count(run, is2xx), run), mainThreadCpuUsPerReq: Math.round(run.mainThreadCpuUs / Math.max(1, run.responses)), p99Ms: run.p99Ms };
+  } finally {
+    await stopLoad(load);
+    await hello.close();
+  }
+}
+
 async function main(): Promise<void> {
   const clients = startClients();
   try {
+    console.log(`(c) fastify hello world POST / (autocannon, 16 connections, ${CONFIG.helloSeconds} s): the event-loop baseline`);
+    const c = await benchHelloWorld();
+    console.log(`  ${c.perSec.toLocaleString('en-US').padStart(10)} req/s, p99 ${c.p99Ms.toFixed(2)} ms, main thread CPU ${c.mainThreadCpuUsPerReq} µs/req`);
     console.log(`(a) signed placeOrder over WS RPC: ${CONFIG.orders.toLocaleString('en-US')} orders, ${CONFIG.connections} connections, ${CONFIG.window} in flight each`);
     const a = await benchSignedOrders(clients);
     console.log(`  acknowledged (202)          ${a.signedOrdersPerSec.toLocaleString('en-US').padStart(10)} orders/s   latency p50 ${a.p50Ms.toFixed(2)} ms, p99 ${a.p99Ms.toFixed(2)} ms`);
     console.log(`  verifyEd25519, one core     ${a.verifyBaselinePerSec.toLocaleString('en-US').padStart(10)} verifies/s (orders/s = ${(a.signedOrdersPerSec / a.verifyBaselinePerSec).toFixed(2)} × verifies/s)`);
     console.log(`  CPU per order               server ${a.serverCpuUsPerOrder} µs (its main thread ${a.mainThreadCpuUsPerOrder} µs), clients ${a.clientCpuUsPerOrder} µs`);
+    const rpcRatio = a.mainThreadCpuUsPerOrder / c.mainThreadCpuUsPerReq;
+    console.log(`  target event-loop CPU per signed order <= ${TARGET_RPC_VS_HELLO} x hello world's per request: ${rpcRatio.toFixed(2)} x (${a.mainThreadCpuUsPerOrder} / ${c.mainThreadCpuUsPerReq} µs): ${rpcRatio <= TARGET_RPC_VS_HELLO ? 'met' : 'NOT met'}`);
     console.log(`(b) fan-out: ${CONFIG.subscribers.toLocaleString('en-US')} subscribers to l2OrderbookUpdates + trades of ETH-USD, ${CONFIG.changesPerSec.toLocaleString('en-US')} book changes/s offered for ${CONFIG.driveMs / 1000} s`);
     const b = await benchFanout(clients);
     console.log(`  book changes applied        ${b.changesPerSec.toLocaleString('en-US').padStart(10)} /s (offered ${b.offeredPerSec.toLocaleString('en-US')})`);
@@ -520,6 +563,10 @@ async function main(): Promise<void> {
         mainThreadCpuUsPerOrder: a.mainThreadCpuUsPerOrder,
         serverCpuUsPerOrder: a.serverCpuUsPerOrder,
         clientCpuUsPerOrder: a.clientCpuUsPerOrder,
+        p99Ms: Number(a.p99Ms.toFixed(2)),
+        helloWorldMainThreadCpuUsPerReq: c.mainThreadCpuUsPerReq,
+        helloWorldPerSec: c.perSec,
+        mainThreadCpuVsHelloWorld: Number(rpcRatio.toFixed(2)),
       }),
     );
   } finally {

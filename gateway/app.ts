@@ -27,7 +27,11 @@ import { ERRORS, refuse } from './errors.ts';
 function rowsOf(body: unknown): number {
   if (body === null || typeof body !== 'object') return 0;
   let rows = 0;
-  for (const value of Object.values(body as Record<string, unknown>)) if (Array.isArray(value)) rows = Math.max(rows, value.length);
+  // for-in rather than Object.values: no array of every reply's values.
+  for (const key in body) {
+    const value = (body as Record<string, unknown>)[key];
+    if (Array.isArray(value)) rows = Math.max(rows, value.length);
+  }
   return rows;
 }
 
@@ -116,6 +120,9 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   void app.register(async (api) => {
     for (const op of operations) {
       const weighted = op.weight ?? resolveOperation(op.name);
+      // perpsim --no-rate-limits: the per-IP bucket is neither read nor charged (admitRequest and
+      // settleResponse would answer so), so the route skips both.
+      const ipLimited = weighted !== undefined && state.config.rateLimit.enabled;
       api.route({
         method: op.alsoMethods === undefined ? op.method : [op.method, ...op.alsoMethods],
         // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
@@ -124,7 +131,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
         config: { errorSource: op.errorSource },
         handler: async (req, reply) => {
           const ip = req.ip;
-          if (weighted !== undefined) {
+          if (ipLimited) {
             const admission = admitRequest(state.config.rateLimit, {
               ip,
               operation: weighted,
@@ -144,7 +151,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             return reply.code(blocked.status).send(blocked.body);
           }
           const result = await op.handle(state, operationRequest(req));
-          if (weighted !== undefined) {
+          if (ipLimited) {
             // Lists post-charge their rows; batches their elements (one reply row each).
             const rows = rowsOf(result.body);
             const bucket = settleResponse(state.config.rateLimit, {

@@ -43,7 +43,9 @@ export function sequenced<P, R>(state: GatewayState, wallet: string, prepare: ()
     try {
       const ready = await prepared;
       if (previous !== undefined) await previous;
-      return await commit(ready);
+      // A synchronous commit's answer is returned as is (awaiting it cost a microtask turn).
+      const answer = commit(ready);
+      return answer instanceof Promise ? await answer : answer;
     } finally {
       leave();
       if (turns.get(wallet) === mine) turns.delete(wallet);

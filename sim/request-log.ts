@@ -17,8 +17,9 @@
  *   or `ethereumAddress`, else the query's `address` — lowercase.
  * - The ring keeps the newest `size` records; reads list newest first.
  * - Cost on the request path: a record keeps the body as received (the raw text, or the RPC
- *   frame's text) and the key owner; the body is parsed, and the address taken from it, when
- *   the record is first read (once), not for every request.
+ *   frame's text) and the key owner, as plain fields (no closure per request); the body is
+ *   parsed, and the address taken from it, when the record is first read (once), not for every
+ *   request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -36,16 +37,24 @@ const BODY_DEPTH = 64;
 export type { RequestRecord };
 
 /**
- * A record as the request path adds it: `body` (and `bodyBytes`) may be left to `sent`, and
- * `address` to `attribute`, both called on the record's first read.
+ * A record as the request path adds it: `body` (and `bodyBytes`), or what it is made from on
+ * the record's first read — `raw` (a REST body's text), `parsed` (a body that came without
+ * text), `frame` (an RPC frame's text, whose `request.payload` is the body) or `omittedBytes`
+ * (a body past BODY_LIMIT: left out, its size kept); `address`, or with `deferred` it is
+ * attributed on first read from `owner` (the API key's owner when answered), the body and the
+ * query.
  */
 export type NewRecord = Omit<RequestRecord, 'id' | 'body'> & {
   body?: unknown;
-  sent?: () => Pick<RequestRecord, 'body' | 'bodyBytes'>;
-  attribute?: (body: unknown) => string | undefined;
+  deferred?: true;
+  raw?: string;
+  parsed?: unknown;
+  frame?: string;
+  omittedBytes?: number;
+  owner?: string | undefined;
 };
 
-type Stored = Omit<RequestRecord, 'body'> & Pick<NewRecord, 'body' | 'sent' | 'attribute'>;
+type Stored = Omit<RequestRecord, 'body'> & Omit<NewRecord, keyof RequestRecord> & { body?: unknown };
 
 export interface RequestLog {
   size: number;
@@ -64,6 +73,12 @@ export function addRecord(log: RequestLog, record: NewRecord): void {
   log.count++;
 }
 
+/** The hot paths' records: every key written out (a spread of the caller's object defined each through V8's runtime). */
+function addDeferred(log: RequestLog, time: number, transport: 'rest' | 'ws', method: string, path: string, query: Record<string, unknown> | undefined, status: number, owner: string | undefined, from: Pick<NewRecord, 'raw' | 'parsed' | 'frame' | 'omittedBytes'>): void {
+  log.ring[log.count % log.size] = { id: log.count + 1, time, transport, method, path, query, status, deferred: true, owner, raw: from.raw, parsed: from.parsed, frame: from.frame, omittedBytes: from.omittedBytes };
+  log.count++;
+}
+
 /**
  * The record at ring slot `slot` with its deferred body and address filled in, made once and
  * kept; its keys in the order of a record made at once (id, time, transport, method, path,
@@ -71,18 +86,29 @@ export function addRecord(log: RequestLog, record: NewRecord): void {
  */
 function settled(log: RequestLog, slot: number): RequestRecord {
   const stored = log.ring[slot]!;
-  const { sent, attribute, query, body, bodyBytes, status, address, ...head } = stored;
-  if (sent === undefined && attribute === undefined) return stored as RequestRecord;
+  if (stored.deferred !== true) return stored as RequestRecord;
+  const { id, time, transport, method, path, query, status, owner } = stored;
   const record: RequestRecord = {
-    ...head,
+    id,
+    time,
+    transport,
+    method,
+    path,
     ...(query !== undefined && { query }),
-    ...(sent === undefined ? { body: body ?? null, ...(bodyBytes !== undefined && { bodyBytes }) } : sent()),
+    ...sentOf(stored),
     status,
   };
-  const attributed = address ?? attribute?.(record.body);
+  const attributed = attribution(owner, record.body, query);
   if (attributed !== undefined) record.address = attributed;
   log.ring[slot] = record;
   return record;
+}
+
+/** A deferred record's body as sent (see NewRecord). */
+function sentOf(stored: Stored): Pick<RequestRecord, 'body' | 'bodyBytes'> {
+  if (stored.omittedBytes !== undefined) return { body: null, bodyBytes: stored.omittedBytes };
+  if (stored.frame !== undefined) return sentBody(undefined, ((JSON.parse(stored.frame) as { request?: { payload?: unknown } }).request ?? {}).payload);
+  return sentBody(stored.raw, stored.parsed);
 }
 
 /** Newest first, at most `limit`, only those attributable to `address` when given. */
@@ -100,20 +126,18 @@ function field(value: unknown, name: string): unknown {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 }
 
-/**
- * The address a request acts for or asks about (see the contract), given its body: the key's
- * owner is looked up when the request is answered (a key may be revoked before the record is
- * read).
- */
-function attribution(state: GatewayState, apiKey: unknown, query: unknown): (body: unknown) => string | undefined {
-  const owner = typeof apiKey === 'string' ? state.keys.byKey.get(apiKey.toLowerCase())?.address : undefined;
-  return (body) => {
-    for (const c of [owner, field(body, 'address'), field(body, 'ethereumAddress'), field(query, 'address')]) {
-      const address = normalizeAddress(c);
-      if (address !== null) return address;
-    }
-    return undefined;
-  };
+/** The owner of the API key a request names, looked up when it is answered (a key may be revoked before the record is read). */
+function ownerOf(state: GatewayState, apiKey: unknown): string | undefined {
+  return typeof apiKey === 'string' ? state.keys.byKey.get(apiKey.toLowerCase())?.address : undefined;
+}
+
+/** The address a request acts for or asks about (see the contract). */
+function attribution(owner: string | undefined, body: unknown, query: unknown): string | undefined {
+  for (const c of [owner, field(body, 'address'), field(body, 'ethereumAddress'), field(query, 'address')]) {
+    const address = normalizeAddress(c);
+    if (address !== null) return address;
+  }
+  return undefined;
 }
 
 /** True when `value` nests objects or arrays more than `max` levels deep (no recursion). */
@@ -147,18 +171,9 @@ export function requestLogHooks(log: RequestLog, state: GatewayState): Required<
   return {
     afterRpc: (call) => {
       // A frame past BODY_LIMIT is not kept (it may be 1 MB): its size stands in for the body's.
-      const sent = call.frameBytes > BODY_LIMIT
-        ? (): Pick<RequestRecord, 'body' | 'bodyBytes'> => ({ body: null, bodyBytes: call.frameBytes })
-        : (): Pick<RequestRecord, 'body' | 'bodyBytes'> => sentBody(undefined, call.payload());
-      addRecord(log, {
-        time: state.exchange.clock(),
-        transport: 'ws',
-        method: call.type.toUpperCase(),
-        path: call.method,
-        status: call.status,
-        sent,
-        attribute: attribution(state, call.apiKey, undefined),
-      });
+      const frameBytes = call.frame.length * 3 <= BODY_LIMIT ? call.frame.length : Buffer.byteLength(call.frame);
+      const from = frameBytes > BODY_LIMIT ? { omittedBytes: frameBytes } : { frame: call.frame };
+      addDeferred(log, state.exchange.clock(), 'ws', call.type.toUpperCase(), call.method, undefined, call.status, ownerOf(state, call.apiKey), from);
     },
   };
 }
@@ -174,19 +189,11 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
       // A record holds the raw text, or the parsed body when there is none, and neither past
       // BODY_LIMIT: 1,000 records of 1 MB bodies (and their parsed trees) outlived the requests.
       const bytes = raw === undefined ? 0 : raw.length * 3 <= BODY_LIMIT ? raw.length : Buffer.byteLength(raw);
-      const kept = bytes > BODY_LIMIT ? undefined : raw;
-      const parsed: unknown = raw === undefined ? req.body : undefined;
+      const from = raw === undefined ? { parsed: req.body } : bytes > BODY_LIMIT ? { omittedBytes: bytes } : { raw };
       const query = { ...((req.query ?? {}) as Record<string, unknown>) };
-      addRecord(log, {
-        time: state.exchange.clock(),
-        transport: 'rest',
-        method: req.method,
-        path: req.url.split('?')[0]!,
-        query,
-        status: reply.statusCode,
-        sent: kept === undefined && raw !== undefined ? () => ({ body: null, bodyBytes: bytes }) : () => sentBody(kept, parsed),
-        attribute: attribution(state, req.headers['x-api-key'], query),
-      });
+      const url = req.url;
+      const at = url.indexOf('?');
+      addDeferred(log, state.exchange.clock(), 'rest', req.method, at < 0 ? url : url.slice(0, at), query, reply.statusCode, ownerOf(state, req.headers['x-api-key']), from);
     }
     done();
   });

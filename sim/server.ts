@@ -130,7 +130,8 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     replay: new Set(),
     replayAges: new Map(),
     verifier: createVerifier({ threads: options.verifyThreads ?? Math.max(1, availableParallelism() - 1) }),
-    committed: () => persistence.committed(),
+    // Only a file makes replies wait: in memory nothing is pending, and the wait was a promise hop per reply.
+    ...(persistence.file !== undefined && { committed: () => persistence.committed() }),
   };
   const app = buildApp(state);
   const faults = createFaults();

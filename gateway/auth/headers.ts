@@ -42,11 +42,11 @@ export type OuterSignatureRule = 'verified' | 'present' | 'absent';
 
 /** Reads the triple off Node's lowercase header map (a repeated header counts as absent). */
 export function headersFromHttp(headers: Readonly<Record<string, string | string[] | undefined>>): SignedHeaders {
-  const one = (name: string): string | undefined => {
-    const value = headers[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  return { apiKey: one('x-api-key'), timestamp: one('x-timestamp'), signature: one('x-signature') };
+  return { apiKey: one(headers['x-api-key']), timestamp: one(headers['x-timestamp']), signature: one(headers['x-signature']) };
+}
+
+function one(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**

@@ -181,7 +181,11 @@ export function scheme1Candidates<O extends Scheme1Op>(op: O, fields: Scheme1Ver
     if (orderId && clientId) forms.push([MODIFY_KEYS_OLDER, idOnly]);
     if (clientId) forms.push([MODIFY_KEYS_OLDER, clientOnly]);
   } else {
-    forms.push([SCHEME1_KEYS[op], record]);
+    // One form: the payload, then its lowercased-clientId twin when that differs (no Set to hash them).
+    const payload = writePayload(op, SCHEME1_KEYS[op], record);
+    const clientId = record.clientId;
+    if (typeof clientId !== 'string' || clientId.toLowerCase() === clientId) return [payload];
+    return [payload, writePayload(op, SCHEME1_KEYS[op], { ...record, clientId: clientId.toLowerCase() })];
   }
   const out = new Set<string>();
   for (const [keys, values] of forms) out.add(writePayload(op, keys, values));

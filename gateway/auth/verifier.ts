@@ -10,8 +10,10 @@
  * threads. Results do not depend on the mode; only timing does — callers that must keep an
  * account's commands in arrival order use `sequencer.ts`.
  *
- * The threads are plain `worker_threads` Workers running `verify-worker.mjs`, one message per
- * task each way, answered in order (a queue of tasks in flight per worker). A worker that dies
+ * The threads are plain `worker_threads` Workers running `verify-worker.mjs`: a message per
+ * task to the worker, answered in order (a queue of tasks in flight per worker) by a message
+ * that covers every task the worker took in one of its turns (each message woken costs the
+ * event loop about as much as a verification's share of the round trip). A worker that dies
  * is replaced, and its tasks in flight are verified inline; so are the jobs in flight or asked
  * for after `close()`: a stop never answers a correct signature as wrong (a request in flight
  * during SIGTERM was once refused 401 "invalid signature"). piscina did the same
@@ -74,11 +76,16 @@ export function createVerifier(options: { threads: number }): Verifier {
     worker.unref();
     const thread: Thread = { worker, inFlight: [] };
     workers[slot] = thread;
+    // One answer may cover several tasks, oldest first (the worker answers the tasks of one of
+    // its turns together): the results are read across the slices in flight.
     worker.on('message', (found: Int16Array) => {
-      const slice = thread.inFlight.shift();
-      if (slice === undefined) return;
+      for (let at = 0; at < found.length; ) {
+        const slice = thread.inFlight.shift();
+        if (slice === undefined) break;
+        for (let i = 0; i < slice.length; i++) slice[i]!.resolve(found[at + i]!);
+        at += slice.length;
+      }
       if (thread.inFlight.length === 0) worker.unref();
-      for (let i = 0; i < slice.length; i++) slice[i]!.resolve(found[i]!);
     });
     const died = (): void => {
       if (workers[slot] !== thread) return;

@@ -1,14 +1,15 @@
 /**
  * The verification worker (a worker thread of gateway/auth/verifier.ts): checks batches of
  * Ed25519 signatures off the event loop. Each message is one task; each task is answered, in
- * order, by one message.
+ * order: the answers to the tasks of one turn of the worker's event loop leave together, as one
+ * message (tasks queued while the worker was busy are answered at once, not one wake-up each).
  *
  * Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader under
  * every runner (vitest's workers do not), and this file needs nothing but libsodium.
  *
  * Task: { keys: string[] (64 hex), signatures: string[] (128 hex), candidates: string[][] }, one
- * entry per job; reply: an Int16Array with, per job, the index of the first candidate message
- * the signature covers, or -1. Inputs were shape-checked by the gateway; anything that still
+ * entry per job; reply: an Int16Array with, per job of the tasks it answers (in order), the
+ * index of the first candidate message the signature covers, or -1. Inputs were shape-checked by the gateway; anything that still
  * fails to decode answers -1.
  */
 import { createPublicKey, verify } from 'node:crypto';
@@ -62,12 +63,30 @@ export default function verifyBatch({ keys: keyList, signatures, candidates }) {
   return out;
 }
 
-// Started by verifier.ts (which marks its workers): answer each task with its results, the
-// Int16Array's buffer transferred rather than copied.
+// Started by verifier.ts (which marks its workers): answer the tasks of a turn with their
+// results in one Int16Array, its buffer transferred rather than copied.
 if (parentPort !== null && workerData?.perpsimVerifier === true) {
   const port = parentPort;
-  port.on('message', (task) => {
-    const found = verifyBatch(task);
+  let answers = [];
+  const answer = () => {
+    const found = answers.length === 1 ? answers[0] : concat(answers);
+    answers = [];
     port.postMessage(found, [found.buffer]);
+  };
+  port.on('message', (task) => {
+    answers.push(verifyBatch(task));
+    if (answers.length === 1) setImmediate(answer);
   });
+}
+
+function concat(parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Int16Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }

@@ -17,6 +17,9 @@ export function chargeOrderWrite(
   elements: number,
   subject: RateLimitedSubject,
 ): { rateLimit: OrderWriteRateLimit | undefined } | Refusal {
+  // perpsim --no-rate-limits: admitAccount would answer 'unlimited' without reading the pools or
+  // the account's lifetime volume; the order path skips looking them up.
+  if (!state.config.rateLimit.enabled) return { rateLimit: undefined };
   const key = accountKey(address, accountIndex);
   const account = findAccount(state.exchange.engine.accounts, address, accountIndex);
   const admission = admitAccount(state.config.rateLimit, {

@@ -183,28 +183,30 @@ export function orderReply(
   const now = state.exchange.clock();
   const event = orderOf(state.exchange, result.orderId);
   const rejected = result.status === 'REJECTED';
-  // Built in the order of the reply's fields: batch rows are written with JSON.stringify.
-  const head = {
-    address: command.address,
-    accountIndex: command.accountIndex,
-    orderId: orderIdString(result.orderId),
-    clientId: command.clientId ?? '',
-    marketId: command.marketId,
-    marketDisplayName: displayName,
+  // Written out in the order of the reply's fields (batch rows are written with JSON.stringify),
+  // as literals: spreading shared parts made V8 define each key through its runtime (about 8 µs
+  // an order, docs/decisions.md "Event-loop cost per signed order").
+  const orderId = orderIdString(result.orderId);
+  const clientId = command.clientId ?? '';
+  const quantity = formatSize(ms.spec, command.size);
+  const price = formatPrice(ms.spec, command.price);
+  const goodTilTime = String(command.goodTilTime);
+  const clientTime = clientTimeOf(body.clientTime);
+  const createdAt = event?.createdAt ?? now;
+  const updatedAt = event?.time ?? now;
+  const remainingSize = formatSize(ms.spec, rejected ? command.size : event?.remaining ?? command.size);
+  const filledSize = formatSize(ms.spec, rejected ? 0 : event?.filled ?? 0);
+  const { address, accountIndex, marketId, reduceOnly } = command;
+  const timeInForce = body.timeInForce;
+  if (rejected) {
+    const reason = result.rejectionReason;
+    return {
+      status: 200,
+      body: { address, accountIndex, orderId, clientId, marketId, marketDisplayName: displayName, status: 'REJECTED', quantity, price, timeInForce, goodTilTime, reduceOnly, clientTime, createdAt, updatedAt, updateTime: now, remainingSize, filledSize, rejectionReason: reason, error: reason, rateLimit },
+    };
+  }
+  return {
+    status: 202,
+    body: { address, accountIndex, orderId, clientId, marketId, marketDisplayName: displayName, status: 'ACK', quantity, price, timeInForce, goodTilTime, reduceOnly, clientTime, createdAt, updatedAt, updateTime: now, remainingSize, filledSize, rateLimit },
   };
-  const tail = {
-    quantity: formatSize(ms.spec, command.size),
-    price: formatPrice(ms.spec, command.price),
-    timeInForce: body.timeInForce,
-    goodTilTime: String(command.goodTilTime),
-    reduceOnly: command.reduceOnly,
-    clientTime: clientTimeOf(body.clientTime),
-    createdAt: event?.createdAt ?? now,
-    updatedAt: event?.time ?? now,
-    updateTime: now,
-    remainingSize: formatSize(ms.spec, rejected ? command.size : event?.remaining ?? command.size),
-    filledSize: formatSize(ms.spec, rejected ? 0 : event?.filled ?? 0),
-  };
-  if (rejected) return { status: 200, body: { ...head, status: 'REJECTED', ...tail, rejectionReason: result.rejectionReason, error: result.rejectionReason, rateLimit } };
-  return { status: 202, body: { ...head, status: 'ACK', ...tail, rateLimit } };
 }

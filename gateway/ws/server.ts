@@ -54,7 +54,7 @@ import { attachCandles, isTimeframe } from '../candles.ts';
 import { historyOf } from '../history.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Reply } from '../errors.ts';
-import type { GatewayState, Operation } from '../operation.ts';
+import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
 import { parseAddress } from '../operations/common.ts';
 import {
@@ -180,10 +180,11 @@ export interface WsRpcRecord {
   /** The envelope's type: post or get. */
   type: string;
   method: string;
-  /** The payload as the client sent it (parsed again from the frame when called: validation coerces the one the call used). */
-  payload: () => unknown;
-  /** The frame's length, bytes (a request log keeps what it can afford). */
-  frameBytes: number;
+  /**
+   * The frame's text: the payload as the client sent it is its `request.payload` (validation
+   * coerced the one the call used). A request log parses it only if it needs it.
+   */
+  frame: string;
   status: number;
   ip: string;
   apiKey: string | undefined;
@@ -202,6 +203,37 @@ export interface WsHooks {
   withholdDelta?(connection: object, subscription: Subscription, globalSeq: number): boolean;
   /** Every RPC call once answered. */
   afterRpc?(record: WsRpcRecord): void;
+}
+
+/**
+ * An RPC call as the operation sees it. `rawBody` is written when read (only Scheme 2 reads it):
+ * a getter on the prototype, not one defined on every call's object (V8 defines such an
+ * accessor through its runtime, about a microsecond a call).
+ */
+class RpcRequest implements OperationRequest {
+  readonly body: unknown;
+  readonly query: Record<string, unknown>;
+  readonly params: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly ip: string;
+  readonly path: string;
+  readonly #payload: Record<string, unknown>;
+  readonly #post: boolean;
+
+  constructor(op: Operation, payload: Record<string, unknown>, params: Record<string, string>, headers: Record<string, string>, ip: string) {
+    this.#post = op.method === 'POST';
+    this.#payload = payload;
+    this.body = this.#post ? payload : undefined;
+    this.query = this.#post ? { address: payload.address } : payload;
+    this.params = params;
+    this.headers = headers;
+    this.ip = ip;
+    this.path = `/v1/${op.name}`;
+  }
+
+  get rawBody(): string | undefined {
+    return this.#post ? JSON.stringify(this.#payload) : undefined;
+  }
 }
 
 /** The method a post/get frame names ('' when none), echoed with its id in every answer. */
@@ -246,6 +278,8 @@ export interface WsHandle {
 export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): WsHandle {
   const wss = new WebSocketServer({ noServer: true, maxPayload: state.config.rateLimit.ws.maxFrameBytes });
   const connections = new Set<Connection>();
+  /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
+  let subscribed = 0;
   const ips = new Map<string, WsIpState>();
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/validator.ts): one rule set for both.
@@ -426,6 +460,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
 
   const listener = (events: readonly EngineEvent[]): void => {
+    if (subscribed === 0) return;
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity, and a set of them once per plan, shared by every
     // connection that holds it.
@@ -614,6 +649,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (!added.accepted) return fail(c, 429, 'too many subscriptions');
     ips.set(c.ip, added.ip);
     c.limits = added.connection;
+    if (c.subs.size === 0) subscribed++;
     c.subs.set(sub.key, sub);
     c.plan = planOf(c);
     const channel = CHANNELS[sub.channel];
@@ -628,6 +664,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    if (c.subs.size === 0) subscribed--;
     c.plan = planOf(c);
     const removed = removeSubscription(ips.get(c.ip)!, c.limits);
     ips.set(c.ip, removed.ip);
@@ -643,8 +680,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     }
     const status = await answerRpc(c, msg, request);
     // Validation coerced and stripped the payload in place: the frame still holds it as sent.
-    const payload = (): unknown => ((JSON.parse(text) as { request?: { payload?: unknown } }).request ?? {}).payload;
-    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), payload, frameBytes: Buffer.byteLength(text), status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
+    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
   /** Answers one post/get call; returns the status it answered with. */
@@ -692,18 +728,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       const params: Record<string, string> = {};
       if (payload.market !== undefined) params.market = printable(payload.market);
       if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
-      const result = await op.handle(state, {
-        body: op.method === 'POST' ? payload : undefined,
-        query: op.method === 'GET' ? payload : { address: payload.address },
-        params,
-        headers,
-        ip: c.ip,
-        path: `/v1/${op.name}`,
-        // Only Scheme 2 reads it: written when read.
-        get rawBody() {
-          return op.method === 'POST' ? JSON.stringify(payload) : undefined;
-        },
-      });
+      const result = await op.handle(state, new RpcRequest(op, payload, params, headers, c.ip));
       // Like a REST reply, the answer waits until the change is durable.
       if (state.committed !== undefined) {
         try {
@@ -717,7 +742,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       // setLeverage answers at once over the socket; its outcome follows on the account stream.
       if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
       // A declared reply schema: the REST route's compiled serializer writes the result.
-      const schema = op.response?.[String(result.status)];
+      const schema = op.response?.[result.status];
       if (schema === undefined) return reply({ status: result.status, result: body });
       sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
       return result.status;
@@ -774,7 +799,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ws.on('message', (data: Buffer) => onMessage(c, data));
       ws.on('close', () => {
         clearTimeout(lifetime);
-        connections.delete(c);
+        if (connections.delete(c) && c.subs.size > 0) subscribed--;
         dirty.delete(c);
         c.pending.length = 0;
         ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
