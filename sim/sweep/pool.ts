@@ -126,6 +126,7 @@ interface ThreadReply {
   ms: number;
   cpuMs: number;
   threadCpuMs: number;
+  threadId: number;
 }
 
 /** Threads start at once (piscina's minThreads), so a caller that creates the pool before planning overlaps their start with its own work. */
@@ -148,7 +149,7 @@ export function createRunPool(threads: number, options: RunPoolOptions = {}): Ru
   return {
     run: async (task) => {
       try {
-        const reply = (await pool.run(task)) as ThreadReply & { threadId: number };
+        const reply = (await pool.run(task)) as ThreadReply;
         stats.runs++;
         stats.busyMs += reply.ms;
         stats.busyCpuMs += reply.cpuMs;
