@@ -3,32 +3,39 @@
  * over the same recording (BENCH_EVENTS events, default 1,000,000, binary format: bench/recording.ts),
  *
  * - serially in this thread (the baseline: the runs' own cost),
- * - on a local pool of 1 worker thread and of 2 (pool start-up included, as a sweep pays it),
+ * - on a local pool of 1 worker thread and of 2, as `perpsim sweep` runs them: the threads start
+ *   once the grid is expanded (loading the backtester and the strategy) while this thread hashes
+ *   the data file and finishes the plan; then every run is dispatched,
  * - through BullMQ on a throwaway redis-server with two `perpsim worker --workers 1` processes
  *   already running (as on real machines; their start-up is not timed).
  *
- * Overhead per run = (1-worker wall time − the time its thread spent in runs) / runs: pool and
- * thread start (module loading), dispatch and result collection, measured in the same window as
- * the runs, so a machine's load moves both sides alike (the strategy's import and the data
- * file's open happen inside a run and count as run time). `overheadVsSerialMsPerRun` is the same
- * against the serial runs' wall time, which a changing load skews. Every route's results are
- * checked equal to the serial ones.
+ * Overhead per run = (1-worker wall time from the start of planning to the last result − the
+ * time its thread spent inside runs) / runs: planning, pool and thread start, dispatch and
+ * result collection, measured in the same window as the runs, so a machine's load moves both
+ * sides alike (each run's data open and read are inside the run). As wall time depends on the
+ * load, the same in CPU time: `overheadCpuMsPerRun` = (this thread's CPU in the window + the
+ * worker thread's CPU outside runs) / runs (V8's background threads — GC, compilation — and
+ * tsx's loader thread are not in it), and `poolStartCpuMsPerThread` = the CPU of every thread but
+ * this one from the pool's creation until its thread is ready (helpers included).
+ * `overheadVsSerialMsPerRun` is the wall-time overhead against the serial runs, which a changing
+ * load skews. Every route's results are checked equal to the serial ones.
  * Targets: 2 workers ≥ 1.7 × 1 worker (2-core machine); overhead ≤ 50 ms; Redis ≥ 0.9 × the
  * 2-thread figure. Ends with {"bench":"sweep","runsPerSecOneWorker":…,"runsPerSecTwoWorkers":…,
- * "runsPerSecRedis":…,"overheadMsPerRun":…}.
+ * "runsPerSecRedis":…,"overheadMsPerRun":…,…}.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { createRunPool } from '../sim/sweep/pool.ts';
+import { createRunPool, runBundle, type PoolStats, type RunPool } from '../sim/sweep/pool.ts';
 import { runOnQueue } from '../sim/sweep/queue.ts';
 import { runOne, type RunResult, type RunTask } from '../sim/sweep/run.ts';
-import { planSweep } from '../sim/sweep/sweep.ts';
+import { planSweep, type SweepInput } from '../sim/sweep/sweep.ts';
 import { startRedis } from '../test/support/redis-server.ts';
 import { envInt } from './env.ts';
 import { binaryFile, recordingFile } from './recording.ts';
+import { threadCpuUs } from './thread-cpu.ts';
 
 const EVENTS = envInt('BENCH_EVENTS', 1_000_000);
-const plan = await planSweep({
+const input: SweepInput = {
   strategy: 'examples/market-maker.ts',
   data: binaryFile(recordingFile(EVENTS)),
   space: { spreadBps: [2, 3, 4, 6], requoteMs: [1000, 2000, 5000, 10000] },
@@ -36,9 +43,15 @@ const plan = await planSweep({
   yes: false,
   base: { markets: ['BTC-USD'] },
   rankBy: 'pnl',
-});
+};
+const plan = await planSweep(input);
 const runs = plan.tasks.length;
-console.log(`${runs} runs over ${EVENTS} events; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+console.log(`${runs} runs over ${EVENTS} events; load average ${load()}`);
+// The threads' bundle is built once per change of the sources (pool.ts), not per sweep.
+let t0 = performance.now();
+runBundle();
+console.log(`sweep thread bundle ready in ${(performance.now() - t0).toFixed(0)} ms (not timed below)`);
 
 const reference = new Map<string, string>();
 function check(route: string, results: readonly RunResult[]): void {
@@ -48,10 +61,8 @@ function check(route: string, results: readonly RunResult[]): void {
   }
 }
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-
 // Serial baseline, in this thread.
-let t0 = performance.now();
+t0 = performance.now();
 for (const task of plan.tasks) {
   const r = await runOne(task);
   if (r.summaryJson === undefined) throw new Error(`serial run failed: ${r.error}`);
@@ -60,27 +71,55 @@ for (const task of plan.tasks) {
 const serialMs = performance.now() - t0;
 console.log(`serial (this thread): ${(serialMs / 1000).toFixed(2)} s = ${((runs * 1000) / serialMs).toFixed(3)} runs/s; load ${load()}`);
 
-async function local(threads: number): Promise<{ ms: number; busy: number }> {
+const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
+
+interface LocalRoute {
+  ms: number;
+  stats: PoolStats;
+  /** This thread's CPU over the window, ms. */
+  mainCpuMs: number;
+  /** Until every thread was ready: wall ms, and the CPU of every thread but this one. */
+  readyMs: number;
+  startCpuMs: number;
+}
+
+/** A sweep on `threads` local threads, as `perpsim sweep` runs it (cli.ts): threads start while the plan is finished. */
+async function local(threads: number): Promise<LocalRoute> {
+  const main0 = threadCpuUs();
+  const proc0 = process.cpuUsage();
   const t = performance.now();
-  const pool = createRunPool(threads);
-  const results = await Promise.all(plan.tasks.map((task: RunTask) => pool.run(task)));
+  let pool: RunPool | undefined;
+  const planned = await planSweep(input, { expanded: (file) => void (pool = createRunPool(threads, { preload: [file] })) });
+  const started = pool!.ready().then(() => ({ readyMs: performance.now() - t, startCpuMs: cpuMs(process.cpuUsage(proc0)) - (threadCpuUs() - main0) / 1000 }));
+  const results = await Promise.all(planned.tasks.map((task: RunTask) => pool!.run(task)));
   const ms = performance.now() - t;
-  const busy = pool.busyMs();
-  await pool.close();
+  const mainCpuMs = (threadCpuUs() - main0) / 1000;
+  const stats = pool!.stats();
+  const { readyMs, startCpuMs } = await started;
+  await pool!.close();
   check(`${threads} worker(s)`, results);
-  console.log(`${threads} worker thread(s): ${(ms / 1000).toFixed(2)} s = ${((runs * 1000) / ms).toFixed(3)} runs/s, ${(busy / runs).toFixed(0)} ms in each run on average; load ${load()}`);
-  return { ms, busy };
+  console.log(
+    `${threads} worker thread(s): ${(ms / 1000).toFixed(2)} s = ${((runs * 1000) / ms).toFixed(3)} runs/s, ${(stats.busyMs / runs).toFixed(0)} ms (${(stats.busyCpuMs / runs).toFixed(0)} ms CPU) in each run on average; ` +
+      `threads ready ${readyMs.toFixed(0)} ms after the start of planning; load ${load()}`,
+  );
+  return { ms, stats, mainCpuMs, readyMs, startCpuMs };
 }
 
 const one = await local(1);
 const two = await local(2);
-const oneMs = one.ms;
-const twoMs = two.ms;
-const overheadMsPerRun = (one.ms - one.busy) / runs;
+const runsPerSecOneWorker = (runs * 1000) / one.ms;
+const runsPerSecTwoWorkers = (runs * 1000) / two.ms;
+const overheadMsPerRun = (one.ms - one.stats.busyMs) / runs;
 const overheadVsSerialMsPerRun = (one.ms - serialMs) / runs;
-const runsPerSecOneWorker = (runs * 1000) / oneMs;
-const runsPerSecTwoWorkers = (runs * 1000) / twoMs;
-console.log(`2 workers / 1 worker: ${(runsPerSecTwoWorkers / runsPerSecOneWorker).toFixed(2)}x (target >= 1.7x); overhead per run ${overheadMsPerRun.toFixed(1)} ms (target <= 50 ms; ${overheadVsSerialMsPerRun.toFixed(1)} ms against the serial runs)`);
+const overheadCpuMsPerRun = (one.mainCpuMs + one.stats.threadCpuMs - one.stats.busyCpuMs) / runs;
+const poolStartCpuMsPerThread = one.startCpuMs;
+console.log(`2 workers / 1 worker: ${(runsPerSecTwoWorkers / runsPerSecOneWorker).toFixed(2)}x (target >= 1.7x); load ${load()}`);
+console.log(
+  `overhead per run, 1 worker: ${overheadMsPerRun.toFixed(1)} ms wall (target <= 50 ms) = (${(one.ms / 1000).toFixed(2)} s from the start of planning to the last result − ${(one.stats.busyMs / 1000).toFixed(2)} s inside runs) / ${runs}; ` +
+    `${overheadCpuMsPerRun.toFixed(1)} ms CPU = (this thread ${one.mainCpuMs.toFixed(0)} ms + the worker thread outside runs ${(one.stats.threadCpuMs - one.stats.busyCpuMs).toFixed(0)} ms) / ${runs}; ` +
+    `pool start ${poolStartCpuMsPerThread.toFixed(0)} ms CPU per thread (all threads but this one, creation to ready), ready ${one.readyMs.toFixed(0)} ms after the start; ` +
+    `${overheadVsSerialMsPerRun.toFixed(1)} ms against the serial runs; load ${load()}`,
+);
 
 // Through Redis: two worker processes of one thread each.
 const redis = await startRedis();
@@ -114,4 +153,23 @@ try {
   await redis.stop();
 }
 const round = (x: number): number => Number(x.toFixed(3));
-console.log(JSON.stringify({ bench: 'sweep', events: EVENTS, runs, runsPerSecSerial: round((runs * 1000) / serialMs), runsPerSecOneWorker: round(runsPerSecOneWorker), runsPerSecTwoWorkers: round(runsPerSecTwoWorkers), runsPerSecRedis: round(runsPerSecRedis), overheadMsPerRun: round(overheadMsPerRun), overheadVsSerialMsPerRun: round(overheadVsSerialMsPerRun) }));
+console.log(
+  JSON.stringify({
+    bench: 'sweep',
+    events: EVENTS,
+    runs,
+    runsPerSecSerial: round((runs * 1000) / serialMs),
+    runsPerSecOneWorker: round(runsPerSecOneWorker),
+    runsPerSecTwoWorkers: round(runsPerSecTwoWorkers),
+    runsPerSecRedis: round(runsPerSecRedis),
+    overheadMsPerRun: round(overheadMsPerRun),
+    overheadVsSerialMsPerRun: round(overheadVsSerialMsPerRun),
+    twoOverOneWorker: round(runsPerSecTwoWorkers / runsPerSecOneWorker),
+    overheadCpuMsPerRun: round(overheadCpuMsPerRun),
+    poolStartCpuMsPerThread: round(poolStartCpuMsPerThread),
+    poolReadyMs: round(one.readyMs),
+    runCpuMsOneWorker: round(one.stats.busyCpuMs / runs),
+    runCpuMsTwoWorkers: round(two.stats.busyCpuMs / runs),
+    loadAverage: round(loadavg()[0]!),
+  }),
+);

@@ -17,6 +17,7 @@ import { cents } from '../backtest/report.ts';
 import type { Summary } from '../backtest/summary.ts';
 import { parseParamOption, readGrid, SweepUsageError, type Dimension, type Space } from './grid.ts';
 import { METRICS, metricsOf, score, type Metric, type SweepPlan } from './rows.ts';
+import type { RunPool } from './pool.ts';
 import type { BaseConfig, RunResult } from './run.ts';
 import { cachedRun, planSweep, storeRun, writeSweepOutputs } from './sweep.ts';
 
@@ -130,47 +131,60 @@ function sweepProgress(plan: SweepPlan, total: number, tty: boolean): { done(res
 export async function runSweepCommand(strategy: string, flags: SweepFlags): Promise<void> {
   const space: Space = flags.grid === undefined ? {} : readGrid(flags.grid);
   for (const [name, d] of flags.param) space[name] = d;
-  const plan = await planSweep({ strategy, data: flags.data, space, ...(flags.samples !== undefined && { samples: flags.samples }), seed: flags.seed, yes: flags.yes === true, base: baseConfig(flags), rankBy: flags.rank });
-  const results = new Map<string, RunResult>();
-  // Runs already in --out are reused; identical points run once.
-  const todo = new Map<string, (typeof plan.tasks)[number]>();
-  for (const task of plan.tasks) {
-    if (results.has(task.key) || todo.has(task.key)) continue;
-    const cached = cachedRun(flags.out, task.key);
-    if (cached !== undefined) results.set(task.key, cached);
-    else todo.set(task.key, task);
-  }
-  const reusedLocally = results.size;
-  const progress = sweepProgress(plan, todo.size, flags.progress ?? process.stderr.isTTY === true);
-  const collect = (r: RunResult): void => {
-    results.set(r.key, r);
-    storeRun(flags.out, r);
-    progress.done(r);
+  // Local threads start as soon as the run count is known: they load the backtester and the
+  // strategy while this thread hashes the data file and looks for finished runs.
+  const createRunPool = flags.queue === undefined ? (await import('./pool.ts')).createRunPool : undefined;
+  let pool: RunPool | undefined;
+  const closePool = async (): Promise<void> => {
+    const p = pool;
+    pool = undefined;
+    await p?.close();
   };
-  let reusedFromQueue = 0;
   try {
-    if (flags.queue !== undefined) {
-      const { runOnQueue } = await import('./queue.ts');
-      reusedFromQueue = (await runOnQueue(flags.queue, flags.queueName, [...todo.values()], collect)).reused;
-    } else if (todo.size > 0) {
-      const { createRunPool } = await import('./pool.ts');
-      const pool = createRunPool(Math.min(flags.workers, todo.size));
-      try {
-        await Promise.all([...todo.values()].map(async (task) => collect(await pool.run(task))));
-      } finally {
-        await pool.close();
+    const plan = await planSweep(
+      { strategy, data: flags.data, space, ...(flags.samples !== undefined && { samples: flags.samples }), seed: flags.seed, yes: flags.yes === true, base: baseConfig(flags), rankBy: flags.rank },
+      { expanded: (strategyFile, runs) => void (pool = createRunPool?.(Math.min(flags.workers, runs), { preload: [strategyFile] })) },
+    );
+    const results = new Map<string, RunResult>();
+    // Runs already in --out are reused; identical points run once.
+    const todo = new Map<string, (typeof plan.tasks)[number]>();
+    for (const task of plan.tasks) {
+      if (results.has(task.key) || todo.has(task.key)) continue;
+      const cached = cachedRun(flags.out, task.key);
+      if (cached !== undefined) results.set(task.key, cached);
+      else todo.set(task.key, task);
+    }
+    const reusedLocally = results.size;
+    const progress = sweepProgress(plan, todo.size, flags.progress ?? process.stderr.isTTY === true);
+    const collect = (r: RunResult): void => {
+      results.set(r.key, r);
+      storeRun(flags.out, r);
+      progress.done(r);
+    };
+    let reusedFromQueue = 0;
+    try {
+      if (flags.queue !== undefined) {
+        const { runOnQueue } = await import('./queue.ts');
+        reusedFromQueue = (await runOnQueue(flags.queue, flags.queueName, [...todo.values()], collect)).reused;
+      } else if (todo.size > 0) {
+        const local = pool;
+        if (local === undefined) throw new Error('no thread pool for the local runs');
+        await Promise.all([...todo.values()].map(async (task) => collect(await local.run(task))));
       }
+      await closePool();
+    } finally {
+      progress.stop();
+    }
+    const { json, csv, html, rows } = writeSweepOutputs(plan, results, flags.out);
+    const failed = rows.filter((r) => r.status === 'failed');
+    const reused = reusedLocally + reusedFromQueue;
+    process.stdout.write(`${rows.length} runs${reused > 0 ? ` (${reused} reused)` : ''}, ${failed.length} failed\n${json}\n${csv}\n${html}\n`);
+    if (failed.length > 0) {
+      process.stderr.write(`perpsim: ${failed.length} of ${rows.length} runs failed; first: run ${failed[0]!.run}: ${failed[0]!.error}\n`);
+      process.exitCode = 1;
     }
   } finally {
-    progress.stop();
-  }
-  const { json, csv, html, rows } = writeSweepOutputs(plan, results, flags.out);
-  const failed = rows.filter((r) => r.status === 'failed');
-  const reused = reusedLocally + reusedFromQueue;
-  process.stdout.write(`${rows.length} runs${reused > 0 ? ` (${reused} reused)` : ''}, ${failed.length} failed\n${json}\n${csv}\n${html}\n`);
-  if (failed.length > 0) {
-    process.stderr.write(`perpsim: ${failed.length} of ${rows.length} runs failed; first: run ${failed[0]!.run}: ${failed[0]!.error}\n`);
-    process.exitCode = 1;
+    await closePool();
   }
 }
 

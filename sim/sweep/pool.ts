@@ -1,13 +1,14 @@
 /**
  * Local sweep execution: runs on worker threads with piscina (a well-kept pool: queueing,
- * thread reuse, clean shutdown), one run at a time per thread. Each thread loads the strategy
- * once and runs many tasks.
+ * thread reuse, clean shutdown), one run at a time per thread. Each thread loads the backtester
+ * and the strategy once, while the caller still plans, and runs many tasks.
  *
- * A thread loads run.ts and everything it imports (engine, gateway, backtester): through tsx
- * that is a per-file transform taking seconds per thread, so run.ts is bundled once with
- * esbuild into node_modules/.cache/perpsim/ (beside the packages it imports, so they resolve),
- * named by a hash of the sources, and threads load the bundle. Without esbuild or a writable
- * cache the threads load run.ts through tsx.
+ * What a thread loads is plain JavaScript: run.ts bundled once with esbuild, the pure-JavaScript
+ * packages it imports inlined (typebox alone is some 700 module files to resolve and open one by
+ * one), the native ones (NATIVE) left to `require` beside node_modules. In the checkout the
+ * bundle is cached in node_modules/.cache/perpsim/, named by a hash of the sources, the
+ * installed packages and the build options; the installed package ships it as dist/sweep-run.js.
+ * Without esbuild or a writable cache the threads load run.ts through tsx.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -26,12 +27,45 @@ export function runWorkerUrl(): URL {
   throw new Error('the sweep worker (sim/sweep/run-worker.mjs) is not installed');
 }
 
+/** What a thread reports once it is ready (run-worker.mjs), before its first run. */
+export interface ThreadStart {
+  /** Since the pool was created, ms. */
+  wallMs: number;
+  /** The thread's own CPU time to get there (NaN where the platform does not tell), ms. */
+  cpuMs: number;
+  /** Strategy modules loaded at start, and those that failed to (their runs report why). */
+  preloaded: string[];
+  failed: string[];
+}
+
+export interface PoolStats {
+  runs: number;
+  /** Wall and thread-CPU time the threads spent inside runs, ms. */
+  busyMs: number;
+  busyCpuMs: number;
+  /** CPU time of the threads in total so far (start, runs, between runs), as of their last report, ms. */
+  threadCpuMs: number;
+}
+
 export interface RunPool {
   run(task: RunTask): Promise<RunResult>;
+  /** Resolves once every thread has loaded the backtester and the preloaded strategies. */
+  ready(): Promise<ThreadStart[]>;
   /** Milliseconds the threads spent in runs so far (the rest of the wall time is the pool's overhead). */
   busyMs(): number;
+  stats(): PoolStats;
   close(): Promise<void>;
 }
+
+export interface RunPoolOptions {
+  /** Strategy files (absolute paths) each thread imports as it starts, before the first task arrives. */
+  preload?: readonly string[];
+}
+
+/** Packages with native addons: loaded from node_modules at run time, never inlined. */
+const NATIVE = ['sodium-native', 'better-sqlite3'];
+/** Changes whenever the bundle's options below change, so a stale cached bundle is not reused. */
+const BUNDLE_FORMAT = 'sweep-run/2: packages inlined except NATIVE';
 
 function hashSources(hash: ReturnType<typeof createHash>, dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -54,13 +88,26 @@ export function runBundle(): string | null {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   if (!existsSync(entry) || !existsSync(join(root, 'node_modules'))) return bundleUrl;
   try {
-    const hash = createHash('sha1');
+    const hash = createHash('sha1').update(BUNDLE_FORMAT);
     for (const dir of ['engine', 'gateway', 'sim', 'client']) if (existsSync(join(root, dir))) hashSources(hash, join(root, dir));
+    // The inlined packages: npm's record of what is installed.
+    for (const lock of ['node_modules/.package-lock.json', 'package-lock.json']) if (existsSync(join(root, lock))) hash.update(readFileSync(join(root, lock)));
     const cache = join(root, 'node_modules', '.cache', 'perpsim');
     const path = join(cache, `sweep-run-${hash.digest('hex').slice(0, 16)}.mjs`);
     if (!existsSync(path)) {
       const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-      const { outputFiles } = esbuild.buildSync({ entryPoints: [entry], bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20', packages: 'external' });
+      const { outputFiles } = esbuild.buildSync({
+        entryPoints: [entry],
+        bundle: true,
+        write: false,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        external: NATIVE,
+        // Inlined CommonJS packages call require(): an ESM bundle has none of its own.
+        banner: { js: "import { createRequire as __sweepCreateRequire } from 'node:module'; const require = __sweepCreateRequire(import.meta.url);" },
+        logLevel: 'silent',
+      });
       mkdirSync(cache, { recursive: true });
       const partial = `${path}.${process.pid}.partial`;
       writeFileSync(partial, outputFiles[0]!.text);
@@ -73,21 +120,50 @@ export function runBundle(): string | null {
   return bundleUrl;
 }
 
-export function createRunPool(threads: number): RunPool {
-  const pool = new Piscina({ filename: runWorkerUrl().href, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: { runModule: runBundle() } });
-  let busy = 0;
+/** A thread's answer to a task (run-worker.mjs). */
+interface ThreadReply {
+  result: RunResult;
+  ms: number;
+  cpuMs: number;
+  threadCpuMs: number;
+  threadId: number;
+}
+
+/** Threads start at once (piscina's minThreads), so a caller that creates the pool before planning overlaps their start with its own work. */
+export function createRunPool(threads: number, options: RunPoolOptions = {}): RunPool {
+  const created = performance.now();
+  const pool = new Piscina({ filename: runWorkerUrl().href, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: { runModule: runBundle(), preload: options.preload ?? [], created: performance.timeOrigin + created } });
+  const starts: ThreadStart[] = [];
+  let onStarted = (): void => {};
+  const started = new Promise<ThreadStart[]>((resolve) => {
+    onStarted = () => void (starts.length >= threads && resolve(starts));
+  });
+  pool.on('message', (message: { sweepThreadStart?: ThreadStart }) => {
+    if (message?.sweepThreadStart === undefined) return;
+    starts.push(message.sweepThreadStart);
+    onStarted();
+  });
+  const stats: PoolStats = { runs: 0, busyMs: 0, busyCpuMs: 0, threadCpuMs: 0 };
+  /** Each thread's latest total CPU, keyed by the thread's id. */
+  const threadCpu = new Map<number, number>();
   return {
     run: async (task) => {
       try {
-        const { result, ms } = (await pool.run(task)) as { result: RunResult; ms: number };
-        busy += ms;
-        return result;
+        const reply = (await pool.run(task)) as ThreadReply;
+        stats.runs++;
+        stats.busyMs += reply.ms;
+        stats.busyCpuMs += reply.cpuMs;
+        threadCpu.set(reply.threadId, reply.threadCpuMs);
+        stats.threadCpuMs = [...threadCpu.values()].reduce((a, b) => a + b, 0);
+        return reply.result;
       } catch (err) {
         // runOne never throws; this is the thread itself failing (e.g. out of memory).
         return { key: task.key, error: `worker thread failed: ${err instanceof Error ? err.message : String(err)}` };
       }
     },
-    busyMs: () => busy,
+    ready: () => started,
+    busyMs: () => stats.busyMs,
+    stats: () => ({ ...stats }),
     close: () => pool.destroy(),
   };
 }

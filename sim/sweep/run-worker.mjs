@@ -1,18 +1,61 @@
 /**
- * A sweep worker thread's entry (piscina, pool.ts): registers tsx — its loader hooks do not
- * reach worker threads on Node 20, and strategies are TypeScript — then serves run.ts's
- * `runOne`, from the bundle pool.ts built when there is one. Plain JavaScript, so it loads under
- * any runner.
+ * A sweep worker thread's entry (piscina, pool.ts). It loads run.ts's bundle (pool.ts) as plain
+ * JavaScript, then the strategies the pool names in `preload`, and tells the pool it is ready
+ * with what that cost, all before the first task. tsx's loader is registered only for a
+ * strategy that needs it (TypeScript): its hooks run every later import through a loader
+ * thread, so registering them first made loading the bundle's packages several times slower.
+ * Plain JavaScript, so it loads under any runner.
  */
-import { workerData } from 'piscina';
-import { register } from 'tsx/esm/api';
+import { readFileSync } from 'node:fs';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 
-register();
-const { runOne } = await import(workerData?.runModule ?? './run.ts');
+/** This thread's CPU time so far, ms (Linux's schedstat on Node 20; NaN where neither is there). */
+function threadCpuMs() {
+  if (typeof process.threadCpuUsage === 'function') {
+    const { user, system } = process.threadCpuUsage();
+    return (user + system) / 1000;
+  }
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
 
-/** The run's result, and the time it took in this thread (pool.ts counts it: the rest of a sweep's time is overhead). */
+let tsx;
+/** Registers tsx's loader once, before the first module that is not plain JavaScript. */
+async function loaderFor(file) {
+  if (/\.[cm]?js$/.test(file) || tsx !== undefined) return;
+  tsx = (await import('tsx/esm/api')).register();
+}
+
+const runModule = workerData?.runModule ?? null;
+if (runModule === null) await loaderFor('run.ts');
+const { runOne, loadStrategy } = await import(runModule ?? './run.ts');
+
+const preloaded = [];
+const failed = [];
+for (const file of workerData?.preload ?? []) {
+  try {
+    await loaderFor(file);
+    await loadStrategy(file);
+    preloaded.push(file);
+  } catch {
+    // The runs of this strategy report why (run.ts keeps the failure).
+    failed.push(file);
+  }
+}
+const created = workerData?.created;
+parentPort?.postMessage({
+  sweepThreadStart: { wallMs: typeof created === 'number' ? performance.timeOrigin + performance.now() - created : Number.NaN, cpuMs: threadCpuMs(), preloaded, failed },
+});
+
+/** The run's result, the wall and CPU time it took in this thread, and the thread's CPU in total (pool.ts counts them: the rest of a sweep's time is overhead). */
 export default async function run(task) {
   const started = performance.now();
+  const cpu = threadCpuMs();
+  await loaderFor(task.strategyFile);
   const result = await runOne(task);
-  return { result, ms: performance.now() - started };
+  const total = threadCpuMs();
+  return { result, ms: performance.now() - started, cpuMs: total - cpu, threadCpuMs: total, threadId };
 }

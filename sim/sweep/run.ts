@@ -72,7 +72,8 @@ export function strategyHash(file: string): string {
 
 const factories = new Map<string, Promise<(config: BacktestConfig) => Strategy>>();
 
-async function factoryOf(file: string): Promise<(config: BacktestConfig) => Strategy> {
+/** The strategy module's factory, imported once per thread (a failure too is kept: every run of it reports the same error). */
+export function loadStrategy(file: string): Promise<(config: BacktestConfig) => Strategy> {
   let f = factories.get(file);
   if (f === undefined) {
     f = import(pathToFileURL(file).href).then((m: { default?: unknown }) => {
@@ -94,7 +95,7 @@ export async function runOne(task: RunTask): Promise<RunResult> {
         return { key: task.key, error: `cannot read the data file ${task.data} on this worker (${code}); a sweep names its data by path, so every worker needs it at that path (a shared disk)` };
       }
     }
-    const factory = await factoryOf(task.strategyFile);
+    const factory = await loadStrategy(task.strategyFile);
     // Sweeps read JSONL in the run's own thread: the parallelism is across runs.
     const config: BacktestConfig = { ...task.base, seed: task.seed, params: task.params, data: task.data === 'sim' ? 'sim' : { file: task.data, parse: 'scan' } };
     const result = await new Backtest(config, factory).run();

@@ -48,18 +48,20 @@ export async function strategyParameters(file: string): Promise<Record<string, P
   return p as Record<string, ParamValue>;
 }
 
-export async function planSweep(input: SweepInput): Promise<SweepPlan> {
+/**
+ * `expanded` is called once the run count is known and the input checked, before the data file
+ * is hashed (the slow part for a large recording): a local sweep starts its threads there, so
+ * they load while this thread reads the data.
+ */
+export async function planSweep(input: SweepInput, hooks: { expanded?(strategyFile: string, runs: number): void } = {}): Promise<SweepPlan> {
   const strategyFile = resolve(input.strategy);
   if (!existsSync(strategyFile)) throw new SweepUsageError(`strategy file not found: ${input.strategy}`);
   const defaults = await strategyParameters(strategyFile);
   const points = expand(input.space, Object.keys(defaults), { ...(input.samples !== undefined && { samples: input.samples }), seed: input.seed, yes: input.yes });
-  let data = 'sim';
-  let dataHash = 'sim';
-  if (input.data !== 'sim') {
-    data = resolve(input.data);
-    if (!existsSync(data) || !statSync(data).isFile()) throw new SweepUsageError(`data file not found: ${input.data}`);
-    dataHash = await fileHash(data);
-  }
+  const data = input.data === 'sim' ? 'sim' : resolve(input.data);
+  if (data !== 'sim' && (!existsSync(data) || !statSync(data).isFile())) throw new SweepUsageError(`data file not found: ${input.data}`);
+  hooks.expanded?.(strategyFile, points.length);
+  const dataHash = data === 'sim' ? 'sim' : await fileHash(data);
   const hashes = { strategy: strategyHash(strategyFile), data: dataHash };
   const tasks = points.map((point): RunTask => {
     const { seed = input.seed, ...own } = point;
