@@ -16,7 +16,7 @@ export {
   meetsMinNotional,
   type MarketSpec,
 } from './market.ts';
-export { topLevels, bestLevel } from './book.ts';
+export { topLevels, bestLevel, bestPrice, bestSize, levelCount, levelsBestFirst, type BookSide, type LevelView } from './book.ts';
 export { formatUnits, formatBig, trimDecimal, toUnits, unitOf, type Unit } from './units.ts';
 export { isTransitionAllowed, ORDER_TRANSITIONS } from './order.ts';
 export { accountView, withdrawable, type AccountView } from './risk.ts';

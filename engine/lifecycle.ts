@@ -8,7 +8,7 @@
  * keeps engine/ free of import cycles.
  */
 import { linkOrder, unlinkOrder, type Account } from './account.ts';
-import { crosses, insertOrder, removeOrder } from './book.ts';
+import { crosses, insertOrder, NO_LEVEL, removeOrder } from './book.ts';
 import { emitFill, emitOrder, emitPosition, emitTrades, markDirty, touch } from './emit.ts';
 import { addExpiry } from './expiry.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
@@ -147,7 +147,7 @@ export function releaseLive(engine: Engine, order: Order): void {
 
 /** Takes a resting order off the book (it stays live until released). */
 export function unrest(engine: Engine, ms: MarketState, order: Order): void {
-  if (order.level === null) return;
+  if (order.level === NO_LEVEL) return;
   touch(engine, ms);
   markDirty(ms, order.side, order.price);
   removeOrder(ms.book, order);

@@ -16,6 +16,7 @@
 import type { OrderStatus } from './spec.ts';
 import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
 import { createAccountIndex, getOrCreateAccount } from './account.ts';
+import { NO_LEVEL } from './price-index.ts';
 import type { Account, Order } from './records.ts';
 
 export type { Order } from './records.ts';
@@ -53,7 +54,7 @@ export function newOrder(
       remaining: size, filled: 0, filledValue: 0, goodTilTime, createdAt: time, updatedAt: time,
       status: 'PENDING', rejectionReason: undefined, cancelReason: undefined, origin: undefined,
       tpslType: undefined, triggerPrice: undefined, isPositionTpsl: false, parentOrderId: undefined,
-      hasChildren: false, level: null, prev: null, next: null, aPrev: null, aNext: null, spare: false,
+      hasChildren: false, level: NO_LEVEL, prev: null, next: null, aPrev: null, aNext: null, spare: false,
     };
   }
   o.id = id;
@@ -82,7 +83,8 @@ export function newOrder(
   o.isPositionTpsl = false;
   o.parentOrderId = undefined;
   o.hasChildren = false;
-  o.level = o.prev = o.next = o.aPrev = o.aNext = null;
+  o.level = NO_LEVEL;
+  o.prev = o.next = o.aPrev = o.aNext = null;
   o.spare = false;
   return o;
 }

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_KINDS, EVENT_KINDS } from './support/differential-stream.ts';
-import { insertOrder, removeOrder, type Book } from '../engine/book.ts';
+import { insertOrder, levelOrders, levelsBestFirst, removeOrder, type Book } from '../engine/book.ts';
 import type { Order } from '../engine/order.ts';
 import { DivergenceError, mergeCounts, runDifferential, uncovered, type DifferentialReport } from './support/differential.ts';
 
@@ -101,6 +101,7 @@ describe('the live engine behaves exactly as the reference engine', () => {
 
 /** The front order of a level of `book`'s `side` that holds at least two orders. */
 function frontOfDeepLevel(book: Book, side: 0 | 1): Order | undefined {
-  for (const level of (side === 0 ? book.bids : book.asks).levels) if (level.count >= 2) return level.head!;
+  const bookSide = side === 0 ? book.bids : book.asks;
+  for (const level of levelsBestFirst(bookSide)) if (level.count >= 2) return levelOrders(bookSide, level.price)[0];
   return undefined;
 }

@@ -7,6 +7,8 @@ import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { detachEngine, engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
 import type { Engine } from '../engine/index.ts';
+import { levelCount, type BookSide } from '../engine/book.ts';
+import type { Order } from '../engine/order.ts';
 import { createPrng } from '../sim/prng.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
 
@@ -39,14 +41,22 @@ function image(engine: Engine): EngineState {
 }
 
 /**
- * Turns an image into what the engine wrote before level keys, account-level sums and pending
- * tallies, and before its wiring and scratch had fields of their own (they sat at the root).
+ * Turns an image into what the engine wrote before typed-array levels (linked level records,
+ * orders pointing at them), level keys, account-level sums and pending tallies, and before its
+ * wiring and scratch had fields of their own (they sat at the root).
  */
 function asOldLayout(img: EngineState): void {
   Object.assign(img, { sink: undefined, hooks: undefined, lookup: undefined, onFee: undefined, touchedMarkets: [img.bySlot[0]], touchedCount: 0, taker: null, takerMarket: null, liquidating: undefined, riskQueue: [], ended: [null], endedCount: 0 });
+  let resting = 0;
   for (const ms of img.bySlot) {
-    delete (ms.book.bids as Partial<typeof ms.book.bids>).keys;
-    delete (ms.book.asks as Partial<typeof ms.book.asks>).keys;
+    resting += levelCount(ms.book.bids) + levelCount(ms.book.asks);
+    const book = ms.book as unknown as Record<'bids' | 'asks', unknown>;
+    book.bids = linkedSide(ms.book.bids);
+    book.asks = linkedSide(ms.book.asks);
+  }
+  expect(resting).toBeGreaterThan(0);
+  for (const chunk of img.orders.chunks) {
+    for (const order of chunk?.slots ?? []) if (order !== undefined && typeof order.level === 'number') (order as unknown as { level: null }).level = null;
   }
   for (const account of img.accounts.all) {
     const a = account as unknown as Record<string, unknown>;
@@ -62,6 +72,18 @@ function asOldLayout(img: EngineState): void {
     a.lifetimeFeesPaid = lifetimeFeesPaid(account);
     for (const key of ['lifetimeVolumeBase', 'volumePending', 'volumePendingDay', 'lifetimeFeesPaidBase', 'feesPending']) delete a[key];
   }
+}
+
+/** A side as linked level records, worst to best, without the later `keys` array; its orders point at their level. */
+function linkedSide(side: BookSide): unknown {
+  const levels = [];
+  for (let i = 0; i < side.length; i++) {
+    const h = side.sorted[i]!;
+    const level = { price: side.price[h]!, key: side.keys[i]!, side: side.side, size: side.size[h]!, count: side.count[h]!, head: side.head[h] as Order | null, tail: side.tail[h] as Order | null };
+    for (let o = level.head; o !== null; o = o.next) (o as unknown as { level: unknown }).level = level;
+    levels.push(level);
+  }
+  return { side: side.side, levels, byPrice: { keys: new Float64Array(64).fill(NaN), values: [], mask: 63, size: 0 } };
 }
 
 describe('restore: a grafted image runs on as the original', () => {
