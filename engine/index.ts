@@ -27,3 +27,4 @@ export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
 export { detachEngine, engineState, graftEngine, type EngineState } from './restore.ts';
 export { ledger, type Ledger } from './ledger.ts';
+export { RESTORED_BY_GRAFT } from './order-record.ts';

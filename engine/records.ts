@@ -33,7 +33,6 @@ export interface Order {
   filledValue: number;
   goodTilTime: number;
   createdAt: number;
-  updatedAt: number;
   status: OrderStatus;
   rejectionReason: RejectionReason | undefined;
   cancelReason: CancelReason | undefined;

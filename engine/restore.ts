@@ -14,6 +14,7 @@
  */
 import { NO_LEVEL, rebuildSide, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
+import { adoptOrder } from './order-record.ts';
 import { liveOrders } from './order-table.ts';
 import type { Engine } from './state.ts';
 import type { SideCode } from './types.ts';
@@ -92,11 +93,14 @@ export function graftEngine(live: Engine, image: EngineState): void {
 }
 
 /**
- * Fills in what an image written before a layout change lacks: books whose levels were linked
+ * Gives the image's orders their class back, and fills in what an image written before a layout
+ * change lacks: orders with every field their own (order-record.ts), books whose levels were linked
  * records (now typed-array records by handle, book.ts), the float margin sums on the account
  * (they were a `riskSums` record) and the pending parts of its lifetime tallies.
  */
 function upgrade(engine: Engine): void {
+  // A clone keeps the orders' own fields and loses their class (order-record.ts).
+  for (const order of liveOrders(engine.orders)) adoptOrder(order);
   for (const ms of engine.bySlot) {
     const old = ms.book as unknown as { bids: LinkedSide | BookSide; asks: LinkedSide | BookSide };
     if ('levels' in old.bids || 'levels' in old.asks) {

@@ -9,6 +9,7 @@ import { detachEngine, engineState, graftEngine, lifetimeFeesPaid, lifetimeVolum
 import type { Engine } from '../engine/index.ts';
 import { levelCount, type BookSide } from '../engine/book.ts';
 import type { Order } from '../engine/order.ts';
+import { OrderRecord, ORDER_FIELDS } from '../engine/order-record.ts';
 import { createPrng } from '../sim/prng.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
 
@@ -47,6 +48,8 @@ function image(engine: Engine): EngineState {
  */
 function asOldLayout(img: EngineState): void {
   Object.assign(img, { sink: undefined, hooks: undefined, lookup: undefined, onFee: undefined, touchedMarkets: [img.bySlot[0]], touchedCount: 0, taker: null, takerMarket: null, liquidating: undefined, riskQueue: [], ended: [null], endedCount: 0 });
+  // Orders with every field their own (before OrderRecord), updatedAt included.
+  for (const chunk of img.orders.chunks) for (const order of chunk?.slots ?? []) if (order !== undefined) asPlainOrder(order);
   let resting = 0;
   for (const ms of img.bySlot) {
     resting += levelCount(ms.book.bids) + levelCount(ms.book.asks);
@@ -74,6 +77,16 @@ function asOldLayout(img: EngineState): void {
   }
 }
 
+function asPlainOrder(order: object): void {
+  Object.setPrototypeOf(order, OrderRecord.prototype);
+  const values: Record<string, unknown> = {};
+  for (const key of ORDER_FIELDS) values[key] = (order as Record<string, unknown>)[key];
+  values.updatedAt = values.createdAt;
+  for (const key of Object.keys(order)) delete (order as Record<string, unknown>)[key];
+  Object.setPrototypeOf(order, Object.prototype);
+  Object.assign(order, values);
+}
+
 /** A side as linked level records, worst to best, without the later `keys` array; its orders point at their level. */
 function linkedSide(side: BookSide): unknown {
   const levels = [];
@@ -88,13 +101,17 @@ function linkedSide(side: BookSide): unknown {
 
 describe('restore: a grafted image runs on as the original', () => {
   for (const old of [false, true]) {
-    it(old ? 'an image of the layout before level keys and account-level margin sums' : 'an image of this layout', () => {
+    it(old ? 'an image of the layout before order records, typed-array levels, level keys and account-level margin sums' : 'an image of this layout', () => {
       const original = harness();
       trade(original, 1, 400);
       const img = image(original.engine);
       if (old) asOldLayout(img);
       const restored = harness();
       graftEngine(restored.engine, img);
+      const live = [...restored.engine.orders.values()];
+      expect(live.length).toBeGreaterThan(0);
+      // Every order has its class back, its fields packed as this version keeps them.
+      for (const order of live) expect(order instanceof OrderRecord && !Object.hasOwn(order, 'side') && !Object.hasOwn(order, 'updatedAt')).toBe(true);
       restored.time = original.time;
       original.take();
       restored.take();

@@ -5,8 +5,8 @@
  * orders and book levels as linked records; the live engine may keep them in typed arrays. Each
  * engine gets a `StateLayout` (how to read its book and its live orders); everything else is
  * copied as it is. In the copy:
- * - an order is its own fields without its links (book level, book and account neighbours, the
- *   spare flag), keys sorted; an order met twice is one object (shared references survive);
+ * - an order is its fields without its links (book level, book and account neighbours, the
+ *   spare flag) and without `updatedAt` (read by nothing), keys sorted; an order met twice is one object (shared references survive);
  * - an account lists its live orders in its own list order (`liveOrders`) instead of head/tail;
  * - a market's book is `{bids, asks}`, each best level first as {price, size, count, orders};
  * - the engine's order table is its live orders by orderId;
@@ -33,13 +33,21 @@ export interface StateLayout {
   isAccount(value: object): boolean;
   /** An account's live orders in its list order. */
   accountOrders(account: object): object[];
+  /**
+   * The names of an order's fields, for an order whose fields are not all its own (accessors):
+   * read by name. Without it, an order's own keys are its fields.
+   */
+  orderFields?: readonly string[];
 }
 
 /** Fields of the engine that are wiring or per-command scratch, not state. */
 const NOT_STATE = new Set(['sink', 'hooks', 'lookup', 'onFee', 'wiring', 'scratch', 'touchedMarkets', 'touchedCount', 'taker', 'takerMarket', 'liquidating', 'riskQueue', 'ended', 'endedCount']);
 const MARKET_SCRATCH = new Set(['touched', 'dirtyBids', 'dirtyAsks', 'dirtyBidCount', 'dirtyAskCount', 'trades', 'tradesTaker', 'bboBefore']);
-/** An order's links: storage, not state (the book and account lists carry the order). */
-const ORDER_LINKS = new Set(['level', 'prev', 'next', 'aPrev', 'aNext', 'spare']);
+/**
+ * An order's links: storage, not state (the book and account lists carry the order); and
+ * `updatedAt`, which the reference writes and nothing reads (the live engine dropped it).
+ */
+const ORDER_LINKS = new Set(['level', 'prev', 'next', 'aPrev', 'aNext', 'spare', 'updatedAt']);
 const ACCOUNT_LINKS = new Set(['head', 'tail']);
 
 /** The layout of the reference engine: linked records (also the live engine's until it moves). */
@@ -128,7 +136,14 @@ export function canonicalState(engine: object, layout: StateLayout): unknown {
       for (const v of value) out.add(copy(v));
       return out;
     }
-    if (layout.isOrder(value)) return record(value, ORDER_LINKS);
+    if (layout.isOrder(value)) {
+      const names = layout.orderFields;
+      if (names === undefined) return record(value, ORDER_LINKS);
+      const out: Slots = {};
+      memo.set(value, out);
+      for (const key of [...names].sort()) if (!ORDER_LINKS.has(key)) out[key] = copy((value as Slots)[key]);
+      return out;
+    }
     if (layout.isAccount(value)) {
       return record(value, ACCOUNT_LINKS, (out) => {
         out.liveOrders = layout.accountOrders(value).map(copy);
