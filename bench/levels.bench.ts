@@ -9,7 +9,7 @@
  */
 import createRBTree from 'functional-red-black-tree';
 import { createPrng } from '../sim/prng.ts';
-import { createPriceIndex, priceDelete, priceGet, priceSet } from '../engine/price-index.ts';
+import { createPriceIndex, NO_LEVEL, priceDelete, priceGet, priceSet } from '../engine/price-index.ts';
 
 const OPS = Number(process.env.BENCH_OPS ?? 1_000_000);
 const MID = 1_000_000;
@@ -62,14 +62,18 @@ function runTree(stream: Op[]): number {
 
 function runArray(stream: Op[]): number {
   const levels: Level[] = [];
-  const index = createPriceIndex<Level>();
+  const index = createPriceIndex();
+  // The index holds handles (engine/book.ts keeps level records in typed arrays by handle).
+  const byHandle: Level[] = [];
   let best = 0;
   for (const op of stream) {
-    const found = priceGet(index, op.price);
+    const h = priceGet(index, op.price);
+    const found = h === NO_LEVEL ? undefined : byHandle[h];
     if (op.add) {
       if (found === undefined) {
         const level = { price: op.price, count: 1 };
-        priceSet(index, op.price, level);
+        byHandle.push(level);
+        priceSet(index, op.price, byHandle.length - 1);
         let lo = 0;
         let hi = levels.length;
         while (lo < hi) {

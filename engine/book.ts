@@ -1,39 +1,61 @@
 /**
  * The price-level book of one market.
  *
- * Layout: each side keeps its levels in an array sorted from worst to best price, so the best
- * level is the last element (push/pop at the end for the common case of activity at the top),
- * plus a Map from price to level for O(1) lookup. A level is a FIFO doubly-linked list of orders
- * with the sum of their remaining sizes.
+ * Layout: each side keeps its levels as struct-of-arrays records addressed by a dense integer
+ * handle (price, Σ remaining, order count in typed arrays; the FIFO queue's first and last order
+ * in two plain arrays), a free list of handles, the handles sorted from worst to best price with
+ * their sort keys in step (the best level is the last element: activity at the top is a push or
+ * pop at the end), and an integer hash from price to handle (price-index.ts). A level is a FIFO
+ * doubly-linked list of orders (Order.prev / next); an order names its level by handle
+ * (Order.level, NO_LEVEL when it does not rest). Nothing is allocated per level or per order:
+ * the arrays double when full.
  *
  * Ordering invariant: within a level, orders are in arrival order (price-time priority); an
  * order that loses priority is removed and appended again. The book is never crossed: matching
  * happens before anything rests.
  *
- * Complexity: insert into an existing level O(1); a new level O(log L) search plus a splice
- * that is short when the price is near the top; remove O(1) except when a level empties away
- * from the top (splice). Best level O(1).
+ * Complexity: insert into an existing level O(1); a new level O(log L) search plus a shift that
+ * is short when the price is near the top; remove O(1) except when a level empties away from
+ * the top (shift). Best level O(1).
  *
- * Measured alternatives (docs/decisions.md): functional-red-black-tree allocates a path of nodes
- * per insert and was slower than this array for books whose activity sits near the top; the
- * price lookup is an integer hash table (price-index.ts) rather than a Map.
+ * Callers see named readers (bestPrice, bestSize, levelSizeAt, levelsBestFirst, levelOrders),
+ * never handles. Measured alternatives (docs/decisions.md): functional-red-black-tree allocated
+ * a path of nodes per insert and was slower than the sorted array for books whose activity sits
+ * near the top.
  */
-import type { Level, Order } from './records.ts';
-import { createPriceIndex, priceDelete, priceGet, priceSet, type PriceIndex } from './price-index.ts';
+import type { Order } from './records.ts';
+import { createPriceIndex, NO_LEVEL, priceDelete, priceGet, priceSet, type PriceIndex } from './price-index.ts';
 import type { SideCode } from './types.ts';
 
-export type { Level } from './records.ts';
+export { NO_LEVEL } from './price-index.ts';
+
+/** A level as readers outside the book see it (a copy: the book keeps no such record). */
+export interface LevelView {
+  price: number;
+  /** Σ remaining of the orders at this level, in quantums. */
+  size: number;
+  count: number;
+}
 
 export interface BookSide {
   side: SideCode;
-  /** Worst to best. */
-  levels: Level[];
+  // Per level handle.
+  price: Float64Array;
+  size: Float64Array;
+  count: Int32Array;
+  head: (Order | null)[];
+  tail: (Order | null)[];
+  /** Free handles, a stack: the first `freeCount` are current. */
+  free: Int32Array;
+  freeCount: number;
   /**
-   * The levels' sort keys, in step with `levels`: the binary searches of addLevel / dropLevel
-   * probe this small-integer array instead of ~9 level records scattered over the heap.
+   * Handles of the live levels sorted worst to best (the first `length`), and their sort keys in
+   * step: price on the bid side, -price on the ask side (ascending = worse to better).
    */
-  keys: number[];
-  byPrice: PriceIndex<Level>;
+  sorted: Int32Array;
+  keys: Float64Array;
+  length: number;
+  byPrice: PriceIndex;
 }
 
 export interface Book {
@@ -41,102 +63,203 @@ export interface Book {
   asks: BookSide;
 }
 
-export function createBook(): Book {
+const INITIAL_LEVELS = 64;
+
+export function createBookSide(side: SideCode, capacity = INITIAL_LEVELS): BookSide {
+  const free = new Int32Array(capacity);
+  // Handle 0 on top of the stack, so that a fresh side hands out 0, 1, 2, ...
+  for (let i = 0; i < capacity; i++) free[i] = capacity - 1 - i;
   return {
-    bids: { side: 0, levels: [], keys: [], byPrice: createPriceIndex() },
-    asks: { side: 1, levels: [], keys: [], byPrice: createPriceIndex() },
+    side,
+    price: new Float64Array(capacity),
+    size: new Float64Array(capacity),
+    count: new Int32Array(capacity),
+    head: new Array<Order | null>(capacity).fill(null),
+    tail: new Array<Order | null>(capacity).fill(null),
+    free,
+    freeCount: capacity,
+    sorted: new Int32Array(capacity),
+    keys: new Float64Array(capacity),
+    length: 0,
+    byPrice: createPriceIndex(),
   };
+}
+
+export function createBook(): Book {
+  return { bids: createBookSide(0), asks: createBookSide(1) };
 }
 
 export function bookSide(book: Book, side: SideCode): BookSide {
   return side === 0 ? book.bids : book.asks;
 }
 
-export function bestLevel(side: BookSide): Level | undefined {
-  const levels = side.levels;
-  // Never index -1: a miss there is a slow named-property lookup, not an array read.
-  return levels.length === 0 ? undefined : levels[levels.length - 1];
+/** The number of price levels on a side. */
+export function levelCount(side: BookSide): number {
+  return side.length;
 }
 
-export function levelAt(side: BookSide, price: number): Level | undefined {
-  return priceGet(side.byPrice, price);
+/** The best price of a side, 0 when it is empty (a price is at least one tick). */
+export function bestPrice(side: BookSide): number {
+  return side.length === 0 ? 0 : side.price[side.sorted[side.length - 1]!]!;
+}
+
+/** The size at the best price of a side, 0 when it is empty. */
+export function bestSize(side: BookSide): number {
+  return side.length === 0 ? 0 : side.size[side.sorted[side.length - 1]!]!;
+}
+
+/** The best level as a copy, for readers outside the hot path (gateway, tests). */
+export function bestLevel(side: BookSide): LevelView | undefined {
+  return side.length === 0 ? undefined : view(side, side.sorted[side.length - 1]!);
+}
+
+/** The level at `price` as a copy, or undefined. */
+export function levelAt(side: BookSide, price: number): LevelView | undefined {
+  const h = priceGet(side.byPrice, price);
+  return h === NO_LEVEL ? undefined : view(side, h);
+}
+
+/** The size resting at `price`, 0 when there is no level. */
+export function levelSizeAt(side: BookSide, price: number): number {
+  const h = priceGet(side.byPrice, price);
+  return h === NO_LEVEL ? 0 : side.size[h]!;
+}
+
+function view(side: BookSide, h: number): LevelView {
+  return { price: side.price[h]!, size: side.size[h]!, count: side.count[h]! };
+}
+
+/** A side's levels, best first (copies). */
+export function* levelsBestFirst(side: BookSide): Generator<LevelView> {
+  for (let i = side.length - 1; i >= 0; i--) yield view(side, side.sorted[i]!);
+}
+
+/** The orders resting at `price`, front of the queue first (empty when there is no level). */
+export function levelOrders(side: BookSide, price: number): Order[] {
+  const out: Order[] = [];
+  const h = priceGet(side.byPrice, price);
+  if (h === NO_LEVEL) return out;
+  for (let o = side.head[h] as Order | null; o !== null; o = o.next) out.push(o);
+  return out;
+}
+
+/** The first order of the best level, or null when the side is empty. */
+export function bestHead(side: BookSide): Order | null {
+  return side.length === 0 ? null : (side.head[side.sorted[side.length - 1]!] as Order | null);
 }
 
 /** Appends a resting order at the back of its price level. */
 export function insertOrder(book: Book, order: Order): void {
   const side = order.side === 0 ? book.bids : book.asks;
-  let level = priceGet(side.byPrice, order.price);
-  if (level === undefined) level = addLevel(side, order.price);
-  order.level = level;
+  let h = priceGet(side.byPrice, order.price);
+  if (h === NO_LEVEL) h = addLevel(side, order.price);
+  order.level = h;
   order.next = null;
-  order.prev = level.tail;
-  if (level.tail === null) level.head = order;
-  else level.tail.next = order;
-  level.tail = order;
-  level.size += order.remaining;
-  level.count++;
+  const tail = side.tail[h] as Order | null;
+  order.prev = tail;
+  if (tail === null) side.head[h] = order;
+  else tail.next = order;
+  side.tail[h] = order;
+  side.size[h] = side.size[h]! + order.remaining;
+  side.count[h] = side.count[h]! + 1;
 }
 
 /** Unlinks an order from its level, dropping the level when it empties. */
 export function removeOrder(book: Book, order: Order): void {
-  const level = order.level;
-  if (level === null) return;
-  if (order.prev === null) level.head = order.next;
+  const h = order.level;
+  if (h === NO_LEVEL) return;
+  const side = order.side === 0 ? book.bids : book.asks;
+  if (order.prev === null) side.head[h] = order.next;
   else order.prev.next = order.next;
-  if (order.next === null) level.tail = order.prev;
+  if (order.next === null) side.tail[h] = order.prev;
   else order.next.prev = order.prev;
-  level.size -= order.remaining;
-  level.count--;
-  order.level = null;
+  side.size[h] = side.size[h]! - order.remaining;
+  order.level = NO_LEVEL;
   order.prev = null;
   order.next = null;
-  if (level.count === 0) dropLevel(order.side === 0 ? book.bids : book.asks, level);
+  const left = side.count[h]! - 1;
+  side.count[h] = left;
+  if (left === 0) dropLevel(side, h);
 }
 
 /** Takes `qty` off a resting order (a fill, or an in-place size decrease); keeps its place. */
 export function reduceOrder(book: Book, order: Order, qty: number): void {
-  const level = order.level;
-  if (level !== null) level.size -= qty;
+  const h = order.level;
+  if (h !== NO_LEVEL) {
+    const sizes = (order.side === 0 ? book.bids : book.asks).size;
+    sizes[h] = sizes[h]! - qty;
+  }
   order.remaining -= qty;
   if (order.remaining === 0) removeOrder(book, order);
 }
 
-function addLevel(side: BookSide, price: number): Level {
+function addLevel(side: BookSide, price: number): number {
+  if (side.freeCount === 0) growSide(side);
+  const h = side.free[--side.freeCount]!;
+  side.price[h] = price;
+  side.size[h] = 0;
+  side.count[h] = 0;
+  side.head[h] = null;
+  side.tail[h] = null;
   const key = side.side === 0 ? price : -price;
-  const level: Level = { price, key, side: side.side, size: 0, count: 0, head: null, tail: null };
-  const levels = side.levels;
+  const sorted = side.sorted;
   const keys = side.keys;
-  const n = keys.length;
+  const n = side.length;
   if (n === 0 || keys[n - 1]! < key) {
-    levels.push(level);
-    keys.push(key);
+    sorted[n] = h;
+    keys[n] = key;
   } else {
-    const at = searchKey(keys, key);
-    levels.splice(at, 0, level);
-    keys.splice(at, 0, key);
+    const at = searchKey(keys, n, key);
+    sorted.copyWithin(at + 1, at, n);
+    keys.copyWithin(at + 1, at, n);
+    sorted[at] = h;
+    keys[at] = key;
   }
-  priceSet(side.byPrice, price, level);
-  return level;
+  side.length = n + 1;
+  priceSet(side.byPrice, price, h);
+  return h;
 }
 
-function dropLevel(side: BookSide, level: Level): void {
-  priceDelete(side.byPrice, level.price);
-  const levels = side.levels;
-  const n = levels.length;
-  if (levels[n - 1] === level) {
-    levels.pop();
-    side.keys.pop();
-    return;
-  }
-  const at = searchKey(side.keys, level.key);
-  levels.splice(at, 1);
-  side.keys.splice(at, 1);
+function dropLevel(side: BookSide, h: number): void {
+  const price = side.price[h]!;
+  priceDelete(side.byPrice, price);
+  side.head[h] = null;
+  side.tail[h] = null;
+  side.free[side.freeCount++] = h;
+  const n = side.length - 1;
+  side.length = n;
+  if (side.sorted[n] === h) return;
+  const at = searchKey(side.keys, n + 1, side.side === 0 ? price : -price);
+  side.sorted.copyWithin(at, at + 1, n + 1);
+  side.keys.copyWithin(at, at + 1, n + 1);
 }
 
-/** The first index whose key is not below `key` (keys ascending). */
-function searchKey(keys: number[], key: number): number {
+/** Doubles a side's level arrays; the new handles go on the free stack. */
+function growSide(side: BookSide): void {
+  const old = side.price.length;
+  const capacity = old * 2;
+  const widen = <T extends Float64Array | Int32Array>(a: T, make: (n: number) => T): T => {
+    const b = make(capacity);
+    b.set(a);
+    return b;
+  };
+  side.price = widen(side.price, (n) => new Float64Array(n));
+  side.size = widen(side.size, (n) => new Float64Array(n));
+  side.count = widen(side.count, (n) => new Int32Array(n));
+  side.sorted = widen(side.sorted, (n) => new Int32Array(n));
+  side.keys = widen(side.keys, (n) => new Float64Array(n));
+  for (let i = old; i < capacity; i++) {
+    side.head.push(null);
+    side.tail.push(null);
+  }
+  side.free = widen(side.free, (n) => new Int32Array(n));
+  for (let i = capacity - 1; i >= old; i--) side.free[side.freeCount++] = i;
+}
+
+/** The first index below `n` whose key is not below `key` (keys ascending). */
+function searchKey(keys: Float64Array, n: number, key: number): number {
   let lo = 0;
-  let hi = keys.length - 1;
+  let hi = n - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (keys[mid]! < key) lo = mid + 1;
@@ -148,17 +271,35 @@ function searchKey(keys: number[], key: number): number {
 /** The best `n` levels of a side as [price, size] pairs, best first. */
 export function topLevels(side: BookSide, n: number): [number, number][] {
   const out: [number, number][] = [];
-  const levels = side.levels;
-  for (let i = levels.length - 1; i >= 0 && out.length < n; i--) {
-    const level = levels[i]!;
-    out.push([level.price, level.size]);
+  for (let i = side.length - 1; i >= 0 && out.length < n; i--) {
+    const h = side.sorted[i]!;
+    out.push([side.price[h]!, side.size[h]!]);
   }
   return out;
 }
 
 /** True when a `side` order at `price` would trade with the best opposite level. */
 export function crosses(book: Book, side: SideCode, price: number): boolean {
-  const best = bestLevel(side === 0 ? book.asks : book.bids);
-  if (best === undefined) return false;
-  return side === 0 ? price >= best.price : price <= best.price;
+  const opposite = side === 0 ? book.asks : book.bids;
+  if (opposite.length === 0) return false;
+  const best = opposite.price[opposite.sorted[opposite.length - 1]!]!;
+  return side === 0 ? price >= best : price <= best;
+}
+
+/**
+ * Rebuilds a side from levels listed worst to best, each with its queue front first: the
+ * migration of images written when levels were linked records (restore.ts).
+ */
+export function rebuildSide(side: SideCode, levels: readonly { price: number; orders: readonly Order[] }[]): BookSide {
+  let capacity = INITIAL_LEVELS;
+  while (capacity < levels.length) capacity *= 2;
+  const out = createBookSide(side, capacity);
+  const book: Book = side === 0 ? { bids: out, asks: createBookSide(1, 1) } : { bids: createBookSide(0, 1), asks: out };
+  for (const level of levels) {
+    for (const order of level.orders) {
+      order.level = NO_LEVEL;
+      insertOrder(book, order);
+    }
+  }
+  return out;
 }

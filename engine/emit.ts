@@ -7,7 +7,7 @@
  * (`touch` / `markDirty`) and leave as one delta per market with absolute level sizes.
  */
 import type { Account } from './account.ts';
-import { bestLevel, levelAt, type BookSide } from './book.ts';
+import { bestPrice, bestSize, levelSizeAt, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
 import { nextGlobal } from './sequence.ts';
@@ -24,13 +24,13 @@ export function touch(engine: Engine, ms: MarketState): void {
   if (ms.touched) return;
   ms.touched = true;
   ms.seq++;
-  const bid = bestLevel(ms.book.bids);
-  const ask = bestLevel(ms.book.asks);
+  const bids = ms.book.bids;
+  const asks = ms.book.asks;
   const before = ms.bboBefore;
-  before[0] = bid === undefined ? 0 : bid.price;
-  before[1] = bid === undefined ? 0 : bid.size;
-  before[2] = ask === undefined ? 0 : ask.price;
-  before[3] = ask === undefined ? 0 : ask.size;
+  before[0] = bestPrice(bids);
+  before[1] = bestSize(bids);
+  before[2] = bestPrice(asks);
+  before[3] = bestSize(asks);
   const scratch = engine.scratch;
   scratch.touchedMarkets[scratch.touchedCount++] = ms;
 }
@@ -48,12 +48,10 @@ export function flush(engine: Engine): void {
     ms.dirtyAskCount = 0;
     const time = engine.time;
     engine.wiring.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
-    const bid = bestLevel(ms.book.bids);
-    const ask = bestLevel(ms.book.asks);
-    const bidPrice = bid === undefined ? 0 : bid.price;
-    const bidSize = bid === undefined ? 0 : bid.size;
-    const askPrice = ask === undefined ? 0 : ask.price;
-    const askSize = ask === undefined ? 0 : ask.size;
+    const bidPrice = bestPrice(ms.book.bids);
+    const bidSize = bestSize(ms.book.bids);
+    const askPrice = bestPrice(ms.book.asks);
+    const askSize = bestSize(ms.book.asks);
     const b = ms.bboBefore;
     if (b[0] !== bidPrice || b[1] !== bidSize || b[2] !== askPrice || b[3] !== askSize) {
       engine.wiring.sink({ type: 'bbo', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bidPrice, bidSize, askPrice, askSize });
@@ -76,8 +74,7 @@ export function levelSizes(bookSide: BookSide, dirty: number[], count: number): 
       }
     }
     if (seen) continue;
-    const level = levelAt(bookSide, price);
-    out.push(price, level === undefined ? 0 : level.size);
+    out.push(price, levelSizeAt(bookSide, price));
   }
   return out;
 }

@@ -15,6 +15,7 @@
  * sorted lists; the same command stream yields the same event stream.
  */
 import { createAccountIndex, findAccount, type Account } from './account.ts';
+import { NO_LEVEL } from './book.ts';
 import { emitMarket, emitFundingRate, emitPrices, emitRejected, emitSwitch, flush } from './emit.ts';
 import { compactExpiry, createExpiry, dueOrders, hasDue } from './expiry.ts';
 import { checkFeeTiers } from './fees.ts';
@@ -207,7 +208,7 @@ function spareEnded(engine: Engine): void {
     const order = ended[i]!;
     ended[i] = null;
     // A cancel-replace ends the order and then runs it again: only what is still ended goes.
-    if (order.level === null && !isLive(order) && getOrder(engine.orders, order.id) !== order) spareOrder(order);
+    if (order.level === NO_LEVEL && !isLive(order) && getOrder(engine.orders, order.id) !== order) spareOrder(order);
   }
   scratch.endedCount = 0;
 }

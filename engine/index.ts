@@ -16,7 +16,7 @@ export {
   meetsMinNotional,
   type MarketSpec,
 } from './market.ts';
-export { topLevels, bestLevel } from './book.ts';
+export { topLevels, bestLevel, bestPrice, bestSize, levelCount, levelsBestFirst, type BookSide, type LevelView } from './book.ts';
 export { formatUnits, formatBig, trimDecimal, toUnits, unitOf, type Unit } from './units.ts';
 export { isTransitionAllowed, ORDER_TRANSITIONS } from './order.ts';
 export { accountView, withdrawable, type AccountView } from './risk.ts';
@@ -27,3 +27,4 @@ export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
 export { detachEngine, engineState, graftEngine, type EngineState } from './restore.ts';
 export { ledger, type Ledger } from './ledger.ts';
+export { RESTORED_BY_GRAFT } from './order-record.ts';

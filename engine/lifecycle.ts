@@ -8,7 +8,7 @@
  * keeps engine/ free of import cycles.
  */
 import { linkOrder, unlinkOrder, type Account } from './account.ts';
-import { crosses, insertOrder, removeOrder } from './book.ts';
+import { crosses, insertOrder, NO_LEVEL, removeOrder } from './book.ts';
 import { emitFill, emitOrder, emitPosition, emitTrades, markDirty, touch } from './emit.ts';
 import { addExpiry } from './expiry.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
@@ -93,7 +93,6 @@ export function execute(engine: Engine, ms: MarketState, order: Order): void {
 
 function rest(engine: Engine, ms: MarketState, order: Order): void {
   order.status = order.filled > 0 ? 'PARTIALLY_FILLED' : 'OPEN';
-  order.updatedAt = engine.time;
   makeLive(engine, ms, order);
   touch(engine, ms);
   insertOrder(ms.book, order);
@@ -106,7 +105,6 @@ export function finish(engine: Engine, order: Order, status: OrderStatus, reason
   if (getOrder(engine.orders, order.id) === order) releaseLive(engine, order);
   order.status = status;
   order.rejectionReason = reason;
-  order.updatedAt = engine.time;
   emitOrder(engine, order);
   const scratch = engine.scratch;
   scratch.ended[scratch.endedCount++] = order;
@@ -147,7 +145,7 @@ export function releaseLive(engine: Engine, order: Order): void {
 
 /** Takes a resting order off the book (it stays live until released). */
 export function unrest(engine: Engine, ms: MarketState, order: Order): void {
-  if (order.level === null) return;
+  if (order.level === NO_LEVEL) return;
   touch(engine, ms);
   markDirty(ms, order.side, order.price);
   removeOrder(ms.book, order);
@@ -211,7 +209,6 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
     finish(engine, maker, 'FILLED', undefined);
   } else {
     maker.status = 'PARTIALLY_FILLED';
-    maker.updatedAt = engine.time;
     emitOrder(engine, maker);
     // A reduce-only maker whose position is gone can never fill again.
     if (maker.reduceOnly && reduceAllowance(maker) <= 0) {

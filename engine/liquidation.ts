@@ -170,7 +170,6 @@ function adlFill(engine: Engine, ms: MarketState, liquidated: Order, counter: Or
     order.remaining -= qty;
     order.filled += qty;
     order.filledValue += price * qty;
-    order.updatedAt = engine.time;
     emitFill(engine, ms, order, tradeId, price, qty, order === counter ? 'MAKER' : 'TAKER', settled.fee, settled.closedPnl, settled.effect);
   }
 }

@@ -12,7 +12,7 @@
  * Reduce-only makers may fill only what reduces their position: `hooks.makerAllowance` says
  * how much; a maker with nothing left to reduce is handed to `hooks.dropMaker`.
  */
-import { bestLevel, reduceOrder, type Book } from './book.ts';
+import { reduceOrder, type Book } from './book.ts';
 import type { Order } from './order.ts';
 
 export const MATCH_DONE = 0;
@@ -31,11 +31,12 @@ export function matchTaker(book: Book, taker: Order, maxQty: number, hooks: Matc
   const limit = taker.price;
   let left = maxQty;
   while (left > 0) {
-    const level = bestLevel(opposite);
-    if (level === undefined) break;
-    const price = level.price;
+    const n = opposite.length;
+    if (n === 0) break;
+    const h = opposite.sorted[n - 1]!;
+    const price = opposite.price[h]!;
     if (buy ? price > limit : price < limit) break;
-    let maker = level.head;
+    let maker = opposite.head[h] as Order | null;
     while (maker !== null && left > 0) {
       const next = maker.next;
       if (maker.account === taker.account) return MATCH_SELF_TRADE;
@@ -64,14 +65,15 @@ export function matchTaker(book: Book, taker: Order, maxQty: number, hooks: Matc
  */
 export function fillableQty(book: Book, taker: Order, maxQty: number, hooks: MatchHooks): number {
   const buy = taker.side === 0;
-  const levels = (buy ? book.asks : book.bids).levels;
+  const side = buy ? book.asks : book.bids;
   let total = 0;
   // Reduce-only makers of one account share that account's one position.
   let allowances: Map<Order['account'], number> | null = null;
-  for (let i = levels.length - 1; i >= 0 && total < maxQty; i--) {
-    const level = levels[i]!;
-    if (buy ? level.price > taker.price : level.price < taker.price) break;
-    for (let maker = level.head; maker !== null && total < maxQty; maker = maker.next) {
+  for (let i = side.length - 1; i >= 0 && total < maxQty; i--) {
+    const h = side.sorted[i]!;
+    const price = side.price[h]!;
+    if (buy ? price > taker.price : price < taker.price) break;
+    for (let maker = side.head[h] as Order | null; maker !== null && total < maxQty; maker = maker.next) {
       if (maker.account === taker.account) return total;
       if (!maker.reduceOnly) {
         total += maker.remaining;

@@ -16,9 +16,14 @@
 import type { OrderStatus } from './spec.ts';
 import type { OrderTypeCode, SideCode, TifCode } from './types.ts';
 import { createAccountIndex, getOrCreateAccount } from './account.ts';
+import { NO_LEVEL } from './price-index.ts';
 import type { Account, Order } from './records.ts';
+import { OrderRecord, REDUCE_ONLY } from './order-record.ts';
+
+const ORDER_PROTOTYPE = OrderRecord.prototype;
 
 export type { Order } from './records.ts';
+export { OrderRecord } from './order-record.ts';
 
 /**
  * Ended orders, kept for reuse. A resting order lives long enough to survive two scavenges and
@@ -27,7 +32,7 @@ export type { Order } from './records.ts';
  * "Engine throughput"). Module-level rather than engine state: it is a cache of dead records,
  * shared by every engine in the process, detached from their accounts.
  */
-const SPARE: Order[] = [];
+const SPARE: OrderRecord[] = [];
 const SPARE_MAX = 4096;
 
 /** A fresh order record (reused when one is spare); the fields not passed take their defaults. */
@@ -46,24 +51,21 @@ export function newOrder(
   goodTilTime: number,
   time: number,
 ): Order {
+  const bits = side | (orderType << 1) | (tif << 2) | (reduceOnly ? REDUCE_ONLY : 0);
   const o = SPARE.pop();
   if (o === undefined) {
+    // A literal rather than `new`: V8 pretenures literals whose objects live long (a resting
+    // order outlives two scavenges), not constructor calls; same fields in the same order.
     return {
-      id, account, marketId, slot, side, orderType, tif, reduceOnly, clientId, price, size,
-      remaining: size, filled: 0, filledValue: 0, goodTilTime, createdAt: time, updatedAt: time,
-      status: 'PENDING', rejectionReason: undefined, cancelReason: undefined, origin: undefined,
-      tpslType: undefined, triggerPrice: undefined, isPositionTpsl: false, parentOrderId: undefined,
-      hasChildren: false, level: null, prev: null, next: null, aPrev: null, aNext: null, spare: false,
-    };
+      __proto__: ORDER_PROTOTYPE, id, account, marketId, slot, clientId, price, size, remaining: size, filled: 0, filledValue: 0,
+      goodTilTime, createdAt: time, status: 'PENDING', level: NO_LEVEL, prev: null, next: null, aPrev: null, aNext: null, bits, x: undefined,
+    } as unknown as OrderRecord;
   }
   o.id = id;
   o.account = account;
   o.marketId = marketId;
   o.slot = slot;
-  o.side = side;
-  o.orderType = orderType;
-  o.tif = tif;
-  o.reduceOnly = reduceOnly;
+  o.bits = bits;
   o.clientId = clientId;
   o.price = price;
   o.size = size;
@@ -72,18 +74,10 @@ export function newOrder(
   o.filledValue = 0;
   o.goodTilTime = goodTilTime;
   o.createdAt = time;
-  o.updatedAt = time;
   o.status = 'PENDING';
-  o.rejectionReason = undefined;
-  o.cancelReason = undefined;
-  o.origin = undefined;
-  o.tpslType = undefined;
-  o.triggerPrice = undefined;
-  o.isPositionTpsl = false;
-  o.parentOrderId = undefined;
-  o.hasChildren = false;
-  o.level = o.prev = o.next = o.aPrev = o.aNext = null;
-  o.spare = false;
+  o.level = NO_LEVEL;
+  o.prev = o.next = o.aPrev = o.aNext = null;
+  o.x = undefined;
   return o;
 }
 
@@ -93,7 +87,7 @@ export function newOrder(
  * result already taken (engine.ts calls this at the end of a command).
  */
 export function spareOrder(order: Order): void {
-  if (order.spare || SPARE.length >= SPARE_MAX) return;
+  if (!(order instanceof OrderRecord) || order.spare || SPARE.length >= SPARE_MAX) return;
   order.spare = true;
   // Detached, so that a spare record keeps no engine alive.
   order.account = DETACHED;

@@ -1,23 +1,26 @@
 /**
- * Price → level lookup for one book side: an open-addressing hash table on integer ticks.
+ * Price → level handle for one book side: an open-addressing hash table on integer ticks.
  *
  * Layout: linear probing over a power-of-two table of price keys (Float64Array, NaN = empty)
- * with the levels in a parallel array; deletion shifts the following cluster back, so there are
- * no tombstones and probe lengths stay short. The table doubles at 50 % load.
+ * with the level handles in a parallel Int32Array; deletion shifts the following cluster back,
+ * so there are no tombstones and probe lengths stay short. The table doubles at 50 % load.
+ * A miss reads as -1 (handles are non-negative).
  *
  * Why not a Map: every resting order, cancel and book delta looks a level up by price; the
  * engine benchmark measured Map get/set/delete on numeric keys as one of its larger costs, and a
  * probe into one typed array touches a single cache line (docs/decisions.md).
  */
-export interface PriceIndex<V> {
+export interface PriceIndex {
   keys: Float64Array;
-  values: (V | undefined)[];
+  values: Int32Array;
   mask: number;
   size: number;
 }
 
-export function createPriceIndex<V>(capacity = 64): PriceIndex<V> {
-  return { keys: new Float64Array(capacity).fill(NaN), values: new Array<V | undefined>(capacity).fill(undefined), mask: capacity - 1, size: 0 };
+export const NO_LEVEL = -1;
+
+export function createPriceIndex(capacity = 64): PriceIndex {
+  return { keys: new Float64Array(capacity).fill(NaN), values: new Int32Array(capacity).fill(NO_LEVEL), mask: capacity - 1, size: 0 };
 }
 
 function slotOf(price: number, mask: number): number {
@@ -25,17 +28,18 @@ function slotOf(price: number, mask: number): number {
   return Math.imul(price | 0, 0x9e3779b1) >>> 0 & mask;
 }
 
-export function priceGet<V>(index: PriceIndex<V>, price: number): V | undefined {
+/** The handle stored for `price`, or NO_LEVEL. */
+export function priceGet(index: PriceIndex, price: number): number {
   const keys = index.keys;
   const mask = index.mask;
   for (let i = slotOf(price, mask); ; i = (i + 1) & mask) {
     const key = keys[i]!;
-    if (key === price) return index.values[i];
-    if (key !== key) return undefined;
+    if (key === price) return index.values[i]!;
+    if (key !== key) return NO_LEVEL;
   }
 }
 
-export function priceSet<V>(index: PriceIndex<V>, price: number, value: V): void {
+export function priceSet(index: PriceIndex, price: number, value: number): void {
   if ((index.size + 1) * 2 > index.keys.length) grow(index);
   const keys = index.keys;
   const mask = index.mask;
@@ -54,7 +58,7 @@ export function priceSet<V>(index: PriceIndex<V>, price: number, value: V): void
   }
 }
 
-export function priceDelete<V>(index: PriceIndex<V>, price: number): void {
+export function priceDelete(index: PriceIndex, price: number): void {
   const keys = index.keys;
   const values = index.values;
   const mask = index.mask;
@@ -75,21 +79,21 @@ export function priceDelete<V>(index: PriceIndex<V>, price: number): void {
     const between = hole <= j ? hole < home && home <= j : hole < home || home <= j;
     if (!between) {
       keys[hole] = key;
-      values[hole] = values[j];
+      values[hole] = values[j]!;
       hole = j;
     }
   }
   keys[hole] = NaN;
-  values[hole] = undefined;
+  values[hole] = NO_LEVEL;
   index.size--;
 }
 
-function grow<V>(index: PriceIndex<V>): void {
+function grow(index: PriceIndex): void {
   const oldKeys = index.keys;
   const oldValues = index.values;
   const capacity = oldKeys.length * 2;
   index.keys = new Float64Array(capacity).fill(NaN);
-  index.values = new Array<V | undefined>(capacity).fill(undefined);
+  index.values = new Int32Array(capacity).fill(NO_LEVEL);
   index.mask = capacity - 1;
   index.size = 0;
   for (let i = 0; i < oldKeys.length; i++) {

@@ -10,7 +10,7 @@
  * Regular trading hours are read in the market's own time zone through Intl (a pure function of
  * the command's time); a market with hours is outside them on weekends and outside the window.
  */
-import { bestLevel, type Book } from './book.ts';
+import { bestPrice, type Book } from './book.ts';
 import type { MarketDef } from './types.ts';
 
 export interface PriceState {
@@ -23,10 +23,11 @@ export interface PriceState {
 }
 
 export function bookMid(book: Book): number {
-  const bid = bestLevel(book.bids);
-  const ask = bestLevel(book.asks);
-  if (bid === undefined || ask === undefined) return 0;
-  return (bid.price + ask.price) / 2;
+  const bid = bestPrice(book.bids);
+  const ask = bestPrice(book.asks);
+  // 0: an empty side (a price is at least one tick).
+  if (bid === 0 || ask === 0) return 0;
+  return (bid + ask) / 2;
 }
 
 function median3(a: number, b: number, c: number): number {

@@ -1,6 +1,7 @@
 /**
- * The engine's linked records: orders, book levels and accounts, which point at one another
- * (an order at its level and account, a level at its orders, an account at its live orders).
+ * The engine's linked records: orders and accounts, which point at one another (an order at its
+ * account and its queue neighbours, an account at its live orders; book levels are typed-array
+ * records in book.ts, named by handle).
  * Declared together here so that the modules that work on them (order.ts, book.ts, account.ts)
  * need not import one another's types in a circle; each of them re-exports its record.
  */
@@ -32,7 +33,6 @@ export interface Order {
   filledValue: number;
   goodTilTime: number;
   createdAt: number;
-  updatedAt: number;
   status: OrderStatus;
   rejectionReason: RejectionReason | undefined;
   cancelReason: CancelReason | undefined;
@@ -45,8 +45,8 @@ export interface Order {
   parentOrderId: number | undefined;
   /** Has entryTpsl legs waiting on it. */
   hasChildren: boolean;
-  // Book links (book.ts).
-  level: Level | null;
+  // Book links (book.ts): the level's handle (NO_LEVEL when not resting) and queue neighbours.
+  level: number;
   prev: Order | null;
   next: Order | null;
   // Account links (account.ts).
@@ -54,18 +54,6 @@ export interface Order {
   aNext: Order | null;
   /** Ended and handed back for reuse (`spareOrder`); set until `newOrder` takes it again. */
   spare: boolean;
-}
-
-export interface Level {
-  price: number;
-  /** Sort key: price on the bid side, -price on the ask side (ascending = worse to better). */
-  key: number;
-  side: SideCode;
-  /** Σ remaining of the orders at this level, in quantums. */
-  size: number;
-  count: number;
-  head: Order | null;
-  tail: Order | null;
 }
 
 export interface Account {

@@ -12,7 +12,12 @@
  * their identity (the wiring closes over them, and the gateway and the simulator hold
  * references to markets), everything else is the image's.
  */
+import { NO_LEVEL, rebuildSide, type BookSide } from './book.ts';
+import type { Order } from './order.ts';
+import { adoptOrder } from './order-record.ts';
+import { liveOrders } from './order-table.ts';
 import type { Engine } from './state.ts';
+import type { SideCode } from './types.ts';
 
 /** The engine's durable data: all of it but its wiring and per-command scratch. */
 export type EngineState = Omit<Engine, 'wiring' | 'scratch'>;
@@ -88,16 +93,22 @@ export function graftEngine(live: Engine, image: EngineState): void {
 }
 
 /**
- * Fills in what an image written before a layout change lacks: the level key arrays of the
- * book sides, the float margin sums on the account (they were a `riskSums` record) and the
- * pending parts of its lifetime tallies.
+ * Gives the image's orders their class back, and fills in what an image written before a layout
+ * change lacks: orders with every field their own (order-record.ts), books whose levels were linked
+ * records (now typed-array records by handle, book.ts), the float margin sums on the account
+ * (they were a `riskSums` record) and the pending parts of its lifetime tallies.
  */
 function upgrade(engine: Engine): void {
+  // A clone keeps the orders' own fields and loses their class (order-record.ts).
+  for (const order of liveOrders(engine.orders)) adoptOrder(order);
   for (const ms of engine.bySlot) {
-    for (const side of [ms.book.bids, ms.book.asks]) {
-      if (side.keys === undefined) side.keys = side.levels.map((level) => level.key);
+    const old = ms.book as unknown as { bids: LinkedSide | BookSide; asks: LinkedSide | BookSide };
+    if ('levels' in old.bids || 'levels' in old.asks) {
+      ms.book = { bids: relink(old.bids as LinkedSide, 0), asks: relink(old.asks as LinkedSide, 1) };
     }
   }
+  // Live orders off the book (untriggered TPSL) had a null level.
+  for (const order of liveOrders(engine.orders)) if ((order.level as number | null) === null) order.level = NO_LEVEL;
   for (const account of engine.accounts.all) {
     // Lifetime tallies were bigint fields before they had a pending exact double (account.ts).
     if (account.lifetimeVolumeBase === undefined) {
@@ -116,6 +127,22 @@ function upgrade(engine: Engine): void {
     delete (account as unknown as Slots).riskSums;
     Object.assign(account, { sumEpoch: -1, sumEq: 0, sumIm: 0, sumMm: 0, sumChanges: 0, quoteB: 0n, quoteF: 0 });
   }
+}
+
+/** A book side as images before the typed-array levels hold it: linked level records, worst to best. */
+interface LinkedSide {
+  levels: { price: number; head: Order | null }[];
+}
+
+function relink(side: LinkedSide, code: SideCode): BookSide {
+  return rebuildSide(
+    code,
+    side.levels.map((level) => {
+      const orders: Order[] = [];
+      for (let o = level.head; o !== null; o = o.next) orders.push(o);
+      return { price: level.price, orders };
+    }),
+  );
 }
 
 function copyData(live: Slots, image: Slots): void {

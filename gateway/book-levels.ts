@@ -19,7 +19,7 @@
  * - `roundStep` 2 and 5 only make sense with sigFigs 5 (the venue's rule); `roundStep` 1 is the
  *   identity and is accepted anywhere (`aggregationError` says which combinations are refused).
  */
-import { formatBig, LIMITS, type MarketSpec, type SideCode } from '../engine/index.ts';
+import { formatBig, levelsBestFirst, LIMITS, type BookSide, type MarketSpec, type SideCode } from '../engine/index.ts';
 import { size as formatSize } from './format.ts';
 
 /** A price level as the engine keeps it: price in ticks, summed size in quantums. */
@@ -28,10 +28,13 @@ export interface RawLevel {
   readonly size: number;
 }
 
-/** One side of a book as engine/book.ts lays it out: levels sorted worst to best. */
+/** One side of a book as a list of levels sorted worst to best (tests build these). */
 export interface WorstToBestSide {
   readonly levels: readonly RawLevel[];
 }
+
+/** A side of the engine's book (read through its named readers) or a list of levels. */
+export type SideSource = WorstToBestSide | BookSide;
 
 export interface Aggregation {
   /** 2-5; undefined = full precision. */
@@ -84,8 +87,12 @@ export function bucketOf(units: number, side: SideCode, sigFigs: number, roundSt
   return side === 0 ? Math.floor(units / width) * width : Math.ceil(units / width) * width;
 }
 
-/** A side's levels best first (engine/book.ts keeps them worst → best). */
-export function* bestFirst(side: WorstToBestSide): Generator<RawLevel> {
+/** A side's levels best first. */
+export function* bestFirst(side: SideSource): Generator<RawLevel> {
+  if (!('levels' in side)) {
+    yield* levelsBestFirst(side);
+    return;
+  }
   const levels = side.levels;
   for (let i = levels.length - 1; i >= 0; i--) yield levels[i]!;
 }
@@ -121,6 +128,6 @@ export function formatLevels(spec: MarketSpec, levels: readonly UnitLevel[]): [s
 }
 
 /** One side of a market's book as the venue prints it: up to `nLevels` [price, size] pairs, best first. */
-export function bookSideLevels(spec: MarketSpec, side: WorstToBestSide, sideCode: SideCode, nLevels: number, agg: Aggregation = {}): [string, string][] {
+export function bookSideLevels(spec: MarketSpec, side: SideSource, sideCode: SideCode, nLevels: number, agg: Aggregation = {}): [string, string][] {
   return formatLevels(spec, aggregateLevels(bestFirst(side), sideCode, spec.tick, nLevels, agg));
 }

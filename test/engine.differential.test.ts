@@ -8,6 +8,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_KINDS, EVENT_KINDS } from './support/differential-stream.ts';
+import { insertOrder, levelOrders, levelsBestFirst, removeOrder, type Book } from '../engine/book.ts';
+import type { Order } from '../engine/order.ts';
 import { DivergenceError, mergeCounts, runDifferential, uncovered, type DifferentialReport } from './support/differential.ts';
 
 const SEEDS = [1, 2, 3, 4] as const;
@@ -59,6 +61,33 @@ describe('the live engine behaves exactly as the reference engine', () => {
     expect(run).toThrow(/seed 5, command #299 .*state hashes differ/);
   });
 
+  it('a difference in queue priority alone is caught: the front order of a level moved to its back', () => {
+    let moved = false;
+    const run = () =>
+      runDifferential({
+        seed: 5,
+        commands: 600,
+        digestEvery: 100,
+        tamper: {
+          at: 250,
+          apply: (engine) => {
+            for (const ms of engine.bySlot) {
+              for (const side of [0, 1] as const) {
+                const front = frontOfDeepLevel(ms.book, side);
+                if (front === undefined) continue;
+                removeOrder(ms.book, front);
+                insertOrder(ms.book, front);
+                moved = true;
+                return;
+              }
+            }
+          },
+        },
+      });
+    expect(run).toThrow(/seed 5, command #299 .*state hashes differ/);
+    expect(moved).toBe(true);
+  });
+
   it('the reference engine is self-contained: it imports nothing from the live engine/', () => {
     const dir = new URL('./reference/engine/', import.meta.url);
     const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
@@ -69,3 +98,10 @@ describe('the live engine behaves exactly as the reference engine', () => {
     expect(outside).toEqual([]);
   });
 });
+
+/** The front order of a level of `book`'s `side` that holds at least two orders. */
+function frontOfDeepLevel(book: Book, side: 0 | 1): Order | undefined {
+  const bookSide = side === 0 ? book.bids : book.asks;
+  for (const level of levelsBestFirst(bookSide)) if (level.count >= 2) return levelOrders(bookSide, level.price)[0];
+  return undefined;
+}

@@ -18,7 +18,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bestLevel, levelAt, type BookSide } from '../engine/book.ts';
+import { bestLevel, type BookSide } from '../engine/book.ts';
+import type { Order } from '../engine/order.ts';
+import { priceGet } from '../engine/price-index.ts';
 import type { Engine } from '../engine/engine.ts';
 import { isTransitionAllowed } from '../engine/order.ts';
 import { TERMINAL_ORDER_STATUSES, type OrderStatus } from '../engine/spec.ts';
@@ -438,6 +440,16 @@ function sidesOf(engine: Engine): { marketId: number; side: BookSide }[] {
   return out;
 }
 
+/** A side's level records by handle, worst to best (book.ts's typed arrays read back). */
+function levelsOf(side: BookSide): { handle: number; key: number; price: number; size: number; count: number; head: Order | null; tail: Order | null }[] {
+  const out = [];
+  for (let i = 0; i < side.length; i++) {
+    const handle = side.sorted[i]!;
+    out.push({ handle, key: side.keys[i]!, price: side.price[handle]!, size: side.size[handle]!, count: side.count[handle]!, head: side.head[handle] as Order | null, tail: side.tail[handle] as Order | null });
+  }
+  return out;
+}
+
 function isResting(status: OrderStatus): boolean {
   return status === 'OPEN' || status === 'PARTIALLY_FILLED';
 }
@@ -472,20 +484,22 @@ describe('rule: "level sizes equal the sum of their orders"', () => {
         const where = () => `after ${describeStep(step)}`;
         let resting = 0;
         for (const { marketId, side } of sidesOf(engine)) {
-          check(side.byPrice.size === side.levels.length, () => `market ${marketId} side ${side.side}: price index has ${side.byPrice.size} levels, array ${side.levels.length}, ${where()}`);
+          check(side.byPrice.size === side.length, () => `market ${marketId} side ${side.side}: price index has ${side.byPrice.size} levels, array ${side.length}, ${where()}`);
+          check(side.freeCount + side.length === side.price.length, () => `market ${marketId} side ${side.side}: ${side.freeCount} free + ${side.length} live handles, capacity ${side.price.length}, ${where()}`);
           let previousKey = -Infinity;
-          for (const level of side.levels) {
+          for (const level of levelsOf(side)) {
             const tag = () => `market ${marketId} side ${side.side} level ${level.price} ${where()}`;
-            check(level.key === (side.side === 0 ? level.price : -level.price) && level.side === side.side, () => `${tag()}: bad key/side`);
+            check(level.key === (side.side === 0 ? level.price : -level.price), () => `${tag()}: bad key`);
             check(level.key > previousKey, () => `${tag()}: levels not sorted worst to best`);
             previousKey = level.key;
-            check(levelAt(side, level.price) === level, () => `${tag()}: not in the price index`);
+            check(priceGet(side.byPrice, level.price) === level.handle, () => `${tag()}: not in the price index`);
+            check(!side.free.subarray(0, side.freeCount).includes(level.handle), () => `${tag()}: its handle is also free`);
             let sum = 0;
             let count = 0;
             let previous = null;
             for (let o = level.head; o !== null; o = o.next) {
               check(o.prev === previous, () => `${tag()}: broken prev link at order ${o.id}`);
-              check(o.level === level && o.price === level.price && o.side === side.side && o.marketId === marketId, () => `${tag()}: order ${o.id} does not belong here`);
+              check(o.level === level.handle && o.price === level.price && o.side === side.side && o.marketId === marketId, () => `${tag()}: order ${o.id} does not belong here`);
               check(Number.isSafeInteger(o.remaining) && o.remaining > 0, () => `${tag()}: order ${o.id} rests with remaining ${o.remaining}`);
               check(engine.orders.get(o.id) === o, () => `${tag()}: resting order ${o.id} is not in engine.orders`);
               check(isResting(o.status), () => `${tag()}: resting order ${o.id} has status ${o.status}`);
@@ -530,7 +544,7 @@ describe('rule: "FIFO within a level"', () => {
           }
           let linked = 0;
           for (const { marketId, side } of sidesOf(engine)) {
-            for (const level of side.levels) {
+            for (const level of levelsOf(side)) {
               let lastEntry = 0;
               for (let o = level.head; o !== null; o = o.next) {
                 const s = seen.get(o.id);
@@ -710,8 +724,8 @@ describe('rule: "book deltas reproduce the book"', () => {
             for (const [s, side] of [ms.book.bids, ms.book.asks].entries()) {
               const mine = sides[s]!;
               const tag = () => `market ${marketId} side ${s} after ${describeStep(step)}`;
-              check(mine.size === side.levels.length, () => `${tag()}: deltas give ${mine.size} levels, book has ${side.levels.length}`);
-              for (const level of side.levels) {
+              check(mine.size === side.length, () => `${tag()}: deltas give ${mine.size} levels, book has ${side.length}`);
+              for (const level of levelsOf(side)) {
                 check(mine.get(level.price) === level.size, () => `${tag()}: level ${level.price} is ${level.size} in the book, ${mine.get(level.price)} from the deltas`);
               }
             }

@@ -7,6 +7,9 @@ import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { detachEngine, engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
 import type { Engine } from '../engine/index.ts';
+import { levelCount, type BookSide } from '../engine/book.ts';
+import type { Order } from '../engine/order.ts';
+import { OrderRecord, ORDER_FIELDS } from '../engine/order-record.ts';
 import { createPrng } from '../sim/prng.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
 
@@ -39,14 +42,24 @@ function image(engine: Engine): EngineState {
 }
 
 /**
- * Turns an image into what the engine wrote before level keys, account-level sums and pending
- * tallies, and before its wiring and scratch had fields of their own (they sat at the root).
+ * Turns an image into what the engine wrote before typed-array levels (linked level records,
+ * orders pointing at them), level keys, account-level sums and pending tallies, and before its
+ * wiring and scratch had fields of their own (they sat at the root).
  */
 function asOldLayout(img: EngineState): void {
   Object.assign(img, { sink: undefined, hooks: undefined, lookup: undefined, onFee: undefined, touchedMarkets: [img.bySlot[0]], touchedCount: 0, taker: null, takerMarket: null, liquidating: undefined, riskQueue: [], ended: [null], endedCount: 0 });
+  // Orders with every field their own (before OrderRecord), updatedAt included.
+  for (const chunk of img.orders.chunks) for (const order of chunk?.slots ?? []) if (order !== undefined) asPlainOrder(order);
+  let resting = 0;
   for (const ms of img.bySlot) {
-    delete (ms.book.bids as Partial<typeof ms.book.bids>).keys;
-    delete (ms.book.asks as Partial<typeof ms.book.asks>).keys;
+    resting += levelCount(ms.book.bids) + levelCount(ms.book.asks);
+    const book = ms.book as unknown as Record<'bids' | 'asks', unknown>;
+    book.bids = linkedSide(ms.book.bids);
+    book.asks = linkedSide(ms.book.asks);
+  }
+  expect(resting).toBeGreaterThan(0);
+  for (const chunk of img.orders.chunks) {
+    for (const order of chunk?.slots ?? []) if (order !== undefined && typeof order.level === 'number') (order as unknown as { level: null }).level = null;
   }
   for (const account of img.accounts.all) {
     const a = account as unknown as Record<string, unknown>;
@@ -64,15 +77,41 @@ function asOldLayout(img: EngineState): void {
   }
 }
 
+function asPlainOrder(order: object): void {
+  Object.setPrototypeOf(order, OrderRecord.prototype);
+  const values: Record<string, unknown> = {};
+  for (const key of ORDER_FIELDS) values[key] = (order as Record<string, unknown>)[key];
+  values.updatedAt = values.createdAt;
+  for (const key of Object.keys(order)) delete (order as Record<string, unknown>)[key];
+  Object.setPrototypeOf(order, Object.prototype);
+  Object.assign(order, values);
+}
+
+/** A side as linked level records, worst to best, without the later `keys` array; its orders point at their level. */
+function linkedSide(side: BookSide): unknown {
+  const levels = [];
+  for (let i = 0; i < side.length; i++) {
+    const h = side.sorted[i]!;
+    const level = { price: side.price[h]!, key: side.keys[i]!, side: side.side, size: side.size[h]!, count: side.count[h]!, head: side.head[h] as Order | null, tail: side.tail[h] as Order | null };
+    for (let o = level.head; o !== null; o = o.next) (o as unknown as { level: unknown }).level = level;
+    levels.push(level);
+  }
+  return { side: side.side, levels, byPrice: { keys: new Float64Array(64).fill(NaN), values: [], mask: 63, size: 0 } };
+}
+
 describe('restore: a grafted image runs on as the original', () => {
   for (const old of [false, true]) {
-    it(old ? 'an image of the layout before level keys and account-level margin sums' : 'an image of this layout', () => {
+    it(old ? 'an image of the layout before order records, typed-array levels, level keys and account-level margin sums' : 'an image of this layout', () => {
       const original = harness();
       trade(original, 1, 400);
       const img = image(original.engine);
       if (old) asOldLayout(img);
       const restored = harness();
       graftEngine(restored.engine, img);
+      const live = [...restored.engine.orders.values()];
+      expect(live.length).toBeGreaterThan(0);
+      // Every order has its class back, its fields packed as this version keeps them.
+      for (const order of live) expect(order instanceof OrderRecord && !Object.hasOwn(order, 'side') && !Object.hasOwn(order, 'updatedAt')).toBe(true);
       restored.time = original.time;
       original.take();
       restored.take();

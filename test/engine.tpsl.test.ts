@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, CAROL, harness, idOf, orderUpdates, type Harness } from './support/engine-fixture.ts';
 import type { BatchOrder, CommandResult, OrderEvent } from '../engine/index.ts';
+import { levelCount } from '../engine/book.ts';
 
 const IOC = 2;
 
@@ -28,7 +29,7 @@ describe('STOP_LOSS / TAKE_PROFIT orders wait untriggered until the mark crosses
     const id = idOf(stopLoss(h));
     expect(orderEvents(h, id).map((e) => e.status)).toEqual(['TPSL_PLACED']);
     expect(h.engine.orders.get(id)?.status).toBe('UNTRIGGERED');
-    expect(h.engine.bySlot[0]!.book.asks.levels).toHaveLength(0);
+    expect(levelCount(h.engine.bySlot[0]!.book.asks)).toBe(0);
   });
 
   it('fires when the mark reaches the stop: TPSL_TRIGGERED, then placed as MARKET IOC', () => {

@@ -11,6 +11,7 @@ import { CHANNELS, type Subscription } from '../gateway/ws/channels.ts';
 import { DEFAULT_AGENTS } from '../sim/agents.ts';
 import { startMarket } from '../sim/market.ts';
 import { gateway } from './support/gateway-fixture.ts';
+import { levelCount } from '../engine/book.ts';
 
 interface BboContents {
   bestBid: unknown;
@@ -35,7 +36,7 @@ describe('bbo frames with the default agents', () => {
       market(h.now.us);
       for (const marketId of frames.keys()) {
         const book = h.exchange.engine.markets.get(marketId)!.book;
-        if (book.bids.levels.length === 0 || book.asks.levels.length === 0) oneSidedBooks++;
+        if (levelCount(book.bids) === 0 || levelCount(book.asks) === 0) oneSidedBooks++;
       }
     }
     expect(oneSidedBooks).toBe(0);

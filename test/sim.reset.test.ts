@@ -3,6 +3,7 @@ import { MAX_MEMORY_IMAGES, replayFile } from '../gateway/persistence/index.ts';
 import { startServer, type Server, type ServerOptions } from '../sim/server.ts';
 import { wallet } from './support/gateway-fixture.ts';
 import { get, onboard, placeOrder, post, tempDb } from './support/persistence-fixture.ts';
+import { levelCount } from '../engine/book.ts';
 
 let servers: Server[] = [];
 afterEach(async () => {
@@ -34,7 +35,7 @@ describe('POST /sim/reset: back to the configured initial state, same seed', () 
 
   it('quotes the book again from the same seed', async () => {
     const server = await start({ clock: 'virtual' });
-    const quoted = (): number => server.exchange.engine.markets.get(1)!.book.bids.levels.length;
+    const quoted = (): number => levelCount(server.exchange.engine.markets.get(1)!.book.bids);
     expect(quoted()).toBeGreaterThanOrEqual(20);
     const initial = server.persistence.hash();
     await post(server, '/sim/oracle', { market: 'BTC-USD', price: '90000.0' });

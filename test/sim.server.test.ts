@@ -5,6 +5,7 @@ import { scheme1Payload } from '../gateway/auth/index.ts';
 import * as ed from '@noble/ed25519'; // sha512 is set up by the gateway fixture
 
 let server: Server | undefined;
+import { levelCount } from '../engine/book.ts';
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -25,8 +26,8 @@ describe('npm start: a live exchange with moving prices and a filled order book'
     server = await startServer({ port: 0, feedMs: 50, tickMs: 20 });
     for (const ms of server.exchange.engine.markets.values()) {
       if (ms.spec.status !== 'ONLINE') continue;
-      expect(ms.book.bids.levels.length).toBeGreaterThanOrEqual(20);
-      expect(ms.book.asks.levels.length).toBeGreaterThanOrEqual(20);
+      expect(levelCount(ms.book.bids)).toBeGreaterThanOrEqual(20);
+      expect(levelCount(ms.book.asks)).toBeGreaterThanOrEqual(20);
     }
     const btc = server.exchange.engine.markets.get(1)!;
     const start = btc.oraclePrice;

@@ -144,7 +144,6 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
     markDirty(ms, target.side, target.price);
   }
   target.size = c.size;
-  target.updatedAt = engine.time;
   emitOrder(engine, target);
   return orderResult(target);
 }

@@ -138,7 +138,6 @@ function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason |
 
 function waitForTrigger(engine: Engine, ms: MarketState, order: Order): void {
   order.status = 'UNTRIGGERED';
-  order.updatedAt = engine.time;
   makeLive(engine, ms, order);
   addTrigger(ms.tpslTriggers, firesBelow(order.side, order.tpslType!), order.triggerPrice!, order.id, 0);
   emitOrder(engine, order, 'TPSL_PLACED');
@@ -157,7 +156,6 @@ export function triggerTpsl(engine: Engine, ms: MarketState): void {
     if (order === undefined || order.status !== 'UNTRIGGERED') continue;
     releaseLive(engine, order);
     order.status = 'TPSL_TRIGGERED';
-    order.updatedAt = engine.time;
     if (order.isPositionTpsl) {
       // A position TPSL closes whatever position there is when it fires.
       const position = order.account.markets[ms.slot]?.size ?? 0;

@@ -10,8 +10,12 @@
  *
  * Only plain objects (prototype Object.prototype or null) and the built-in
  * collections are accepted: a class instance would lose its prototype in a copy, so it is an
- * error here rather than a silently broken restore.
+ * error here rather than a silently broken restore. The exception is the engine's order record,
+ * which travels as its own fields and gets its class back when the image is grafted
+ * (engine/order-record.ts `adoptOrder`).
  */
+import { RESTORED_BY_GRAFT } from '../../engine/index.ts';
+
 const MARK = '\u0001';
 
 /** Row kinds: plain object, array, Map, Set, typed array (copied whole by v8). */
@@ -97,7 +101,7 @@ export function encodeGraph(root: unknown): EncodedGraph {
       for (const v of node) push(v);
     } else {
       const proto = Object.getPrototypeOf(node) as object | null;
-      if (proto !== Object.prototype && proto !== null) throw new Error(`cannot copy an instance of ${(proto as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+      if (proto !== Object.prototype && proto !== null && !RESTORED_BY_GRAFT.has(proto)) throw new Error(`cannot copy an instance of ${(proto as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
       kinds.push('o');
       const keys = Object.keys(node);
       const signature = keys.join('\u0000');

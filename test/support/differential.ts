@@ -4,40 +4,29 @@
  * every command must give equal results and equal event sequences, and every `digestEvery`
  * commands (and at the end) the two states must hash alike.
  *
- * The state hash is gateway/persistence/state-hash.ts over the engine's durable data: the
- * engine image `detachEngine` leaves, with the root's keys sorted and its wiring and
- * per-command scratch left out, so moving wiring or scratch elsewhere does not count as a change
- * of state. Used by test/engine.differential.test.ts and bench/differential.ts.
+ * The state hash is gateway/persistence/state-hash.ts over a layout-free copy of the engine's
+ * durable data (canonical-state.ts): the image `detachEngine` leaves, wiring and per-command
+ * scratch left out, orders and book levels read through each engine's own layout, so that a
+ * change of storage (typed arrays) or of field order does not count as a change of state. Used by test/engine.differential.test.ts and bench/differential.ts.
  */
 import * as live from '../../engine/index.ts';
 import * as reference from '../reference/engine/index.ts';
 import type { Command, CommandResult, EngineEvent } from '../../engine/types.ts';
 import { stateHash } from '../../gateway/persistence/state-hash.ts';
+import { canonicalState, LINKED_LAYOUT, type StateLayout } from './canonical-state.ts';
+import { LIVE_LAYOUT } from './live-layout.ts';
 import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind } from './differential-stream.ts';
-
-/** Fields of the engine that are wiring or per-command scratch, not state. */
-const NOT_STATE = new Set(['sink', 'hooks', 'lookup', 'onFee', 'wiring', 'scratch', 'touchedMarkets', 'touchedCount', 'taker', 'takerMarket', 'liquidating', 'riskQueue', 'ended', 'endedCount']);
-const MARKET_SCRATCH = new Set(['touched', 'dirtyBids', 'dirtyAsks', 'dirtyBidCount', 'dirtyAskCount', 'trades', 'tradesTaker', 'bboBefore']);
 
 type Slots = Record<string, unknown>;
 
-function without(source: Slots, skip: ReadonlySet<string>): Slots {
-  const out: Slots = {};
-  for (const key of Object.keys(source).sort()) if (!skip.has(key)) out[key] = source[key];
-  return out;
-}
-
-/** The sha256 of an engine's durable data (see the module comment). */
-export function engineDigest(engine: object, detach: (engine: never) => () => void): string {
+/**
+ * The sha256 of an engine's durable data, read through its `layout` so that two storages of
+ * the same state hash alike (test/support/canonical-state.ts).
+ */
+export function engineDigest(engine: object, detach: (engine: never) => () => void, layout: StateLayout): string {
   const restore = detach(engine as never);
   try {
-    const root = engine as Slots;
-    const views = new Map<unknown, Slots>();
-    for (const ms of root.bySlot as Slots[]) views.set(ms, without(ms, MARKET_SCRATCH));
-    const view = without(root, NOT_STATE);
-    view.bySlot = (root.bySlot as Slots[]).map((ms) => views.get(ms)!);
-    view.markets = new Map([...(root.markets as Map<number, Slots>)].map(([id, ms]) => [id, views.get(ms)!]));
-    return stateHash(view);
+    return stateHash(canonicalState(engine, layout));
   } finally {
     restore();
   }
@@ -144,8 +133,8 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
     throw new DivergenceError(`seed ${seed}, command #${i} ${show(command)}: ${what}`);
   };
   const compareDigests = (i: number, command: Command): string => {
-    const a = engineDigest(liveEngine, live.detachEngine as never);
-    const b = engineDigest(refEngine, reference.detachEngine as never);
+    const a = engineDigest(liveEngine, live.detachEngine as never, LIVE_LAYOUT);
+    const b = engineDigest(refEngine, reference.detachEngine as never, LINKED_LAYOUT);
     digests++;
     if (a !== b) fail(i, command, `state hashes differ after it (live ${a}, reference ${b})`);
     return a;
