@@ -11,6 +11,7 @@ import type { Exchange } from '../exchange.ts';
 import { price, size } from '../format.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 export interface BboLevel {
   price: string;
@@ -38,13 +39,29 @@ export function bboRecord(exchange: Exchange, ms: MarketState): BboRecord {
   };
 }
 
-export const bbo: Operation = {
+const BboLevelSchema = nullable(Type.Object({ price: Type.String(), size: Type.String() }));
+
+/** The bbo record, fields in the order `bboRecord` writes them. */
+export const BboReply = Type.Object({
+  bestBid: BboLevelSchema,
+  bestAsk: BboLevelSchema,
+  lastSequenceId: Type.Integer(),
+  globalSequenceId: Type.Integer(),
+  timestamp: Type.Number(),
+});
+export const BBO_RESPONSES = okReplies(BboReply);
+
+export const bbo: Operation<typeof BBO_RESPONSES> = {
   name: 'bbo',
   method: 'GET',
   path: '/v1/bbo/:market',
   auth: 'public',
   description: 'best bid/offer of a market',
   schema: { params: Type.Object({ market: Type.String() }) },
+  response: BBO_RESPONSES,
+  errorSource: null,
+  weight: 'bbo',
+  mutates: false,
   handle: (state, request) => {
     const ms = resolveMarket(state.exchange, request.params.market);
     if (ms === undefined) return badRequest(`unknown market: ${String(request.params.market)}`);

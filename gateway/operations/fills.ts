@@ -16,6 +16,7 @@ import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf } from './read-filters.ts';
 import { orderOf } from '../history-store.ts';
+import { okReplies, FillRecord as FillRecordSchema } from '../reply-schema.ts';
 
 export const FillsQuery = accountQueryWith({ ...LIST_PARAMS, role: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
 
@@ -40,13 +41,19 @@ export function fillRecord(exchange: Exchange, e: FillEvent): FillRecord {
   return formatFill(e, exchange.engine.markets.get(e.marketId)!.spec, fillOrigin(exchange, e));
 }
 
-export const fills: Operation = {
+export const FILLS_RESPONSES = okReplies(Type.Object({ fills: Type.Array(FillRecordSchema), total: Type.Integer() }));
+
+export const fills: Operation<typeof FILLS_RESPONSES> = {
   name: 'fills',
   method: 'GET',
   path: '/v1/fills',
   auth: 'public',
   description: 'fills',
   schema: { querystring: FillsQuery },
+  response: FILLS_RESPONSES,
+  errorSource: null,
+  weight: 'fills',
+  mutates: false,
   handle: (state, request) => {
     const exchange = state.exchange;
     const query = request.query;

@@ -17,6 +17,7 @@ import { badRequest, ok } from '../errors.ts';
 import { attachFundingRates, fundingRateString, readFundingRates } from '../funding-rates-store.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies } from '../reply-schema.ts';
 
 export interface FundingRateRecord {
   marketId: number;
@@ -27,7 +28,13 @@ export interface FundingRateRecord {
 
 const TimeBound = Type.Optional(Type.Integer({ minimum: LIMITS.minMicrosecondBound }));
 
-export const fundingRates: Operation = {
+export const FUNDING_RATES_RESPONSES = okReplies(
+  Type.Object({
+    fundingRates: Type.Array(Type.Object({ marketId: Type.Integer(), marketDisplayName: Type.String(), fundingRate: Type.String(), time: Type.Number() })),
+  }),
+);
+
+export const fundingRates: Operation<typeof FUNDING_RATES_RESPONSES> = {
   name: 'fundingRates',
   method: 'GET',
   path: '/v1/fundingRates',
@@ -44,6 +51,10 @@ export const fundingRates: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: FUNDING_RATES_RESPONSES,
+  errorSource: null,
+  weight: 'fundingRates',
+  mutates: false,
   handle: (state, request) => {
     const query = request.query as { market?: string; limit?: number; from?: number; to?: number };
     const exchange = state.exchange;

@@ -15,6 +15,7 @@ import { badRequest, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies } from '../reply-schema.ts';
 
 export interface L2BookRecord {
   bids: [string, string][];
@@ -35,7 +36,19 @@ export function l2BookRecord(exchange: Exchange, ms: MarketState, nLevels: numbe
   };
 }
 
-export const l2OrderBook: Operation = {
+const Level = Type.Tuple([Type.String(), Type.String()]);
+
+/** The book record, fields in the order `l2BookRecord` writes them. */
+export const L2BookReply = Type.Object({
+  bids: Type.Array(Level),
+  asks: Type.Array(Level),
+  lastSequenceId: Type.Integer(),
+  globalSequenceId: Type.Integer(),
+  timestamp: Type.Number(),
+});
+export const L2_ORDER_BOOK_RESPONSES = okReplies(L2BookReply);
+
+export const l2OrderBook: Operation<typeof L2_ORDER_BOOK_RESPONSES> = {
   name: 'l2OrderBook',
   method: 'GET',
   path: '/v1/l2OrderBook/:market',
@@ -52,6 +65,10 @@ export const l2OrderBook: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: L2_ORDER_BOOK_RESPONSES,
+  errorSource: null,
+  weight: 'l2OrderBook',
+  mutates: false,
   handle: (state, request) => {
     const ms = resolveMarket(state.exchange, request.params.market);
     if (ms === undefined) return badRequest(`unknown market: ${String(request.params.market)}`);

@@ -14,6 +14,9 @@ import { marketsById } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
+import { Type } from 'typebox';
+import { okReplies, stringEnum } from '../reply-schema.ts';
+import { MARGIN_MODES } from '../../engine/spec.ts';
 
 export const LeveragesQuery = accountQueryWith({ market: LIST_PARAMS.market });
 
@@ -43,13 +46,26 @@ export function leverageRow(acct: Account | undefined, ms: MarketState): Leverag
   };
 }
 
-export const leverages: Operation = {
+export const LeverageRowSchema = Type.Object({
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  leverage: Type.Number(),
+  isolated: Type.Boolean(),
+  marginMode: stringEnum(MARGIN_MODES),
+});
+export const LEVERAGES_RESPONSES = okReplies(Type.Object({ address: Type.String(), accountIndex: Type.Integer(), leverages: Type.Array(LeverageRowSchema) }));
+
+export const leverages: Operation<typeof LEVERAGES_RESPONSES> = {
   name: 'leverages',
   method: 'GET',
   path: '/v1/leverages',
   auth: 'public',
   description: 'leverage and margin mode per market',
   schema: { querystring: LeveragesQuery },
+  response: LEVERAGES_RESPONSES,
+  errorSource: null,
+  weight: 'leverages',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const market = marketFilter(state.exchange, request.query);

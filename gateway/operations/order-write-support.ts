@@ -21,7 +21,6 @@
  *   already definitive (REJECTED / ERROR).
  */
 import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
 import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
@@ -32,8 +31,9 @@ import type { OrderWriteRateLimit, PooledOperation } from '../rate-limit/index.t
 import { all, andThen, type Maybe } from '../maybe.ts';
 import { isReplayed, replaySlot, takeReplaySlot } from '../replay.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { RateLimitInfo } from '../reply-schema.ts';
+import { ErrorRow, RateLimitInfo, REFUSALS } from '../reply-schema.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
+import type { SchemaValidator } from '../validator.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas.
@@ -192,7 +192,16 @@ export function chargeOnce(state: GatewayState, signature: string, charge: () =>
 // ---------------------------------------------------------------------------------------------
 // Batches.
 
-/** One row of a batch reply. */
+/**
+ * A batch's replies, 202 and 200 alike: `{responses, rateLimit}`, each row the element's single
+ * write reply (the operation's own 202 or 200 schema, its rateLimit left out) or an ERROR row.
+ */
+export function batchReplies<A extends TSchema, R extends TSchema>(accepted: A, rejected: R) {
+  const body = Type.Object({ responses: Type.Array(Type.Union([accepted, rejected, ErrorRow])), rateLimit: Type.Optional(RateLimitInfo) });
+  return { 200: body, 202: body, ...REFUSALS } as const;
+}
+
+/** One row of a batch reply, as the batch builds it (typed by the batch's schema in `batchReply`). */
 export type BatchRow = Record<string, unknown>;
 
 /** The orderId and clientId an element's row names (placeOrder elements have no orderId). */
@@ -202,7 +211,7 @@ export type RowIds = (element: unknown) => [string | undefined, string | undefin
 export const targetRowIds: RowIds = (element) => [stringField(element, 'orderId'), stringField(element, 'clientId')];
 
 /** The row of an element that did not go through. */
-export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): BatchRow {
+export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): Static<typeof ErrorRow> {
   return { orderId: orderId ?? '', clientId: clientId ?? '', status: 'ERROR', error };
 }
 
@@ -212,18 +221,22 @@ export function rowFromReply(reply: Reply, orderId: string | undefined, clientId
   return errorRow(orderId, clientId, typeof error === 'string' ? error : 'rejected');
 }
 
-const validators = new WeakMap<TSchema, Validator>();
+/**
+ * Checks one element against its single-request schema with the process's validator (the one
+ * REST and the WebSocket use: the same coercion and messages as a single request); the first
+ * error as text, or undefined.
+ */
+export function elementError(validator: SchemaValidator, schema: TSchema, value: unknown, where: string): string | undefined {
+  const validate = validator.compile(schema);
+  if (validate(value)) return undefined;
+  const first = validate.errors?.[0];
+  return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message ?? 'is invalid'}`;
+}
 
-/** Checks one element against its single-request schema; the first error as text, or undefined. */
-export function elementError(schema: TSchema, value: unknown, where: string): string | undefined {
-  let validator = validators.get(schema);
-  if (validator === undefined) {
-    validator = Compile(schema) as unknown as Validator;
-    validators.set(schema, validator);
-  }
-  if (validator.Check(value)) return undefined;
-  const first = validator.Errors(value)[0];
-  return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message}`;
+/** The state's schema validator (buildApp gives every serving state one). */
+export function validatorOf(state: GatewayState): SchemaValidator {
+  if (state.validator === undefined) throw new Error('the gateway state has no schema validator: build the app first');
+  return state.validator;
 }
 
 /** Field reads on an element that may not have passed its schema. */
@@ -236,7 +249,7 @@ export function stringField(element: unknown, name: string): string | undefined 
  * The batch's missing-X-Signature refusal, or undefined when the header is there: 401, every
  * element rejected with `invalid order signature`.
  */
-export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: RowIds): Reply | undefined {
+export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: RowIds): Refusal | undefined {
   const error = checkBatchSignatureHeader(headersFromHttp(request.headers).signature);
   if (error === null) return undefined;
   const responses = elements.map((element) => {
@@ -251,7 +264,7 @@ export function batchHeaderRefusal(request: OperationRequest, elements: readonly
  * must agree (400 otherwise), then the signed-request checks once for the whole request (outer
  * signature only present).
  */
-export function batchContext(state: GatewayState, request: OperationRequest, source: ErrorSource, elements: readonly unknown[]): SignedContext | Reply {
+export function batchContext(state: GatewayState, request: OperationRequest, source: ErrorSource, elements: readonly unknown[]): SignedContext | Refusal {
   let address: string | undefined;
   let accountIndex: number | undefined;
   for (const element of elements) {
@@ -282,6 +295,7 @@ export interface ParsedElements<T> {
  * `parse`); a refused element only gets its ERROR row, so the others still go on.
  */
 export function parseElements<E, T extends object>(
+  validator: SchemaValidator,
   elements: readonly unknown[],
   field: string,
   schema: TSchema,
@@ -292,7 +306,7 @@ export function parseElements<E, T extends object>(
   const outcomes = elements.map((sent, index): Maybe<{ row: BatchRow } | { parsed: T }> => {
     const raw = withoutNulls(sent);
     const [orderId, clientId] = rowIds(raw);
-    const invalid = elementError(schema, raw, `${field}/${index}`);
+    const invalid = elementError(validator, schema, raw, `${field}/${index}`);
     if (invalid !== undefined) return { row: errorRow(orderId, clientId, invalid) };
     return andThen(parse(raw as E), (parsed) => (isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed }));
   });
@@ -357,9 +371,13 @@ export function everyRow(elements: readonly unknown[], rows: readonly (BatchRow 
   return elements.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed'));
 }
 
-/** 202 when some element was forwarded and acknowledged, 200 when every row is definitive. */
-export function batchReply(responses: BatchRow[], rateLimit: unknown, acknowledged: string): Reply {
-  const body: Record<string, unknown> = { responses };
+/**
+ * 202 when some element was forwarded and acknowledged, 200 when every row is definitive. `Row`:
+ * the batch schema's row type; each row is an element's reply (typed by its own operation's
+ * schema when it was built) or an ERROR row, so the rows are that type by construction.
+ */
+export function batchReply<Row>(responses: BatchRow[], rateLimit: Static<typeof RateLimitInfo> | undefined, acknowledged: string): Reply<{ responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> }> {
+  const body: { responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> } = { responses: responses as Row[] };
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
   return { status: responses.some((row) => row.status === acknowledged) ? 202 : 200, body };
 }
