@@ -8,7 +8,7 @@
  * compiled serializer truncates a non-integer declared `integer`.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
-import { CANDLE_TIMEFRAMES, ERROR_CODES, ERROR_SOURCES, ERROR_TYPES, ORDER_STATES, ORDER_STATUSES, ORDER_TYPES, RATE_LIMIT_POOLS, REJECTION_REASONS, SIDES } from '../engine/spec.ts';
+import { CANDLE_TIMEFRAMES, ERROR_CODES, ERROR_SOURCES, ERROR_TYPES, FILL_ROLES, MARKET_STATUSES, ORDER_STATES, ORDER_STATUSES, ORDER_TYPES, RATE_LIMIT_POOLS, REJECTION_REASONS, SIDES, TIME_IN_FORCE, TPSL_TYPES } from '../engine/spec.ts';
 
 /** A string from a fixed vocabulary: typed as its union, serialized as a plain string. */
 export function stringEnum<const T extends readonly string[]>(values: T): TUnsafe<T[number]> {
@@ -80,11 +80,11 @@ export const OrderRecord = Type.Object({
   type: Type.Optional(stringEnum(ORDER_TYPES)),
   filledSize: Type.Optional(Type.String()),
   avgFillPrice: Type.Optional(Type.String()),
-  timeInForce: Type.Optional(Type.String()),
+  timeInForce: Type.Optional(stringEnum(['GTC', ...TIME_IN_FORCE] as const)),
   goodTilTime: Type.Optional(Type.String()),
   reduceOnly: Type.Optional(Type.Literal(true)),
   triggerPrice: Type.Optional(Type.String()),
-  tpslType: Type.Optional(Type.String()),
+  tpslType: Type.Optional(stringEnum(TPSL_TYPES)),
   isPositionTPSL: Type.Optional(Type.Literal(true)),
   parentOrderId: Type.Optional(Type.String()),
   rejectionReason: Type.Optional(Type.String()),
@@ -104,7 +104,7 @@ export const FillRecord = Type.Object({
   size: Type.String(),
   price: Type.String(),
   fee: Type.String(),
-  role: Type.String(),
+  role: stringEnum(FILL_ROLES),
   createdAt: Type.Number(),
   accountIndex: Type.Optional(Type.Integer()),
   address: Type.Optional(Type.String()),
@@ -148,7 +148,7 @@ export const MarketRow = Type.Object({
   marketDisplayName: Type.String(),
   fullAssetName: Type.Optional(Type.String()),
   marketId: Type.Integer(),
-  status: Type.String(),
+  status: stringEnum(MARKET_STATUSES),
   baseAsset: Type.String(),
   quoteAsset: Type.String(),
   tickSize: Type.String(),

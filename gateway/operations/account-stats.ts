@@ -18,19 +18,10 @@ import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
 
-export interface AccountStatsReply {
-  address: string;
-  accountIndex: number;
-  rollingVolume: string;
-  lifetimeVolume: string;
-  lifetimeFeesPaid: string;
-  feeTier: string;
-  makerFeePpm: number;
-  takerFeePpm: number;
-}
+export type AccountStatsReply = Static<typeof AccountStatsReplySchema>;
 
 /**
  * 30-day volume at `time`, read without touching the account: `rollingVolume` memoizes its

@@ -24,7 +24,7 @@
  * - An OFFLINE market is accepted: its positions still hold margin.
  * - `requestId` is a name-based UUID of the request (request-id.ts); no pool is charged.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { fail, ok, type Refusal } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
@@ -52,15 +52,7 @@ export interface AdjustIsolatedMarginBody {
   amount: string | number;
 }
 
-export interface AdjustIsolatedMarginReply {
-  requestId: string;
-  address: string;
-  accountIndex: number;
-  marketId: number;
-  amount: string;
-  status: 'APPLIED' | 'REJECTED';
-  rejectReason?: string;
-}
+export type AdjustIsolatedMarginReply = Static<typeof AdjustIsolatedMarginReplySchema>;
 
 /** 200 APPLIED, 422 REJECTED with its rejectReason. */
 export const AdjustIsolatedMarginReplySchema = Type.Object({

@@ -9,7 +9,7 @@
  *   operationId (the accountTransferUpdates row id, null until the engine answered), createdAt,
  *   rejectReason}`.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { lifetimeVolume } from '../../engine/index.ts';
 import { fail, type Refusal } from '../errors.ts';
 import { usd } from '../format.ts';
@@ -57,16 +57,7 @@ export const CLAIM_STATUS_RESPONSES = okReplies(ClaimRecordSchema);
 /** The reply of an affiliate write taken for processing (202). */
 export const SUBMITTED_RESPONSES = { 202: Type.Object({ status: Type.Literal('submitted') }), ...REFUSALS } as const;
 
-export interface ClaimRecord {
-  claimId: string;
-  address: string;
-  accountIndex: number;
-  amount: string;
-  status: Claim['status'];
-  operationId: number | null;
-  createdAt: number;
-  rejectReason: string | null;
-}
+export type ClaimRecord = Static<typeof ClaimRecordSchema>;
 
 export function claimRecord(c: Claim): ClaimRecord {
   return {

@@ -6,7 +6,7 @@
  * default 1000, clamped), `offset` (≥ 0). Reply `{inviteCodes: [{inviteCode, status, createdAt,
  * redeemedAt}], total}` in issue order. An address without a code has none.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { referralOf } from '../services.ts';
@@ -17,12 +17,7 @@ import { okReplies, nullable } from '../reply-schema.ts';
 
 export const InviteCodesQuery = accountQueryWith({ status: Type.Optional(Type.String()), limit: LIST_PARAMS.limit, offset: Type.Optional(Type.Integer({ minimum: 0 })) });
 
-export interface InviteCodeRecord {
-  inviteCode: string;
-  status: 'ACTIVE' | 'REDEEMED';
-  createdAt: number;
-  redeemedAt: number | null;
-}
+export type InviteCodeRecord = Static<typeof InviteCodeRecordSchema>;
 
 export const InviteCodeRecordSchema = Type.Object({
   inviteCode: Type.String(),

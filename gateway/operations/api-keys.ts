@@ -16,28 +16,16 @@
  * (`allSubaccounts` false); validUntil is epoch ms (0 = none), createdAt epoch µs.
  */
 import { fail, ok } from '../errors.ts';
-import { keysOf, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
+import { keysOf, type ApiKeyRecord } from '../keys.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { okReplies, stringEnum } from '../reply-schema.ts';
 import { API_KEY_STATUSES } from '../../engine/spec.ts';
 
-export interface ApiKeyRow {
-  apiKey: string;
-  address: string;
-  allSubaccounts: boolean;
-  accountIndex?: number;
-  apiWalletName: string;
-  status: ApiKeyRecord['status'];
-  permissions: KeyPermission[];
-  validUntil: number;
-  createdAt: number;
-}
+export type ApiKeyRow = Static<typeof ApiKeyRowSchema>;
 
-export interface ApiKeysReply {
-  apiKeys: ApiKeyRow[];
-}
+export type ApiKeysReply = Static<(typeof API_KEYS_RESPONSES)[200]>;
 
 export function apiKeyRow(k: ApiKeyRecord): ApiKeyRow {
   return {

@@ -9,7 +9,7 @@
  * regularTradingHours (null for 24/7 markets). Live numbers (prices, volumes) are on
  * /v1/markets and /v1/api-meta/overview.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { MarketState } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
@@ -31,18 +31,7 @@ export const MarketMetadataSchema = Type.Object({
 });
 export const API_META_MARKETS_RESPONSES = okReplies(Type.Object({ markets: Type.Array(MarketMetadataSchema) }));
 
-export interface MarketMetadata {
-  marketId: number;
-  marketDisplayName: string;
-  baseAsset: string;
-  quoteAsset: 'USD';
-  fullAssetName?: string;
-  category: string | null;
-  status: string;
-  type: 'PERPETUAL';
-  addedTimestamp: number;
-  regularTradingHours: { startSecondsOfDay: number; endSecondsOfDay: number; timezone: string; isOvernight: boolean } | null;
-}
+export type MarketMetadata = Static<typeof MarketMetadataSchema>;
 
 export function marketMetadata(ms: MarketState): MarketMetadata {
   const def = ms.spec.def;

@@ -23,7 +23,7 @@ import { price, size, usd } from '../format.ts';
 import { marketsById } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { priceRecord } from './prices.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { okReplies, mapOf } from '../reply-schema.ts';
 
 const CLASSIFIED: ReadonlySet<string> = new Set(['EQUITIES', 'COMMODITIES', 'INDICES', 'CRYPTO']);
@@ -51,24 +51,7 @@ export const OverviewEntrySchema = Type.Object({
 /** By base asset. */
 export const API_META_OVERVIEW_RESPONSES = okReplies(mapOf(OverviewEntrySchema));
 
-export interface OverviewEntry {
-  baseAsset: string;
-  fullAssetName?: string;
-  category?: string;
-  marketId: number;
-  marketDisplayName: string;
-  status: string;
-  oraclePrice: string;
-  markPrice: string;
-  lastTradePrice?: string;
-  priceChange24h?: string;
-  high24h?: string;
-  low24h?: string;
-  volume24h: string;
-  volume24hNotional: string;
-  trades24h: number;
-  openInterest: string;
-}
+export type OverviewEntry = Static<typeof OverviewEntrySchema>;
 
 /** (last − first) / first as a 4-decimal fraction ("-0.0185"). */
 function change(first: number, last: number): string {

@@ -5,9 +5,9 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { mapOf, okReplies } from '../reply-schema.ts';
 
-export const API_META_SPOT_OVERVIEW_RESPONSES = okReplies(Type.Object({}, { additionalProperties: false }));
+export const API_META_SPOT_OVERVIEW_RESPONSES = okReplies(mapOf(Type.Never()));
 
 export const apiMetaSpotOverview: Operation<typeof API_META_SPOT_OVERVIEW_RESPONSES> = {
   name: 'apiMetaSpotOverview',

@@ -4,7 +4,7 @@
  * global sequence and the exchange clock (µs). The path takes the display name; the numeric
  * id is accepted as well (a market selector). Unresolvable → 400.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { bestLevel, type MarketState } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
@@ -18,13 +18,7 @@ export interface BboLevel {
   size: string;
 }
 
-export interface BboRecord {
-  bestBid: BboLevel | null;
-  bestAsk: BboLevel | null;
-  lastSequenceId: number;
-  globalSequenceId: number;
-  timestamp: number;
-}
+export type BboRecord = Static<typeof BboReply>;
 
 /** The bbo record of a market now (shared with the WebSocket bbo channel's snapshot). */
 export function bboRecord(exchange: Exchange, ms: MarketState): BboRecord {

@@ -11,7 +11,7 @@
  * address is echoed lowercase and COMPLIANT; `reason` is only for BLOCKED, as live.
  * The geo section is always present; the address section only when an address was given.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { badRequest, ok } from '../errors.ts';
 import { geoOf } from '../geo.ts';
 import type { Operation } from '../operation.ts';
@@ -30,10 +30,7 @@ export const COMPLIANCE_RESPONSES = okReplies(
   }),
 );
 
-export interface ComplianceRecord {
-  geo: { country: string; region: string; restrictions: { perpetuals: boolean; spot: boolean }; bypassed: boolean };
-  address?: { address: string; status: 'COMPLIANT' | 'BLOCKED'; reason?: string };
-}
+export type ComplianceRecord = Static<(typeof COMPLIANCE_RESPONSES)[200]>;
 
 export const compliance: Operation<typeof COMPLIANCE_RESPONSES> = {
   name: 'compliance',

@@ -31,7 +31,7 @@
  * - Time: `createdAt` is the engine clock (µs); validUntil bounds use the gateway's wall clock
  *   (ms), the clock key expiry is checked against.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { normalizeAddress, recoverApiKeyCreator } from '../auth/index.ts';
 import { fail, ok } from '../errors.ts';
@@ -69,16 +69,7 @@ export interface CreateApiKeyBody {
   nonce?: string;
 }
 
-export interface CreateApiKeyReply {
-  apiKey: string;
-  address: string;
-  /** µs. */
-  createdAt: number;
-  allSubaccounts: boolean;
-  accountIndex?: number;
-  /** ms. */
-  validUntil: number;
-}
+export type CreateApiKeyReply = Static<(typeof CREATE_API_KEY_RESPONSES)[202]>;
 
 export const CREATE_API_KEY_RESPONSES = {
   202: Type.Object({

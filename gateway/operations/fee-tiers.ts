@@ -55,13 +55,7 @@ export const FeeTiersReply = Type.Object({
 export type FeeTiersReply = Static<typeof FeeTiersReply>;
 export const FEE_TIERS_RESPONSES = okReplies(FeeTiersReply);
 
-export interface FeeTierRecord {
-  level: number;
-  name: string;
-  minRollingVolume: string;
-  makerFeePpm: number;
-  takerFeePpm: number;
-}
+export type FeeTierRecord = Static<typeof FeeTierRecordSchema>;
 
 export const feeTiers: Operation<typeof FEE_TIERS_RESPONSES> = {
   name: 'feeTiers',

@@ -7,7 +7,7 @@
  * 1000, larger values clamped). `total` counts every match, also those past the limit. REST
  * rows carry neither clientId nor sequenceNumber (WebSocket only, supplement §7).
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { FILL_ROLES, SIDES, type FillEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
@@ -20,10 +20,7 @@ import { okReplies, FillRecord as FillRecordSchema } from '../reply-schema.ts';
 
 export const FillsQuery = accountQueryWith({ ...LIST_PARAMS, role: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
 
-export interface FillsReply {
-  fills: FillRecord[];
-  total: number;
-}
+export type FillsReply = Static<(typeof FILLS_RESPONSES)[200]>;
 
 /**
  * Whether the fill's order was one of the engine's liquidation / ADL orders (its orderId then

@@ -11,7 +11,7 @@
  * Rows come from gateway/funding-rates-store.ts: rates settled before the store was attached
  * are not known.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import { attachFundingRates, fundingRateString, readFundingRates } from '../funding-rates-store.ts';
@@ -19,12 +19,7 @@ import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { okReplies } from '../reply-schema.ts';
 
-export interface FundingRateRecord {
-  marketId: number;
-  marketDisplayName: string;
-  fundingRate: string;
-  time: number;
-}
+export type FundingRateRecord = Static<(typeof FUNDING_RATES_RESPONSES)[200]['properties']['fundingRates']['items']>;
 
 const TimeBound = Type.Optional(Type.Integer({ minimum: LIMITS.minMicrosecondBound }));
 

@@ -17,7 +17,7 @@ import { ok } from '../errors.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { size, usd } from '../format.ts';
 import type { Operation, OperationReply, OperationRequest, GatewayState } from '../operation.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, marketFilter, signed, windowOf } from './read-filters.ts';
 import { okReplies } from '../reply-schema.ts';
@@ -35,19 +35,9 @@ export const FundingPaymentReply = Type.Object({
 });
 export const FUNDING_RESPONSES = okReplies(Type.Object({ fundingPayments: Type.Array(FundingPaymentReply), total: Type.Integer() }));
 
-export interface FundingPaymentRecord {
-  marketId: number;
-  marketDisplayName: string;
-  fundingRate: string;
-  size: string;
-  payment: string;
-  time: number;
-}
+export type FundingPaymentRecord = Static<typeof FundingPaymentReply>;
 
-export interface FundingReply {
-  fundingPayments: FundingPaymentRecord[];
-  total: number;
-}
+export type FundingReply = Static<(typeof FUNDING_RESPONSES)[200]>;
 
 /** A funding rate in 1e-12 units as a decimal fraction ("0.0000125", "-0.000002", "0.0"). */
 export function fundingRateString(rate: bigint): string {

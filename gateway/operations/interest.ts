@@ -17,7 +17,7 @@ import { accountKeyOf } from '../exchange.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
 
 export const InterestQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
@@ -27,9 +27,7 @@ export interface InterestPaymentRecord {
   time: number;
 }
 
-export interface InterestReply {
-  interestPayments: InterestPaymentRecord[];
-}
+export type InterestReply = Static<(typeof INTEREST_RESPONSES)[200]>;
 
 export const INTEREST_RESPONSES = okReplies(Type.Object({ interestPayments: Type.Array(Type.Object({ payment: Type.String(), time: Type.Number() })) }));
 

@@ -8,7 +8,7 @@
  * rounding down and asks up (book-levels.ts); `roundStep` 1, 2 or 5, where 2 and 5 need
  * sigFigs 5. Anything else → 400.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';
 import { aggregationError, bookSideLevels, type Aggregation } from '../book-levels.ts';
 import { badRequest, ok } from '../errors.ts';
@@ -17,13 +17,7 @@ import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { okReplies } from '../reply-schema.ts';
 
-export interface L2BookRecord {
-  bids: [string, string][];
-  asks: [string, string][];
-  lastSequenceId: number;
-  globalSequenceId: number;
-  timestamp: number;
-}
+export type L2BookRecord = Static<typeof L2BookReply>;
 
 /** The book record of a market now (shared with the WebSocket l2Orderbook snapshots). */
 export function l2BookRecord(exchange: Exchange, ms: MarketState, nLevels: number, agg: Aggregation = {}): L2BookRecord {

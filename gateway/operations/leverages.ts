@@ -7,32 +7,22 @@
  * changes it; `marginMode` is CROSS or ISOLATED. `market` narrows the list to one market (400
  * when unresolvable). An address with no activity reads the defaults.
  */
-import { findAccount, type MarginMode, type MarketState } from '../../engine/index.ts';
+import { findAccount, type MarketState } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { marketsById } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { okReplies, stringEnum } from '../reply-schema.ts';
 import { MARGIN_MODES } from '../../engine/spec.ts';
 
 export const LeveragesQuery = accountQueryWith({ market: LIST_PARAMS.market });
 
-export interface LeverageRow {
-  marketId: number;
-  marketDisplayName: string;
-  leverage: number;
-  isolated: boolean;
-  marginMode: MarginMode;
-}
+export type LeverageRow = Static<typeof LeverageRowSchema>;
 
-export interface LeveragesReply {
-  address: string;
-  accountIndex: number;
-  leverages: LeverageRow[];
-}
+export type LeveragesReply = Static<(typeof LEVERAGES_RESPONSES)[200]>;
 
 export function leverageRow(acct: Account | undefined, ms: MarketState): LeverageRow {
   const am = acct?.markets[ms.slot];

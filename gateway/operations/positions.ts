@@ -12,15 +12,12 @@ import type { Operation } from '../operation.ts';
 import { positionRecords, PositionRecords } from '../positions.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
 
 export const PositionsQuery = accountQueryWith({ market: LIST_PARAMS.market });
 
-export interface PositionsReply {
-  positions: Record<string, Record<string, unknown>>;
-  total: number;
-}
+export type PositionsReply = Static<(typeof POSITIONS_RESPONSES)[200]>;
 
 export const POSITIONS_RESPONSES = okReplies(Type.Object({ positions: PositionRecords, total: Type.Integer() }));
 

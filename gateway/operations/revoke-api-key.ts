@@ -23,7 +23,7 @@
  * - The nonce is validated like createApiKey's (a nanosecond time within −48 h / +24 h, or a
  *   UUID) and spent only on success.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';
 import { fail, ok } from '../errors.ts';
 import { revokeKey } from '../keys.ts';
@@ -54,13 +54,7 @@ export interface RevokeApiKeyBody {
   nonce?: string;
 }
 
-export interface RevokeApiKeyReply {
-  apiKey: string;
-  address: string;
-  /** µs. */
-  revokedAt: number;
-  accountIndex: number;
-}
+export type RevokeApiKeyReply = Static<(typeof REVOKE_API_KEY_RESPONSES)[200]>;
 
 export const REVOKE_API_KEY_RESPONSES = okReplies(
   Type.Object({ apiKey: Type.String(), address: Type.String(), revokedAt: Type.Number(), accountIndex: Type.Integer() }),

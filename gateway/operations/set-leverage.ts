@@ -19,7 +19,7 @@
  * perpsim's choices: `requestId` is a name-based UUID of the request (request-id.ts); no
  * subaccount pool is charged (the pools are for order and cancel writes).
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { findAccount } from '../../engine/index.ts';
 import { LIMITS, MARGIN_MODES } from '../../engine/spec.ts';
 import { fail, ok, type Refusal } from '../errors.ts';
@@ -52,16 +52,7 @@ export interface SetLeverageBody {
 
 export type MarginMode = 'CROSS' | 'ISOLATED';
 
-export interface SetLeverageReply {
-  requestId: string;
-  address: string;
-  accountIndex: number;
-  marketId: number;
-  leverage: number;
-  status: 'APPLIED' | 'REJECTED';
-  marginMode?: MarginMode;
-  rejectReason?: string;
-}
+export type SetLeverageReply = Static<typeof SetLeverageReplySchema>;
 
 /** 200 APPLIED, 422 REJECTED with its rejectReason; marginMode when the request set one. */
 export const SetLeverageReplySchema = Type.Object({

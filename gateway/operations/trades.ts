@@ -14,7 +14,7 @@
  * means descending tradeId (tradeIds are issued in execution order across markets).
  * Rows come from the exchange's trades history (gateway/history-store.ts), bounded per market.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS, type TradeEntry, type TradesEvent } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
@@ -25,20 +25,7 @@ import { orderOf } from '../history-store.ts';
 import { okReplies, stringEnum } from '../reply-schema.ts';
 import { SIDES } from '../../engine/spec.ts';
 
-export interface TradeRecord {
-  marketId: number;
-  marketDisplayName: string;
-  side: 'BUY' | 'SELL';
-  price: string;
-  size: string;
-  tradeId: string;
-  timestamp: number;
-  takerOrderId: string;
-  takerAddress: string;
-  makerOrderId: string;
-  makerAddress: string;
-  sequenceNumber: number;
-}
+export type TradeRecord = Static<typeof TradeReply>;
 
 /** An orderId as fill records print it: `liq:` for the engine's own orders it still knows. */
 function publicOrderId(exchange: Exchange, orderId: number): string {

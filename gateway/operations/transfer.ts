@@ -22,7 +22,7 @@
  * outcome (COMPLETED, or REJECTED with INSUFFICIENT_FREE_COLLATERAL) comes on the channel, as
  * for a withdrawal. Unknown body fields are ignored.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
 import { fail, ok, type Refusal } from '../errors.ts';
@@ -53,16 +53,7 @@ export interface TransferBody {
   signature: unknown;
 }
 
-export interface TransferReply {
-  transferId: string;
-  ethereumAddress: string;
-  fromAccountIndex: number;
-  toAccountIndex: number;
-  amount: string;
-  status: 'PENDING';
-  /** µs. */
-  submittedAt: number;
-}
+export type TransferReply = Static<(typeof TRANSFER_RESPONSES)[202]>;
 
 export const TRANSFER_RESPONSES = {
   202: Type.Object({

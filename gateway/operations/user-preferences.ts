@@ -12,7 +12,7 @@ import { Type } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
 
 /** The wallet's preferences document, written as stored (free-form JSON). */
-export const PREFERENCES_RESPONSES = okReplies(Type.Object({ address: Type.String(), preferences: Type.Unknown() }));
+export const PREFERENCES_RESPONSES = okReplies(Type.Object({ address: Type.String(), preferences: Type.Record(Type.String(), Type.Unknown()) }));
 
 export const userPreferences: Operation<typeof PREFERENCES_RESPONSES> = {
   name: 'userPreferences',

@@ -35,7 +35,7 @@
  * `spotAssetId` may only name the quote collateral (absent or 0); anything else is 400. A body
  * `address`, when sent, must equal `ethereumAddress` (403). Unknown body fields are ignored.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner } from '../auth/index.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
@@ -78,15 +78,7 @@ export interface WithdrawBody {
   address?: string;
 }
 
-export interface WithdrawReply {
-  withdrawalId: string;
-  ethereumAddress: string;
-  accountIndex: number;
-  amount: string;
-  status: 'PENDING';
-  /** µs. */
-  submittedAt: number;
-}
+export type WithdrawReply = Static<(typeof WITHDRAW_RESPONSES)[202]>;
 
 interface Withdrawal {
   address: string;
