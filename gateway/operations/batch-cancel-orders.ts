@@ -79,11 +79,12 @@ export const batchCancelOrders: Operation<typeof BATCH_CANCEL_ORDERS_RESPONSES> 
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels, parsed, targetRowIds);
       if (isReply(charge)) return charge;
-      const { rows, accepted } = parsed;
+      const { accepted } = parsed;
+      const rows: (Row | undefined)[] = parsed.rows;
       for (const { index, parsed } of accepted) {
         rows[index] = elementRow(cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
       }
-      return batchReply<Row>(everyRow(cancels, rows, targetRowIds), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
+      return batchReply(everyRow(cancels, rows, targetRowIds), charge.rateLimit, 'CANCEL_ACKNOWLEDGED');
     });
   },
 };

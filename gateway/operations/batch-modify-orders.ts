@@ -55,11 +55,12 @@ export const batchModifyOrders: Operation<typeof BATCH_MODIFY_ORDERS_RESPONSES> 
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies, parsed, targetRowIds);
       if (isReply(charge)) return charge;
-      const { rows, accepted } = parsed;
+      const { accepted } = parsed;
+      const rows: (Row | undefined)[] = parsed.rows;
       for (const { index, parsed } of accepted) {
         rows[index] = elementRow(modifyReply(state, parsed, submitModify(state, parsed), undefined), parsed.orderId, parsed.clientId);
       }
-      return batchReply<Row>(everyRow(modifies, rows, targetRowIds), charge.rateLimit, 'ACK');
+      return batchReply(everyRow(modifies, rows, targetRowIds), charge.rateLimit, 'ACK');
     });
   },
 };

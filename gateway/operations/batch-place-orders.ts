@@ -104,12 +104,13 @@ export const batchPlaceOrders: Operation<typeof BATCH_PLACE_ORDERS_RESPONSES> = 
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders, parsed, rowIds);
       if (isReply(charge)) return charge;
-      const { rows, accepted } = parsed;
+      const { accepted } = parsed;
+      const rows: (Row | undefined)[] = parsed.rows;
 
       if (grouping !== undefined && accepted.length < orders.length) {
         const failed = rows.findIndex((row) => row !== undefined);
         const responses = orders.map((element, index) => rows[index] ?? errorRow(undefined, stringField(element, 'clientId'), `${grouping} group not placed: element ${failed} was rejected`));
-        return batchReply<Row>(responses, charge.rateLimit, 'ACK');
+        return batchReply(responses, charge.rateLimit, 'ACK');
       }
       if (accepted.length > 0) {
         const result = state.exchange.submit({ type: 'batchPlace', orders: accepted.map((a) => a.parsed.command), grouping });
@@ -125,7 +126,7 @@ export const batchPlaceOrders: Operation<typeof BATCH_PLACE_ORDERS_RESPONSES> = 
           rows[index] = elementRow(reply, undefined, parsed.element.clientId);
         });
       }
-      return batchReply<Row>(everyRow(orders, rows, rowIds), charge.rateLimit, 'ACK');
+      return batchReply(everyRow(orders, rows, rowIds), charge.rateLimit, 'ACK');
     });
   },
 };

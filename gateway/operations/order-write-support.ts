@@ -201,8 +201,8 @@ export function batchReplies<A extends TSchema, R extends TSchema>(accepted: A, 
   return { 200: body, 202: body, ...REFUSALS } as const;
 }
 
-/** One row of a batch reply, as the batch builds it (typed by the batch's schema in `batchReply`). */
-export type BatchRow = Record<string, unknown>;
+/** The row of an element that did not go through. */
+export type BatchErrorRow = Static<typeof ErrorRow>;
 
 /** The orderId and clientId an element's row names (placeOrder elements have no orderId). */
 export type RowIds = (element: unknown) => [string | undefined, string | undefined];
@@ -211,12 +211,12 @@ export type RowIds = (element: unknown) => [string | undefined, string | undefin
 export const targetRowIds: RowIds = (element) => [stringField(element, 'orderId'), stringField(element, 'clientId')];
 
 /** The row of an element that did not go through. */
-export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): Static<typeof ErrorRow> {
+export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): BatchErrorRow {
   return { orderId: orderId ?? '', clientId: clientId ?? '', status: 'ERROR', error };
 }
 
 /** A refusal (4xx/5xx reply) turned into an element's row. */
-export function rowFromReply(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchRow {
+export function rowFromReply(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchErrorRow {
   const error = (reply.body as { error?: unknown } | undefined)?.error;
   return errorRow(orderId, clientId, typeof error === 'string' ? error : 'rejected');
 }
@@ -286,7 +286,7 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
 
 export interface ParsedElements<T> {
   /** The refused elements' rows, at their index. */
-  rows: (BatchRow | undefined)[];
+  rows: (BatchErrorRow | undefined)[];
   accepted: { index: number; parsed: T }[];
 }
 
@@ -303,7 +303,7 @@ export function parseElements<E, T extends object>(
   parse: (element: E) => Maybe<T | Reply>,
 ): Maybe<ParsedElements<T>> {
   // Every element's signature is verified at once; rows and acceptances keep the elements' order.
-  const outcomes = elements.map((sent, index): Maybe<{ row: BatchRow } | { parsed: T }> => {
+  const outcomes = elements.map((sent, index): Maybe<{ row: BatchErrorRow } | { parsed: T }> => {
     const raw = withoutNulls(sent);
     const [orderId, clientId] = rowIds(raw);
     const invalid = elementError(validator, schema, raw, `${field}/${index}`);
@@ -311,7 +311,7 @@ export function parseElements<E, T extends object>(
     return andThen(parse(raw as E), (parsed) => (isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed }));
   });
   return andThen(all(outcomes), (settled) => {
-    const rows: (BatchRow | undefined)[] = [];
+    const rows: (BatchErrorRow | undefined)[] = [];
     const accepted: { index: number; parsed: T }[] = [];
     settled.forEach((outcome, index) => {
       if ('row' in outcome) rows[index] = outcome.row;
@@ -362,22 +362,19 @@ export function chargeBatch<T>(
 }
 
 /** An element's single-request reply as its row: a refusal as an ERROR row, else the reply's body. */
-export function elementRow(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchRow {
-  return reply.status >= 400 ? rowFromReply(reply, orderId, clientId) : (reply.body as BatchRow);
+export function elementRow<R extends Reply>(reply: R, orderId: string | undefined, clientId: string | undefined): Exclude<R, Refusal>['body'] | BatchErrorRow {
+  // A 4xx/5xx reply is a refusal (errors.ts), so any other is one of the write's own replies.
+  return reply.status >= 400 ? rowFromReply(reply, orderId, clientId) : (reply.body as Exclude<R, Refusal>['body']);
 }
 
 /** Every element's row; one still without a row reads `not processed` rather than leave a hole in `responses`. */
-export function everyRow(elements: readonly unknown[], rows: readonly (BatchRow | undefined)[], rowIds: RowIds): BatchRow[] {
+export function everyRow<Row>(elements: readonly unknown[], rows: readonly (Row | BatchErrorRow | undefined)[], rowIds: RowIds): (Row | BatchErrorRow)[] {
   return elements.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed'));
 }
 
-/**
- * 202 when some element was forwarded and acknowledged, 200 when every row is definitive. `Row`:
- * the batch schema's row type; each row is an element's reply (typed by its own operation's
- * schema when it was built) or an ERROR row, so the rows are that type by construction.
- */
-export function batchReply<Row>(responses: BatchRow[], rateLimit: Static<typeof RateLimitInfo> | undefined, acknowledged: string): Reply<{ responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> }> {
-  const body: { responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> } = { responses: responses as Row[] };
+/** 202 when some element was forwarded and acknowledged, 200 when every row is definitive. */
+export function batchReply<Row extends { status: string }>(responses: Row[], rateLimit: Static<typeof RateLimitInfo> | undefined, acknowledged: string): Reply<{ responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> }> {
+  const body: { responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> } = { responses };
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
   return { status: responses.some((row) => row.status === acknowledged) ? 202 : 200, body };
 }
