@@ -472,7 +472,7 @@ export class RestClient {
   }
 
   /** Claims accrued rewards (all of them when `amountQuantums` is absent) into a subaccount. */
-  affiliateClaim(options: { accountIndex?: number; amountQuantums?: string } = {}): Promise<SubmitAck & { claimId?: number }> {
+  affiliateClaim(options: { accountIndex?: number; amountQuantums?: string } = {}): Promise<SubmitAck & { claimId?: string }> {
     return this.signedPost('/v1/affiliate/claim', { address: this.wallet(), ...options });
   }
 

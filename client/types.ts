@@ -64,7 +64,8 @@ export interface Market {
   minOrderSize?: string;
   maxOrderSize?: string;
   type: string;
-  category?: string;
+  /** null for uncategorized markets. */
+  category?: string | null;
   oraclePrice?: string;
   /** "0" means unavailable. */
   markPrice?: string;

@@ -11,7 +11,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from './rate-limit/index.ts';
+import { admitRequest, rateLimitedReply, settleResponse } from './rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { attachCandles } from './candles.ts';
@@ -56,7 +56,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
   // One validator for every route (the /sim ones too) and the WebSocket's payloads (validator.ts).
-  const validator = createSchemaValidator();
+  const validator = (state.validator ??= createSchemaValidator());
   app.setValidatorCompiler(({ schema }) => validator.compile(schema));
   app.decorate('schemaValidator', validator);
   // One reply serializer, compiled from the operations' reply schemas, for REST and the WebSocket.
@@ -119,16 +119,16 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   void app.register(async (api) => {
     for (const op of operations) {
-      const weighted = op.weight ?? resolveOperation(op.name);
+      const weighted = op.weight;
       // perpsim --no-rate-limits: the per-IP bucket is neither read nor charged (admitRequest and
       // settleResponse would answer so), so the route skips both.
-      const ipLimited = weighted !== undefined && state.config.rateLimit.enabled;
+      const ipLimited = state.config.rateLimit.enabled;
       api.route({
         method: op.alsoMethods === undefined ? op.method : [op.method, ...op.alsoMethods],
         // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
         url: op.path.replace(/([^/]):/g, '$1::'),
-        schema: op.response === undefined ? op.schema ?? {} : { ...op.schema, response: op.response },
-        config: { errorSource: op.errorSource },
+        schema: { ...op.schema, response: op.response },
+        config: { errorSource: op.errorSource ?? undefined },
         handler: async (req, reply) => {
           const ip = req.ip;
           if (ipLimited) {
@@ -146,7 +146,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             }
             if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
           }
-          if (req.method !== 'GET' && req.method !== 'HEAD' && geoOf(state.config.geo, req.headers, ip).restricted) {
+          if (op.mutates && geoOf(state.config.geo, req.headers, ip).restricted) {
             const blocked = refuse(ERRORS.geoRestricted, undefined);
             return reply.code(blocked.status).send(blocked.body);
           }
@@ -175,5 +175,5 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
 
 /** Which errorSource an operation's structured errors carry (its record's; none outside order and cancel writes). */
 export function errorSourceOf(op: Operation): 'Order' | 'Cancel' | undefined {
-  return op.errorSource;
+  return op.errorSource ?? undefined;
 }

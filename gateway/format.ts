@@ -10,7 +10,9 @@
  */
 import { formatBig, quantumsToSize, ticksToPrice, trimDecimal, type MarketSpec } from '../engine/index.ts';
 import type { FillEvent, OrderEvent, SideCode, TifCode } from '../engine/index.ts';
+import type { Static } from 'typebox';
 import { TIME_IN_FORCE, type OrderState, type OrderStatus } from '../engine/spec.ts';
+import type { FillRecord as FillRecordSchema, OrderRecord as OrderRecordSchema } from './reply-schema.ts';
 
 export function orderIdString(id: number, origin?: 'LIQUIDATION' | 'ADL' | undefined): string {
   return (origin === undefined ? '' : 'liq:') + id.toString(16);
@@ -66,35 +68,8 @@ const STATE: Partial<Record<OrderStatus, OrderState>> = {
   ADL: 'FILLED',
 };
 
-export interface OrderRecord {
-  orderId: string;
-  marketId: number;
-  marketDisplayName: string;
-  side: 'BUY' | 'SELL';
-  status: OrderStatus;
-  price: string;
-  originalSize: string;
-  remainingSize: string;
-  updatedAt: number;
-  clientId?: string;
-  address?: string;
-  accountIndex?: number;
-  type?: 'LIMIT' | 'MARKET';
-  filledSize?: string;
-  avgFillPrice?: string;
-  timeInForce?: string;
-  goodTilTime?: string;
-  reduceOnly?: true;
-  triggerPrice?: string;
-  tpslType?: string;
-  isPositionTPSL?: true;
-  parentOrderId?: string;
-  rejectionReason?: string;
-  cancelReason?: string;
-  state?: OrderState;
-  createdAt?: number;
-  sequenceNumber?: number;
-}
+/** The order record: its schema (reply-schema.ts) is the one definition. */
+export type OrderRecord = Static<typeof OrderRecordSchema>;
 
 /** The order record of an order update (REST reads keep the latest one per order). */
 export function formatOrder(e: OrderEvent, spec: MarketSpec, withSequence = false): OrderRecord {
@@ -135,27 +110,8 @@ export function formatOrder(e: OrderEvent, spec: MarketSpec, withSequence = fals
   return record;
 }
 
-export interface FillRecord {
-  tradeId: string;
-  orderId: string;
-  marketId: number;
-  marketDisplayName: string;
-  side: 'BUY' | 'SELL';
-  size: string;
-  price: string;
-  fee: string;
-  role: string;
-  createdAt: number;
-  accountIndex?: number;
-  address?: string;
-  clientId?: string;
-  closedPnl?: string;
-  originalSize?: string;
-  remainingSize?: string;
-  positionEffect?: string;
-  sequenceNumber?: number;
-  liquidation?: { method: string; liquidatedUser: string };
-}
+/** The fill record: its schema (reply-schema.ts) is the one definition. */
+export type FillRecord = Static<typeof FillRecordSchema>;
 
 export function formatFill(e: FillEvent, spec: MarketSpec, origin: 'LIQUIDATION' | 'ADL' | undefined, ws = false): FillRecord {
   const record: FillRecord = {

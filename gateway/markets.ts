@@ -9,6 +9,7 @@
  */
 import { ticksToPrice, type MarketState } from '../engine/index.ts';
 import type { Exchange } from './exchange.ts';
+import type { MarketRow } from './reply-schema.ts';
 import { price as formatPrice, size as formatSize } from './format.ts';
 import { attachFundingRates, fundingRateString } from './funding-rates-store.ts';
 import { attachMarketStats, marketStats } from './market-stats.ts';
@@ -79,6 +80,9 @@ export function marketRecord(ms: MarketState): Record<string, unknown> {
 
 const HOUR_US = 3_600_000_000;
 
+/** The fields of `marketRecord`, as the market row's schema types them. */
+type MarketRecordFields = Omit<MarketRow, 'lastTradePrice' | 'fundingRate' | 'nextFundingRate' | 'nextFundingAt' | 'priceChange24h' | 'volume24h' | 'volume24hNotional' | 'high24h' | 'low24h' | 'trades24h' | 'openInterestCapNotional' | 'pythId'>;
+
 /**
  * The venue's price-feed id of a base asset (`pythId`, a decimal string on every live row), for
  * the assets of the default universe that the captured live rows show. A market whose asset is
@@ -97,8 +101,9 @@ const PYTH_IDS: Readonly<Record<string, string>> = { BTC: '1', ETH: '2', SOL: '6
  *   caps); pythId as above.
  * Field order follows the live rows.
  */
-export function marketRow(exchange: Exchange, ms: MarketState): Record<string, unknown> {
-  const record = marketRecord(ms);
+export function marketRow(exchange: Exchange, ms: MarketState): MarketRow {
+  // marketRecord stays an open record (ws/market-attributes.ts indexes it by field name).
+  const record = marketRecord(ms) as MarketRecordFields;
   const online = ms.spec.status === 'ONLINE';
   const now = exchange.clock();
   const settled = attachFundingRates(exchange).byMarket.get(ms.spec.id);
@@ -107,7 +112,7 @@ export function marketRow(exchange: Exchange, ms: MarketState): Record<string, u
   const stats = marketStats(attachMarketStats(exchange), ms.spec, now);
   const { openInterest, initialMarginFraction, maintenanceMarginFraction, offHoursInitialMarginFraction, assetResolution, ...head } = record;
   const { marketDisplayName, fullAssetName, ...rest } = head;
-  const ordered: Record<string, unknown> = { marketDisplayName, ...(fullAssetName === undefined ? {} : { fullAssetName }) };
+  const ordered = { marketDisplayName, ...(fullAssetName === undefined ? {} : { fullAssetName }) };
   const { regularTradingHours, isOutsideRth, currentSettlementPrice, upperTradingBound, lowerTradingBound, nextUpperTradingBound, nextLowerTradingBound, isUpperInExpansionZone, isLowerInExpansionZone, upperZoneEnteredAt, lowerZoneEnteredAt, upperExpectedExpansionAt, lowerExpectedExpansionAt, type, category, addedTimestamp, oraclePrice, markPrice, ...identity } = rest;
   return {
     ...ordered,

@@ -25,6 +25,7 @@ import type { PortfolioState } from './portfolio.ts';
 import type { PreferencesState } from './preferences.ts';
 import type { ReferralState } from './referral.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
+import type { SchemaValidator } from './validator.ts';
 
 /** The service stores a request may change directly. */
 export type ServiceStore = 'referral' | 'notifications' | 'preferences';
@@ -55,6 +56,11 @@ export interface GatewayState {
   replay: Set<string>;
   /** When each slot in `replay` was taken, oldest first (gateway/replay.ts prunes by it; not durable). */
   replayAges: Map<string, number>;
+  /**
+   * The process's one schema validator (validator.ts): REST routes, the WebSocket's RPC payloads
+   * and batch elements all compile through it. buildApp builds it when the state has none.
+   */
+  validator?: SchemaValidator;
   /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
   verifier?: Verifier;
   /** Each wallet's last write in flight (sequencer.ts); created on first use. */
@@ -95,28 +101,30 @@ export interface OperationRequest {
 }
 
 /**
- * `R`: the reply schemas by status code; the handler's replies are typed from them. Operations
- * that do not declare them yet leave `R` out and reply `unknown` bodies.
+ * `R`: the reply schemas by status code; the handler's replies are typed from them. Every field
+ * but `alsoMethods` is required: a record that leaves one out does not type-check.
  */
-export interface Operation<R extends Responses | undefined = undefined> {
+export interface Operation<R extends Responses = Responses> {
   name: string;
   method: 'GET' | 'POST';
   /** Other HTTP methods the REST route also answers with the same handler (venue clients' spellings). */
   alsoMethods?: readonly ('PATCH' | 'DELETE')[];
   path: string;
   auth: AuthKind;
+  /** Its one-line documentation (`GET /` and the OpenAPI document list it). */
   description: string;
-  schema?: { querystring?: TSchema; body?: TSchema; params?: TSchema };
+  /** Request schemas (fastify's); `{}` for an operation that takes no input. */
+  schema: { querystring?: TSchema; body?: TSchema; params?: TSchema };
   /** Reply schemas by status code (fastify's `response`): serialization, OpenAPI, the SDK's type test. */
-  response?: R extends Responses ? R : Responses;
-  /** The errorSource of its structured errors (order and cancel writes only). */
-  errorSource?: ErrorSource;
-  /** Its row in the per-IP weight table (rate-limit/weights.ts); by name when not declared. */
-  weight?: WeightedOperation;
+  response: R;
+  /** The errorSource of its structured errors (order and cancel writes); null for every other operation. */
+  errorSource: ErrorSource | null;
+  /** Its row in the per-IP weight table (rate-limit/weights.ts). */
+  weight: WeightedOperation;
   /** Whether it changes state (a region block refuses it; a read never is). */
-  mutates?: boolean;
+  mutates: boolean;
   handle(state: GatewayState, request: OperationRequest): OperationReply<R> | Promise<OperationReply<R>>;
 }
 
 /** A handler's reply: typed by the declared reply schemas, refusals included. */
-export type OperationReply<R extends Responses | undefined> = Reply<R extends Responses ? ReplyBody<R> : unknown>;
+export type OperationReply<R extends Responses> = Reply<ReplyBody<R>>;

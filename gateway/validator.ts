@@ -17,6 +17,8 @@
  */
 import AjvModule, { type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import fastJson from 'fast-json-stringify';
+// The augmentation below needs fastify in the program even where nothing else imports it.
+import type {} from 'fastify';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,7 +40,7 @@ export function createReplySerializer(): ReplySerializer {
     compile: (schema) => {
       let serialize = compiled.get(schema as object);
       if (serialize === undefined) {
-        serialize = fastJson(schema as Parameters<typeof fastJson>[0]) as (body: unknown) => string;
+        serialize = fastJson(withoutRequired(schema) as Parameters<typeof fastJson>[0]) as (body: unknown) => string;
         compiled.set(schema as object, serialize);
       }
       return serialize;
@@ -83,19 +85,38 @@ export function createSchemaValidator(): SchemaValidator {
   };
 }
 
+/**
+ * A copy of `schema` without `required` lists, for the serializer: fast-json-stringify writes an
+ * object's required properties before its optional ones (and throws on a missing required one),
+ * which would move an optional field declared in the middle of a reply. Without the lists it
+ * writes every declared property in declaration order and leaves out the undefined ones, as
+ * JSON.stringify does. Validation and the OpenAPI document keep the lists.
+ */
+function withoutRequired(schema: unknown): unknown {
+  return rewriteSchema(schema, (copy) => {
+    if (Array.isArray(copy.required)) delete copy.required;
+  });
+}
+
 /** A copy of `schema` with `finite: true` beside every `type` that admits a number. */
 function withFiniteNumbers(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withFiniteNumbers);
+  return rewriteSchema(schema, (copy) => {
+    const type = copy.type;
+    if (typeof type === 'string' ? NUMERIC.has(type) : Array.isArray(type) && type.some((t) => NUMERIC.has(t as string))) copy.finite = true;
+  });
+}
+
+/** A deep copy of `schema` in which `edit` sees every schema object once its children are copied; data keywords are kept as they are. */
+function rewriteSchema(schema: unknown, edit: (copy: Record<string, unknown>) => void): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => rewriteSchema(item, edit));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DATA_KEYWORDS.has(key)) out[key] = value;
     else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withFiniteNumbers(sub)]));
-    } else out[key] = withFiniteNumbers(value);
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, rewriteSchema(sub, edit)]));
+    } else out[key] = rewriteSchema(value, edit);
   }
-  const type = (schema as { type?: unknown }).type;
-  const numeric = typeof type === 'string' ? NUMERIC.has(type) : Array.isArray(type) && type.some((t) => NUMERIC.has(t as string));
-  if (numeric) out.finite = true;
+  edit(out);
   return out;
 }

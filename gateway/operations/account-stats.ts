@@ -18,17 +18,10 @@ import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export interface AccountStatsReply {
-  address: string;
-  accountIndex: number;
-  rollingVolume: string;
-  lifetimeVolume: string;
-  lifetimeFeesPaid: string;
-  feeTier: string;
-  makerFeePpm: number;
-  takerFeePpm: number;
-}
+export type AccountStatsReply = Static<typeof AccountStatsReplySchema>;
 
 /**
  * 30-day volume at `time`, read without touching the account: `rollingVolume` memoizes its
@@ -39,13 +32,29 @@ export function rollingVolumeAt(acct: Account, time: number): bigint {
   return rollingVolume({ ...acct, rollingDay: -1 }, time);
 }
 
-export const accountStats: Operation = {
+export const AccountStatsReplySchema = Type.Object({
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  rollingVolume: Type.String(),
+  lifetimeVolume: Type.String(),
+  lifetimeFeesPaid: Type.String(),
+  feeTier: Type.String(),
+  makerFeePpm: Type.Integer(),
+  takerFeePpm: Type.Integer(),
+});
+export const ACCOUNT_STATS_RESPONSES = okReplies(AccountStatsReplySchema);
+
+export const accountStats: Operation<typeof ACCOUNT_STATS_RESPONSES> = {
   name: 'accountStats',
   method: 'GET',
   path: '/v1/account/stats',
   auth: 'public',
   description: 'trading volume, fees paid and fee tier',
   schema: { querystring: AccountQuery },
+  response: ACCOUNT_STATS_RESPONSES,
+  errorSource: null,
+  weight: 'accountStats',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const engine = state.exchange.engine;

@@ -27,27 +27,14 @@ import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 export const AccountTransferUpdatesQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 
 export type TransferType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRANSFER_OUT' | 'TRANSFER_IN' | 'REFERRAL_CLAIM';
 
-export interface AccountTransferUpdate {
-  id: number;
-  type: TransferType;
-  status: TransferEvent['status'];
-  amount: string;
-  netQuoteBalance: string;
-  globalSequenceId: number;
-  createdAt: number;
-  address: string;
-  accountIndex: number;
-  rejectReason: string | null;
-  sourceAccountId: number | null;
-  destinationAccountId: number | null;
-  fromAccountIndex?: number;
-  toAccountIndex?: number;
-}
+export type AccountTransferUpdate = Static<typeof AccountTransferUpdateSchema>;
 
 const TYPES: Readonly<Record<TransferEvent['kind'], TransferType>> = {
   deposit: 'DEPOSIT',
@@ -87,17 +74,38 @@ export function transferUpdate(exchange: Exchange, e: TransferEvent): AccountTra
   return row;
 }
 
-export interface AccountTransferUpdatesReply {
-  accountTransferUpdates: AccountTransferUpdate[];
-}
+export type AccountTransferUpdatesReply = Static<(typeof ACCOUNT_TRANSFER_UPDATES_RESPONSES)[200]>;
 
-export const accountTransferUpdates: Operation = {
+/** A transfer row, fields in the order `transferUpdate` writes them. */
+export const AccountTransferUpdateSchema = Type.Object({
+  id: Type.Integer(),
+  type: Type.String(),
+  status: Type.String(),
+  amount: Type.String(),
+  netQuoteBalance: Type.String(),
+  globalSequenceId: Type.Integer(),
+  createdAt: Type.Number(),
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  rejectReason: nullable(Type.String()),
+  sourceAccountId: nullable(Type.Integer()),
+  destinationAccountId: nullable(Type.Integer()),
+  fromAccountIndex: Type.Optional(Type.Integer()),
+  toAccountIndex: Type.Optional(Type.Integer()),
+});
+export const ACCOUNT_TRANSFER_UPDATES_RESPONSES = okReplies(Type.Object({ accountTransferUpdates: Type.Array(AccountTransferUpdateSchema) }));
+
+export const accountTransferUpdates: Operation<typeof ACCOUNT_TRANSFER_UPDATES_RESPONSES> = {
   name: 'accountTransferUpdates',
   method: 'GET',
   path: '/v1/accountTransferUpdates',
   auth: 'public',
   description: 'deposits, withdrawals and transfers',
   schema: { querystring: AccountTransferUpdatesQuery },
+  response: ACCOUNT_TRANSFER_UPDATES_RESPONSES,
+  errorSource: null,
+  weight: 'accountTransferUpdates',
+  mutates: false,
   handle: (state, request) => {
     const exchange = state.exchange;
     const ref = accountOf(request.query);

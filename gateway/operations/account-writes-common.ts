@@ -17,7 +17,7 @@
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeWalletSignature, type Hex, type KeySigner } from '../auth/index.ts';
-import { fail, type Reply } from '../errors.ts';
+import { fail, type Refusal } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import { isNonceSpent } from '../nonces.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
@@ -55,7 +55,7 @@ export const USD_AMOUNT = Type.Union([Type.String({ minLength: 1, maxLength: 40 
 export const QUANTUMS_PER_COLLATERAL_UNIT = LIMITS.quoteQuantumsPerUsd / 1_000_000n;
 
 /** The signature as a 65-byte hex string, or the 400 reply for a malformed one. */
-export function walletSignature(value: unknown): Hex | Reply {
+export function walletSignature(value: unknown): Hex | Refusal {
   const normalized = normalizeWalletSignature(value);
   return normalized === null ? fail(AUTH_ERRORS.malformedWalletSignature.status, AUTH_ERRORS.malformedWalletSignature.error) : normalized;
 }
@@ -99,7 +99,7 @@ export function parseUsdQuantums(value: unknown): bigint | null {
  * setLeverage and adjustIsolatedMargin up to their turn (sequencer.ts): the route's own field
  * checks, then the Scheme 2 signature (401).
  */
-export function verifiedScheme2Write<T>(state: GatewayState, request: OperationRequest, checks: () => T | Reply): Maybe<T | Reply> {
+export function verifiedScheme2Write<T>(state: GatewayState, request: OperationRequest, checks: () => T | Refusal): Maybe<T | Refusal> {
   const checked = checks();
   if (typeof checked === 'object' && checked !== null && isReply(checked)) return checked;
   return andThen(verifyScheme2Signature(state, request, (checked as { ctx: SignedContext }).ctx), (refused) => refused ?? checked);
@@ -111,7 +111,7 @@ export function verifiedScheme2Write<T>(state: GatewayState, request: OperationR
  * the request by. It follows the route's own field checks: once the slot is taken, the client
  * cannot resend the same signed request with the fields fixed.
  */
-export function admitScheme2Write(state: GatewayState, ctx: SignedContext, operation: string): string | Reply {
+export function admitScheme2Write(state: GatewayState, ctx: SignedContext, operation: string): string | Refusal {
   const { signature, timestampText } = ctx.headers;
   if (isReplayed(state, signature)) return fail(409, 'replayed request');
   takeReplaySlot(state, signature);
@@ -142,7 +142,7 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * The 400 reply for a key-route nonce that is neither a nanosecond time within −48 h / +24 h
  * of the server (either of its clocks, as for X-Timestamp) nor a UUID; null when it is fine.
  */
-export function keyNonceError(state: GatewayState, nonce: string): Reply | null {
+export function keyNonceError(state: GatewayState, nonce: string): Refusal | null {
   if (UUID.test(nonce)) return null;
   if (!/^[0-9]{1,32}$/.test(nonce)) return fail(400, 'nonce must be a nanosecond timestamp or a UUID');
   const ns = BigInt(nonce);
@@ -162,7 +162,7 @@ export async function checkKeyWallet(
   address: string,
   sent: { signature: unknown; nonce?: string },
   recover: (signature: Hex, nonce: string | undefined, chainId: number) => Promise<KeySigner | null>,
-): Promise<{ nonce: string | undefined } | Reply> {
+): Promise<{ nonce: string | undefined } | Refusal> {
   // Empty means none (KEY_NONCE): such a nonce is neither checked, signed nor spent.
   const nonce = sent.nonce === undefined || sent.nonce === '' ? undefined : sent.nonce;
   if (nonce !== undefined) {

@@ -35,6 +35,7 @@ export const account: Operation<typeof ACCOUNT_RESPONSES> = {
   response: ACCOUNT_RESPONSES,
   weight: 'account',
   mutates: false,
+  errorSource: null,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const acct = findAccount(state.exchange.engine.accounts, ref.address, ref.accountIndex);

@@ -24,15 +24,16 @@
  * - An OFFLINE market is accepted: its positions still hold margin.
  * - `requestId` is a name-based UUID of the request (request-id.ts); no pool is charged.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { fail, ok, type Refusal } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { admitScheme2Write, verifiedScheme2Write, parseUsdQuantums, SUBACCOUNT, USD_AMOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, signedContext, type SignedContext } from './common.ts';
 import type { MarketState } from '../../engine/index.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import { REFUSALS } from '../reply-schema.ts';
 
 export const AdjustIsolatedMarginBody = Type.Object(
   {
@@ -51,27 +52,35 @@ export interface AdjustIsolatedMarginBody {
   amount: string | number;
 }
 
-export interface AdjustIsolatedMarginReply {
-  requestId: string;
-  address: string;
-  accountIndex: number;
-  marketId: number;
-  amount: string;
-  status: 'APPLIED' | 'REJECTED';
-  rejectReason?: string;
-}
+export type AdjustIsolatedMarginReply = Static<typeof AdjustIsolatedMarginReplySchema>;
 
-export const adjustIsolatedMargin: Operation = {
+/** 200 APPLIED, 422 REJECTED with its rejectReason. */
+export const AdjustIsolatedMarginReplySchema = Type.Object({
+  requestId: Type.String(),
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  marketId: Type.Integer(),
+  amount: Type.String(),
+  status: Type.Union([Type.Literal('APPLIED'), Type.Literal('REJECTED')]),
+  rejectReason: Type.Optional(Type.String()),
+});
+export const ADJUST_ISOLATED_MARGIN_RESPONSES = { 200: AdjustIsolatedMarginReplySchema, 422: AdjustIsolatedMarginReplySchema, ...REFUSALS } as const;
+
+export const adjustIsolatedMargin: Operation<typeof ADJUST_ISOLATED_MARGIN_RESPONSES> = {
   name: 'adjustIsolatedMargin',
   method: 'POST',
   path: '/v1/adjustIsolatedMargin',
   auth: 'signed',
   description: 'move margin between cross collateral and an isolated position',
   schema: { body: AdjustIsolatedMarginBody },
+  response: ADJUST_ISOLATED_MARGIN_RESPONSES,
+  errorSource: null,
+  weight: 'adjustIsolatedMargin',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as AdjustIsolatedMarginBody;
     const accountIndex = body.accountIndex ?? 0;
-    const checks = (): { ctx: SignedContext; ms: MarketState; amount: bigint } | Reply => {
+    const checks = (): { ctx: SignedContext; ms: MarketState; amount: bigint } | Refusal => {
       const amount = parseUsdQuantums(body.amount);
       if (amount === null) return fail(400, 'amount must be a decimal number of dollars with at most 9 decimals');
       if (amount === 0n) return fail(400, 'amount must not be zero');
@@ -81,7 +90,7 @@ export const adjustIsolatedMargin: Operation = {
       if (ms === undefined) return fail(400, 'unknown market');
       return { ctx, ms, amount };
     };
-    return sequenced(state, walletOf(request.query, body), () => verifiedScheme2Write(state, request, checks), (checked): Reply => {
+    return sequenced(state, walletOf(request.query, body), () => verifiedScheme2Write(state, request, checks), (checked) => {
       if (isReply(checked)) return checked;
       const { ctx, ms, amount } = checked;
       const requestId = admitScheme2Write(state, ctx, 'adjustIsolatedMargin');

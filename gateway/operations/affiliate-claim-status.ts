@@ -8,18 +8,22 @@ import type { Operation } from '../operation.ts';
 import { claimsOf } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { accountOf } from './common.ts';
-import { claimRecord } from './affiliate-common.ts';
+import { claimRecord, CLAIM_STATUS_RESPONSES } from './affiliate-common.ts';
 import { accountQueryWith } from './read-filters.ts';
 
 export const ClaimStatusQuery = accountQueryWith({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const affiliateClaimStatus: Operation = {
+export const affiliateClaimStatus: Operation<typeof CLAIM_STATUS_RESPONSES> = {
   name: 'affiliateClaimStatus',
   method: 'GET',
   path: '/v1/affiliate/claimStatus',
   auth: 'public',
   description: 'one referral reward claim',
   schema: { querystring: ClaimStatusQuery },
+  response: CLAIM_STATUS_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateClaimStatus',
+  mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
     const id = String(request.query.id);

@@ -17,19 +17,26 @@ import { referralOf } from '../services.ts';
 import { parseQuantums, QUANTUMS, SUBACCOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
+import { REFUSALS } from '../reply-schema.ts';
 
 export const ClaimBody = Type.Object(
   { address: Type.String({ pattern: ADDRESS_PATTERN }), accountIndex: Type.Optional(SUBACCOUNT), amountQuantums: Type.Optional(QUANTUMS) },
   { additionalProperties: true },
 );
 
-export const affiliateClaim: Operation = {
+export const AFFILIATE_CLAIM_RESPONSES = { 202: Type.Object({ status: Type.Literal('submitted'), claimId: Type.String() }), ...REFUSALS } as const;
+
+export const affiliateClaim: Operation<typeof AFFILIATE_CLAIM_RESPONSES> = {
   name: 'affiliateClaim',
   method: 'POST',
   path: '/v1/affiliate/claim',
   auth: 'signed',
   description: 'claim accrued referral rewards into a subaccount',
   schema: { body: ClaimBody },
+  response: AFFILIATE_CLAIM_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateClaim',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as { accountIndex?: number; amountQuantums?: string | number };
     const ctx = walletContext(state, request);

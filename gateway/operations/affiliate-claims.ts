@@ -8,16 +8,24 @@ import type { Operation } from '../operation.ts';
 import { claimsOf } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { accountOf } from './common.ts';
-import { AffiliateListQuery, claimRecord } from './affiliate-common.ts';
+import { AffiliateListQuery, claimRecord, ClaimRecordSchema } from './affiliate-common.ts';
 import { inWindow, isFilterReply, limitOf, newestFirst, windowOf } from './read-filters.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const affiliateClaims: Operation = {
+export const AFFILIATE_CLAIMS_RESPONSES = okReplies(Type.Object({ claims: Type.Array(ClaimRecordSchema), total: Type.Integer() }));
+
+export const affiliateClaims: Operation<typeof AFFILIATE_CLAIMS_RESPONSES> = {
   name: 'affiliateClaims',
   method: 'GET',
   path: '/v1/affiliate/claims',
   auth: 'public',
   description: 'referral reward claims',
   schema: { querystring: AffiliateListQuery },
+  response: AFFILIATE_CLAIMS_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateClaims',
+  mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
     const window = windowOf(request.query, state.exchange.clock());

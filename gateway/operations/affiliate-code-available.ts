@@ -8,16 +8,23 @@ import type { Operation } from '../operation.ts';
 import { isCodeTaken } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { AFFILIATE_CODE, codeOf } from './affiliate-common.ts';
+import { okReplies } from '../reply-schema.ts';
 
 export const CodeAvailableQuery = Type.Object({ code: AFFILIATE_CODE }, { additionalProperties: true });
 
-export const affiliateCodeAvailable: Operation = {
+export const CODE_AVAILABLE_RESPONSES = okReplies(Type.Object({ available: Type.Boolean() }));
+
+export const affiliateCodeAvailable: Operation<typeof CODE_AVAILABLE_RESPONSES> = {
   name: 'affiliateCodeAvailable',
   method: 'GET',
   path: '/v1/affiliate/codeAvailable',
   auth: 'public',
   description: 'whether a referral code is free',
   schema: { querystring: CodeAvailableQuery },
+  response: CODE_AVAILABLE_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateCodeAvailable',
+  mutates: false,
   handle: (state, request) => {
     const code = codeOf(request.query.code);
     if (typeof code !== 'string') return code;

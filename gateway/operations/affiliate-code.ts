@@ -7,14 +7,24 @@ import type { Operation } from '../operation.ts';
 import { referralOf } from '../services.ts';
 import { AccountQuery, isReply } from './common.ts';
 import { walletGet } from './wallet-signed.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const affiliateCode: Operation = {
+export const AFFILIATE_CODE_RESPONSES = okReplies(
+  Type.Object({ address: Type.String(), code: Type.String(), kickbackBps: Type.Integer(), createdAt: Type.Number(), updatedAt: Type.Number() }),
+);
+
+export const affiliateCode: Operation<typeof AFFILIATE_CODE_RESPONSES> = {
   name: 'affiliateCode',
   method: 'GET',
   path: '/v1/affiliate/code',
   auth: 'signed',
   description: 'the caller\'s referral code',
   schema: { querystring: AccountQuery },
+  response: AFFILIATE_CODE_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateCode',
+  mutates: false,
   handle: (state, request) => {
     const ctx = walletGet(state, request);
     if (isReply(ctx)) return ctx;

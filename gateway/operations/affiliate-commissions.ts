@@ -13,14 +13,29 @@ import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const affiliateCommissions: Operation = {
+export const COMMISSIONS_RESPONSES = okReplies(
+  Type.Object({
+    commissions: Type.Array(
+      Type.Object({ id: Type.Integer(), time: Type.Number(), kind: Type.String(), referee: Type.String(), fee: Type.String(), rateBps: Type.Number(), amount: Type.String() }),
+    ),
+    total: Type.Integer(),
+  }),
+);
+
+export const affiliateCommissions: Operation<typeof COMMISSIONS_RESPONSES> = {
   name: 'affiliateCommissions',
   method: 'GET',
   path: '/v1/affiliate/commissions',
   auth: 'signed',
   description: 'the caller\'s commission history',
   schema: { querystring: AffiliateListQuery },
+  response: COMMISSIONS_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateCommissions',
+  mutates: false,
   handle: (state, request) => {
     const read = walletPage(state, request, (address) => rewardsView(referralOf(state), address).entries, (e) => e.time);
     if (isReply(read)) return read;

@@ -9,14 +9,15 @@
  *   operationId (the accountTransferUpdates row id, null until the engine answered), createdAt,
  *   rejectReason}`.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { lifetimeVolume } from '../../engine/index.ts';
-import { fail, type Reply } from '../errors.ts';
+import { fail, type Refusal } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { GatewayState } from '../operation.ts';
 import { normalizeCode, type Claim } from '../referral.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { accountQueryWith, LIST_PARAMS } from './read-filters.ts';
+import { nullable, okReplies, REFUSALS } from '../reply-schema.ts';
 
 /** 1-32 characters of A-Z 0-9 _ - (lowercase letters are taken in upper case). */
 export const AFFILIATE_CODE = Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]{1,32}$' });
@@ -31,7 +32,7 @@ export const AddressCodeBody = Type.Object(
 export const AffiliateListQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 
 /** The code in stored case, or the 400 reply. */
-export function codeOf(value: unknown): string | Reply {
+export function codeOf(value: unknown): string | Refusal {
   return normalizeCode(value) ?? fail(400, 'code must be 1-32 characters of A-Z, 0-9, underscore or hyphen');
 }
 
@@ -40,16 +41,23 @@ export function hasTraded(state: GatewayState, address: string): boolean {
   return (state.exchange.engine.accounts.byAddress.get(address) ?? []).some((a) => a !== undefined && lifetimeVolume(a) > 0n);
 }
 
-export interface ClaimRecord {
-  claimId: string;
-  address: string;
-  accountIndex: number;
-  amount: string;
-  status: Claim['status'];
-  operationId: number | null;
-  createdAt: number;
-  rejectReason: string | null;
-}
+/** A commission claim, fields in the order `claimRecord` writes them. */
+export const ClaimRecordSchema = Type.Object({
+  claimId: Type.String(),
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  amount: Type.String(),
+  status: Type.String(),
+  operationId: nullable(Type.Integer()),
+  createdAt: Type.Number(),
+  rejectReason: nullable(Type.String()),
+});
+export const CLAIM_STATUS_RESPONSES = okReplies(ClaimRecordSchema);
+
+/** The reply of an affiliate write taken for processing (202). */
+export const SUBMITTED_RESPONSES = { 202: Type.Object({ status: Type.Literal('submitted') }), ...REFUSALS } as const;
+
+export type ClaimRecord = Static<typeof ClaimRecordSchema>;
 
 export function claimRecord(c: Claim): ClaimRecord {
   return {

@@ -12,18 +12,22 @@ import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import { createCode } from '../referral.ts';
 import { referralOf } from '../services.ts';
-import { AddressCodeBody, codeOf } from './affiliate-common.ts';
+import { AddressCodeBody, codeOf, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
 export const CreateCodeBody = Type.Object({ ...AddressCodeBody.properties, kickbackBps: Type.Optional(Type.Integer()) }, { additionalProperties: true });
 
-export const affiliateCreateCode: Operation = {
+export const affiliateCreateCode: Operation<typeof SUBMITTED_RESPONSES> = {
   name: 'affiliateCreateCode',
   method: 'POST',
   path: '/v1/affiliate/createCode',
   auth: 'signed',
   description: 'create the caller\'s referral code',
   schema: { body: CreateCodeBody },
+  response: SUBMITTED_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateCreateCode',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as { code: string; kickbackBps?: number };
     return submitWalletWrite(state, request, 'affiliateCreateCode', () => codeOf(body.code), (ctx, code) =>

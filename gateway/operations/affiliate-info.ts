@@ -13,14 +13,40 @@ import { refereesOf, rewardsView, tierOf } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { AccountQuery, isReply } from './common.ts';
 import { walletGet } from './wallet-signed.ts';
+import { Type } from 'typebox';
+import { okReplies, nullable } from '../reply-schema.ts';
 
-export const affiliateInfo: Operation = {
+export const AFFILIATE_INFO_RESPONSES = okReplies(
+  Type.Object({
+    address: Type.String(),
+    code: nullable(Type.String()),
+    kickbackBps: Type.Integer(),
+    level: Type.Integer(),
+    tierName: Type.String(),
+    t1RateBps: Type.Number(),
+    refereeCount: Type.Integer(),
+    referrerBound: Type.Boolean(),
+    totalEarned: Type.String(),
+    earnedT1: Type.String(),
+    earnedT2: Type.String(),
+    earnedT3: Type.String(),
+    kickbackEarned: Type.String(),
+    claimed: Type.String(),
+    claimable: Type.String(),
+  }),
+);
+
+export const affiliateInfo: Operation<typeof AFFILIATE_INFO_RESPONSES> = {
   name: 'affiliateInfo',
   method: 'GET',
   path: '/v1/affiliate/info',
   auth: 'signed',
   description: 'the caller\'s referral standing and rewards',
   schema: { querystring: AccountQuery },
+  response: AFFILIATE_INFO_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateInfo',
+  mutates: false,
   handle: (state, request) => {
     const ctx = walletGet(state, request);
     if (isReply(ctx)) return ctx;

@@ -6,30 +6,38 @@
  * default 1000, clamped), `offset` (≥ 0). Reply `{inviteCodes: [{inviteCode, status, createdAt,
  * redeemedAt}], total}` in issue order. An address without a code has none.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS } from './read-filters.ts';
 import { walletGet } from './wallet-signed.ts';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 export const InviteCodesQuery = accountQueryWith({ status: Type.Optional(Type.String()), limit: LIST_PARAMS.limit, offset: Type.Optional(Type.Integer({ minimum: 0 })) });
 
-export interface InviteCodeRecord {
-  inviteCode: string;
-  status: 'ACTIVE' | 'REDEEMED';
-  createdAt: number;
-  redeemedAt: number | null;
-}
+export type InviteCodeRecord = Static<typeof InviteCodeRecordSchema>;
 
-export const affiliateInviteCodes: Operation = {
+export const InviteCodeRecordSchema = Type.Object({
+  inviteCode: Type.String(),
+  status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REDEEMED')]),
+  createdAt: Type.Number(),
+  redeemedAt: nullable(Type.Number()),
+});
+export const INVITE_CODES_RESPONSES = okReplies(Type.Object({ inviteCodes: Type.Array(InviteCodeRecordSchema), total: Type.Integer() }));
+
+export const affiliateInviteCodes: Operation<typeof INVITE_CODES_RESPONSES> = {
   name: 'affiliateInviteCodes',
   method: 'GET',
   path: '/v1/affiliate/inviteCodes',
   auth: 'signed',
   description: 'the caller\'s invite codes (bearer secrets)',
   schema: { querystring: InviteCodesQuery },
+  response: INVITE_CODES_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateInviteCodes',
+  mutates: false,
   handle: (state, request) => {
     const ctx = walletGet(state, request);
     if (isReply(ctx)) return ctx;

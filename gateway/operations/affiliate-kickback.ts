@@ -10,16 +10,21 @@ import { setKickback } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
+import { SUBMITTED_RESPONSES } from './affiliate-common.ts';
 
 export const KickbackBody = Type.Object({ address: Type.String({ pattern: ADDRESS_PATTERN }), kickbackBps: Type.Integer() }, { additionalProperties: true });
 
-export const affiliateKickback: Operation = {
+export const affiliateKickback: Operation<typeof SUBMITTED_RESPONSES> = {
   name: 'affiliateKickback',
   method: 'POST',
   path: '/v1/affiliate/kickback',
   auth: 'signed',
   description: 'set the discount of the caller\'s referral code',
   schema: { body: KickbackBody },
+  response: SUBMITTED_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateKickback',
+  mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateKickback', () => (request.body as { kickbackBps: number }).kickbackBps, (ctx, bps) =>
       setKickback(referralOf(state), ctx.address, bps, state.exchange.clock()),

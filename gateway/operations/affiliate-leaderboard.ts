@@ -14,16 +14,29 @@ import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { refereesOf, rewardsView } from '../referral.ts';
 import { referralOf } from '../services.ts';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 const LIMIT_MAX = 100;
 
-export const affiliateLeaderboard: Operation = {
+export const AFFILIATE_LEADERBOARD_RESPONSES = okReplies(
+  Type.Object({
+    leaderboard: Type.Array(
+      Type.Object({ rank: Type.Integer(), address: Type.String(), code: nullable(Type.String()), refereeCount: Type.Integer(), totalEarned: Type.String() }),
+    ),
+  }),
+);
+
+export const affiliateLeaderboard: Operation<typeof AFFILIATE_LEADERBOARD_RESPONSES> = {
   name: 'affiliateLeaderboard',
   method: 'GET',
   path: '/v1/affiliate/leaderboard',
   auth: 'public',
   description: 'affiliates ranked by commissions earned',
   schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer()) }, { additionalProperties: true }) },
+  response: AFFILIATE_LEADERBOARD_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateLeaderboard',
+  mutates: false,
   handle: (state, request) => {
     const query = request.query;
     if (query.limit !== undefined && Number(query.limit) < 1) return badRequest('limit must be at least 1');

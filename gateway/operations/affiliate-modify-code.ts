@@ -10,16 +10,20 @@
 import type { Operation } from '../operation.ts';
 import { modifyCode } from '../referral.ts';
 import { referralOf } from '../services.ts';
-import { AddressCodeBody, codeOf } from './affiliate-common.ts';
+import { AddressCodeBody, codeOf, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
-export const affiliateModifyCode: Operation = {
+export const affiliateModifyCode: Operation<typeof SUBMITTED_RESPONSES> = {
   name: 'affiliateModifyCode',
   method: 'POST',
   path: '/v1/affiliate/modifyCode',
   auth: 'signed',
   description: 'rename the caller\'s referral code',
   schema: { body: AddressCodeBody },
+  response: SUBMITTED_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateModifyCode',
+  mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateModifyCode', () => codeOf((request.body as { code: string }).code), (ctx, code) =>
       modifyCode(referralOf(state), ctx.address, code, state.exchange.clock()),

@@ -8,14 +8,24 @@ import { notFound, ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { referralOf } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { Type } from 'typebox';
+import { okReplies, nullable } from '../reply-schema.ts';
 
-export const affiliateMyReferrer: Operation = {
+export const MY_REFERRER_RESPONSES = okReplies(
+  Type.Object({ address: Type.String(), code: nullable(Type.String()), discountBps: Type.Number(), boundAt: Type.Number(), via: Type.String() }),
+);
+
+export const affiliateMyReferrer: Operation<typeof MY_REFERRER_RESPONSES> = {
   name: 'affiliateMyReferrer',
   method: 'GET',
   path: '/v1/affiliate/myReferrer',
   auth: 'public',
   description: 'the code and discount the address was referred with',
   schema: { querystring: AccountQuery },
+  response: MY_REFERRER_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateMyReferrer',
+  mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
     const rs = referralOf(state);

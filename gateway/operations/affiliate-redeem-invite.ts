@@ -11,7 +11,7 @@ import type { Operation } from '../operation.ts';
 import { redeemInvite } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
-import { hasTraded } from './affiliate-common.ts';
+import { hasTraded, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
 export const RedeemInviteBody = Type.Object(
@@ -19,13 +19,17 @@ export const RedeemInviteBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const affiliateRedeemInvite: Operation = {
+export const affiliateRedeemInvite: Operation<typeof SUBMITTED_RESPONSES> = {
   name: 'affiliateRedeemInvite',
   method: 'POST',
   path: '/v1/affiliate/redeemInvite',
   auth: 'signed',
   description: 'bind the caller to a referrer by an invite code',
   schema: { body: RedeemInviteBody },
+  response: SUBMITTED_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateRedeemInvite',
+  mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateRedeemInvite', () => (request.body as { inviteCode: string }).inviteCode.toLowerCase(), (ctx, secret) =>
       redeemInvite(referralOf(state), ctx.address, secret, state.exchange.clock(), hasTraded(state, ctx.address)),

@@ -12,14 +12,29 @@ import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const affiliateReferees: Operation = {
+export const REFEREES_RESPONSES = okReplies(
+  Type.Object({
+    referees: Type.Array(
+      Type.Object({ address: Type.String(), boundAt: Type.Number(), via: Type.String(), discountBps: Type.Number(), feesPaid: Type.String(), commission: Type.String() }),
+    ),
+    total: Type.Integer(),
+  }),
+);
+
+export const affiliateReferees: Operation<typeof REFEREES_RESPONSES> = {
   name: 'affiliateReferees',
   method: 'GET',
   path: '/v1/affiliate/referees',
   auth: 'signed',
   description: 'the caller\'s referees',
   schema: { querystring: AffiliateListQuery },
+  response: REFEREES_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateReferees',
+  mutates: false,
   handle: (state, request) => {
     const rs = referralOf(state);
     const read = walletPage(state, request, (address) => refereesOf(rs, address), (referee) => rs.bindings.get(referee)!.boundAt);

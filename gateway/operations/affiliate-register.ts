@@ -10,16 +10,20 @@
 import type { Operation } from '../operation.ts';
 import { bindReferee } from '../referral.ts';
 import { referralOf } from '../services.ts';
-import { AddressCodeBody, codeOf, hasTraded } from './affiliate-common.ts';
+import { AddressCodeBody, codeOf, hasTraded, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
-export const affiliateRegisterAffiliate: Operation = {
+export const affiliateRegisterAffiliate: Operation<typeof SUBMITTED_RESPONSES> = {
   name: 'affiliateRegisterAffiliate',
   method: 'POST',
   path: '/v1/affiliate/registerAffiliate',
   auth: 'signed',
   description: 'bind the caller to a referrer by its code',
   schema: { body: AddressCodeBody },
+  response: SUBMITTED_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateRegisterAffiliate',
+  mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateRegisterAffiliate', () => codeOf((request.body as { code: string }).code), (ctx, code) =>
       bindReferee(referralOf(state), ctx.address, code, state.exchange.clock(), hasTraded(state, ctx.address)),

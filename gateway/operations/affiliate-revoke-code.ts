@@ -14,6 +14,7 @@ import type { Refusal, ReferralState } from '../referral.ts';
 import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
+import { SUBMITTED_RESPONSES } from './affiliate-common.ts';
 
 function revokeCode(rs: ReferralState, address: string): object | Refusal {
   const affiliate = rs.affiliates.get(address);
@@ -25,12 +26,16 @@ function revokeCode(rs: ReferralState, address: string): object | Refusal {
   return { code: affiliate.code };
 }
 
-export const affiliateRevokeCode: Operation = {
+export const affiliateRevokeCode: Operation<typeof SUBMITTED_RESPONSES> = {
   name: 'affiliateRevokeCode',
   method: 'POST',
   path: '/v1/affiliate/revokeCode',
   auth: 'signed',
   description: 'retire the caller\'s referral code',
   schema: { body: Type.Object({ address: Type.String({ pattern: ADDRESS_PATTERN }) }, { additionalProperties: true }) },
+  response: SUBMITTED_RESPONSES,
+  errorSource: null,
+  weight: 'affiliateRevokeCode',
+  mutates: true,
   handle: (state, request) => submitWalletWrite(state, request, 'affiliateRevokeCode', () => undefined, (ctx) => revokeCode(referralOf(state), ctx.address)),
 };

@@ -16,25 +16,16 @@
  * (`allSubaccounts` false); validUntil is epoch ms (0 = none), createdAt epoch µs.
  */
 import { fail, ok } from '../errors.ts';
-import { keysOf, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
+import { keysOf, type ApiKeyRecord } from '../keys.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies, stringEnum } from '../reply-schema.ts';
+import { API_KEY_STATUSES } from '../../engine/spec.ts';
 
-export interface ApiKeyRow {
-  apiKey: string;
-  address: string;
-  allSubaccounts: boolean;
-  accountIndex?: number;
-  apiWalletName: string;
-  status: ApiKeyRecord['status'];
-  permissions: KeyPermission[];
-  validUntil: number;
-  createdAt: number;
-}
+export type ApiKeyRow = Static<typeof ApiKeyRowSchema>;
 
-export interface ApiKeysReply {
-  apiKeys: ApiKeyRow[];
-}
+export type ApiKeysReply = Static<(typeof API_KEYS_RESPONSES)[200]>;
 
 export function apiKeyRow(k: ApiKeyRecord): ApiKeyRow {
   return {
@@ -52,13 +43,31 @@ export function apiKeyRow(k: ApiKeyRecord): ApiKeyRow {
 
 const API_KEY = /^[0-9a-fA-F]{64}$/;
 
-export const apiKeys: Operation = {
+/** A key row, fields in the order `apiKeyRow` writes them. */
+export const ApiKeyRowSchema = Type.Object({
+  apiKey: Type.String(),
+  address: Type.String(),
+  allSubaccounts: Type.Boolean(),
+  accountIndex: Type.Optional(Type.Integer()),
+  apiWalletName: Type.String(),
+  status: stringEnum(API_KEY_STATUSES),
+  permissions: Type.Array(Type.String()),
+  validUntil: Type.Number(),
+  createdAt: Type.Number(),
+});
+export const API_KEYS_RESPONSES = okReplies(Type.Object({ apiKeys: Type.Array(ApiKeyRowSchema) }));
+
+export const apiKeys: Operation<typeof API_KEYS_RESPONSES> = {
   name: 'apiKeys',
   method: 'GET',
   path: '/v1/apiKeys',
   auth: 'key',
   description: 'api keys of an address',
   schema: { querystring: AccountQuery },
+  response: API_KEYS_RESPONSES,
+  errorSource: null,
+  weight: 'apiKeys',
+  mutates: false,
   handle: (state, request) => {
     const header = request.headers['x-api-key'];
     const presented = Array.isArray(header) ? header[0] : header;

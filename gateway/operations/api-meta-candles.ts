@@ -10,11 +10,12 @@ import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { candlesReply } from './candles.ts';
+import { CANDLES_RESPONSES } from '../reply-schema.ts';
 
 /** Unix seconds: a millisecond- or microsecond-scale value (above 1e11, the year 5138) is 400. */
 const Seconds = Type.Integer({ minimum: 0, maximum: 99_999_999_999 });
 
-export const apiMetaCandles: Operation = {
+export const apiMetaCandles: Operation<typeof CANDLES_RESPONSES> = {
   name: 'apiMetaCandles',
   method: 'GET',
   path: '/v1/api-meta/candles',
@@ -26,6 +27,10 @@ export const apiMetaCandles: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: CANDLES_RESPONSES,
+  errorSource: null,
+  weight: 'apiMetaCandles',
+  mutates: false,
   handle: (state, request) => {
     const query = request.query as { market: string; timeframe: string; to: number; from?: number; countback?: number };
     if (query.from === undefined && query.countback === undefined) return badRequest('one of from or countback is required');

@@ -9,24 +9,29 @@
  * regularTradingHours (null for 24/7 markets). Live numbers (prices, volumes) are on
  * /v1/markets and /v1/api-meta/overview.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { MarketState } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies, nullable, TradingHours } from '../reply-schema.ts';
 
-export interface MarketMetadata {
-  marketId: number;
-  marketDisplayName: string;
-  baseAsset: string;
-  quoteAsset: 'USD';
-  fullAssetName?: string;
-  category: string | null;
-  status: string;
-  type: 'PERPETUAL';
-  addedTimestamp: number;
-  regularTradingHours: { startSecondsOfDay: number; endSecondsOfDay: number; timezone: string; isOvernight: boolean } | null;
-}
+/** Market metadata, fields in the order `marketMetadata` writes them (fullAssetName last). */
+export const MarketMetadataSchema = Type.Object({
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  baseAsset: Type.String(),
+  quoteAsset: Type.Literal('USD'),
+  category: nullable(Type.String()),
+  status: Type.String(),
+  type: Type.Literal('PERPETUAL'),
+  addedTimestamp: Type.Integer(),
+  regularTradingHours: TradingHours,
+  fullAssetName: Type.Optional(Type.String()),
+});
+export const API_META_MARKETS_RESPONSES = okReplies(Type.Object({ markets: Type.Array(MarketMetadataSchema) }));
+
+export type MarketMetadata = Static<typeof MarketMetadataSchema>;
 
 export function marketMetadata(ms: MarketState): MarketMetadata {
   const def = ms.spec.def;
@@ -46,13 +51,17 @@ export function marketMetadata(ms: MarketState): MarketMetadata {
   return record;
 }
 
-export const apiMetaMarkets: Operation = {
+export const apiMetaMarkets: Operation<typeof API_META_MARKETS_RESPONSES> = {
   name: 'apiMetaMarkets',
   method: 'GET',
   path: '/v1/api-meta/markets',
   auth: 'public',
   description: 'market metadata',
   schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  response: API_META_MARKETS_RESPONSES,
+  errorSource: null,
+  weight: 'apiMetaMarkets',
+  mutates: false,
   handle: (state, request) => {
     const filter = request.query.market;
     if (filter === undefined) return ok({ markets: marketsById(state.exchange).map(marketMetadata) });

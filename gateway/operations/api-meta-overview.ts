@@ -23,28 +23,35 @@ import { price, size, usd } from '../format.ts';
 import { marketsById } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { priceRecord } from './prices.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies, mapOf } from '../reply-schema.ts';
 
 const CLASSIFIED: ReadonlySet<string> = new Set(['EQUITIES', 'COMMODITIES', 'INDICES', 'CRYPTO']);
 const MINUTES_PER_DAY = 1440;
 
-export interface OverviewEntry {
-  baseAsset: string;
-  fullAssetName?: string;
-  category?: string;
-  marketId: number;
-  marketDisplayName: string;
-  status: string;
-  oraclePrice: string;
-  markPrice: string;
-  lastTradePrice?: string;
-  priceChange24h?: string;
-  high24h?: string;
-  low24h?: string;
-  volume24h: string;
-  volume24hNotional: string;
-  trades24h: number;
-  openInterest: string;
-}
+/** An overview entry, fields in the order `overviewEntry` writes them (the optional ones after). */
+export const OverviewEntrySchema = Type.Object({
+  baseAsset: Type.String(),
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  status: Type.String(),
+  oraclePrice: Type.String(),
+  markPrice: Type.String(),
+  volume24h: Type.String(),
+  volume24hNotional: Type.String(),
+  trades24h: Type.Integer(),
+  openInterest: Type.String(),
+  fullAssetName: Type.Optional(Type.String()),
+  category: Type.Optional(Type.String()),
+  lastTradePrice: Type.Optional(Type.String()),
+  priceChange24h: Type.Optional(Type.String()),
+  high24h: Type.Optional(Type.String()),
+  low24h: Type.Optional(Type.String()),
+});
+/** By base asset. */
+export const API_META_OVERVIEW_RESPONSES = okReplies(mapOf(OverviewEntrySchema));
+
+export type OverviewEntry = Static<typeof OverviewEntrySchema>;
 
 /** (last − first) / first as a 4-decimal fraction ("-0.0185"). */
 function change(first: number, last: number): string {
@@ -101,12 +108,17 @@ export function overviewEntry(exchange: Exchange, store: CandleStore, ms: Market
   return entry;
 }
 
-export const apiMetaOverview: Operation = {
+export const apiMetaOverview: Operation<typeof API_META_OVERVIEW_RESPONSES> = {
   name: 'apiMetaOverview',
   method: 'GET',
   path: '/v1/api-meta/overview',
   auth: 'public',
   description: 'market overview by base asset',
+  schema: {},
+  response: API_META_OVERVIEW_RESPONSES,
+  errorSource: null,
+  weight: 'apiMetaOverview',
+  mutates: false,
   handle: (state) => {
     const store = attachCandles(state.exchange);
     const now = state.exchange.clock();

@@ -4,12 +4,21 @@
  */
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
+import { Type } from 'typebox';
+import { mapOf, okReplies } from '../reply-schema.ts';
 
-export const apiMetaSpotOverview: Operation = {
+export const API_META_SPOT_OVERVIEW_RESPONSES = okReplies(mapOf(Type.Never()));
+
+export const apiMetaSpotOverview: Operation<typeof API_META_SPOT_OVERVIEW_RESPONSES> = {
   name: 'apiMetaSpotOverview',
   method: 'GET',
   path: '/v1/api-meta/spot/overview',
   auth: 'public',
   description: 'spot market overview (none)',
+  schema: {},
+  response: API_META_SPOT_OVERVIEW_RESPONSES,
+  errorSource: null,
+  weight: 'apiMetaSpotOverview',
+  mutates: false,
   handle: () => ok({}),
 };

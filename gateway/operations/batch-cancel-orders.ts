@@ -15,12 +15,12 @@
  * with rejectionReason ORDER_NOT_FOUND); the reply is 202 when some cancel was acknowledged,
  * 200 when every row is definitive.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { ERRORS, refuse, type ErrorBody } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
-import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel } from './cancel-order.ts';
+import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel, CancelOrderAccepted, CancelOrderRejected } from './cancel-order.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import type { Maybe } from '../maybe.ts';
 import {
@@ -35,6 +35,8 @@ import {
   type ParsedElements,
   present,
   targetRowIds,
+  batchReplies,
+  validatorOf,
 } from './order-write-support.ts';
 
 export const BatchCancelOrdersBody = Type.Object(
@@ -44,13 +46,18 @@ export const BatchCancelOrdersBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const batchCancelOrders: Operation = {
+/** Rows: the element's CancelOrder reply (202 or 200 schema, no rateLimit) or an ERROR row. */
+export const BATCH_CANCEL_ORDERS_RESPONSES = batchReplies(CancelOrderAccepted, CancelOrderRejected);
+type Row = Static<(typeof BATCH_CANCEL_ORDERS_RESPONSES)[200]['properties']['responses']['items']>;
+
+export const batchCancelOrders: Operation<typeof BATCH_CANCEL_ORDERS_RESPONSES> = {
   name: 'batchCancelOrders',
   method: 'POST',
   path: '/v1/batchCancelOrders',
   auth: 'signed',
   description: 'cancel up to 100 orders, each signed',
   schema: { body: BatchCancelOrdersBody },
+  response: BATCH_CANCEL_ORDERS_RESPONSES,
   errorSource: 'Cancel',
   weight: 'batchCancelOrders',
   mutates: true,
@@ -68,11 +75,12 @@ export const batchCancelOrders: Operation = {
     if (isReply(ctx)) return ctx;
 
     const parse = (): Maybe<ParsedElements<ParsedCancel>> =>
-      parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
+      parseElements(validatorOf(state), cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels, parsed, targetRowIds);
       if (isReply(charge)) return charge;
-      const { rows, accepted } = parsed;
+      const { accepted } = parsed;
+      const rows: (Row | undefined)[] = parsed.rows;
       for (const { index, parsed } of accepted) {
         rows[index] = elementRow(cancelReply(state, parsed, state.exchange.submit(parsed.command), undefined), parsed.orderId, parsed.clientId);
       }

@@ -13,12 +13,12 @@
  *
  * Engine: the accepted modifies are submitted one by one, in order (each is independent).
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
-import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify } from './modify-order.ts';
-import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
+import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify, ModifyOrderAccepted, ModifyOrderRejected } from './modify-order.ts';
+import { batchContext, batchReplies, validatorOf, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import type { Maybe } from '../maybe.ts';
 
@@ -29,13 +29,18 @@ export const BatchModifyOrdersBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const batchModifyOrders: Operation = {
+/** Rows: the element's ModifyOrder reply (202 or 200 schema, no rateLimit) or an ERROR row. */
+export const BATCH_MODIFY_ORDERS_RESPONSES = batchReplies(ModifyOrderAccepted, ModifyOrderRejected);
+type Row = Static<(typeof BATCH_MODIFY_ORDERS_RESPONSES)[200]['properties']['responses']['items']>;
+
+export const batchModifyOrders: Operation<typeof BATCH_MODIFY_ORDERS_RESPONSES> = {
   name: 'batchModifyOrders',
   method: 'POST',
   path: '/v1/batchModifyOrders',
   auth: 'signed',
   description: 'modify up to 100 orders, each signed',
   schema: { body: BatchModifyOrdersBody },
+  response: BATCH_MODIFY_ORDERS_RESPONSES,
   errorSource: 'Order',
   weight: 'batchModifyOrders',
   mutates: true,
@@ -46,11 +51,12 @@ export const batchModifyOrders: Operation = {
     const ctx = batchContext(state, request, 'Order', modifies);
     if (isReply(ctx)) return ctx;
     const parse = (): Maybe<ParsedElements<ParsedModify>> =>
-      parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
+      parseElements(validatorOf(state), modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies, parsed, targetRowIds);
       if (isReply(charge)) return charge;
-      const { rows, accepted } = parsed;
+      const { accepted } = parsed;
+      const rows: (Row | undefined)[] = parsed.rows;
       for (const { index, parsed } of accepted) {
         rows[index] = elementRow(modifyReply(state, parsed, submitModify(state, parsed), undefined), parsed.orderId, parsed.clientId);
       }

@@ -22,7 +22,7 @@
  * ACK, or REJECTED with rejectionReason when the engine rejected it at once); a failed
  * element's row is `{orderId: "", clientId, status: "ERROR", error}`.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';
 import type { BatchOrder } from '../../engine/index.ts';
 import { engineInvalid, ERRORS, refuse, type Reply } from '../errors.ts';
@@ -41,8 +41,10 @@ import {
   type ParsedElements,
   stringField,
   type RowIds,
+  batchReplies,
+  validatorOf,
 } from './order-write-support.ts';
-import { orderCommand, orderReply, PlaceOrderBody } from './place-order.ts';
+import { orderCommand, orderReply, PlaceOrderBody, PlaceOrderAccepted, PlaceOrderRejected } from './place-order.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import { andThen, type Maybe } from '../maybe.ts';
 
@@ -64,13 +66,18 @@ interface Placed {
 
 const rowIds: RowIds = (element) => [undefined, stringField(element, 'clientId')];
 
-export const batchPlaceOrders: Operation = {
+/** Rows: the element's PlaceOrder reply (202 or 200 schema, no rateLimit) or an ERROR row. */
+export const BATCH_PLACE_ORDERS_RESPONSES = batchReplies(PlaceOrderAccepted, PlaceOrderRejected);
+type Row = Static<(typeof BATCH_PLACE_ORDERS_RESPONSES)[200]['properties']['responses']['items']>;
+
+export const batchPlaceOrders: Operation<typeof BATCH_PLACE_ORDERS_RESPONSES> = {
   name: 'batchPlaceOrders',
   method: 'POST',
   path: '/v1/batchPlaceOrders',
   auth: 'signed',
   description: 'place up to 100 orders, each signed; optional TPSL grouping',
   schema: { body: BatchPlaceOrdersBody },
+  response: BATCH_PLACE_ORDERS_RESPONSES,
   errorSource: 'Order',
   weight: 'batchPlaceOrders',
   mutates: true,
@@ -87,7 +94,7 @@ export const batchPlaceOrders: Operation = {
     if (isReply(ctx)) return ctx;
 
     const parse = (): Maybe<ParsedElements<Placed>> =>
-      parseElements(orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Maybe<Placed | Reply> =>
+      parseElements(validatorOf(state), orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Maybe<Placed | Reply> =>
         andThen(orderCommand(state, request, element, element.signature ?? '', 'present'), (parsed): Placed | Reply => {
           if (isReply(parsed)) return parsed;
           const { type: _type, ...command } = parsed.command;
@@ -97,7 +104,8 @@ export const batchPlaceOrders: Operation = {
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchPlaceOrders', ctx, orders, parsed, rowIds);
       if (isReply(charge)) return charge;
-      const { rows, accepted } = parsed;
+      const { accepted } = parsed;
+      const rows: (Row | undefined)[] = parsed.rows;
 
       if (grouping !== undefined && accepted.length < orders.length) {
         const failed = rows.findIndex((row) => row !== undefined);

@@ -4,26 +4,21 @@
  * global sequence and the exchange clock (µs). The path takes the display name; the numeric
  * id is accepted as well (a market selector). Unresolvable → 400.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { bestLevel, type MarketState } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { price, size } from '../format.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 export interface BboLevel {
   price: string;
   size: string;
 }
 
-export interface BboRecord {
-  bestBid: BboLevel | null;
-  bestAsk: BboLevel | null;
-  lastSequenceId: number;
-  globalSequenceId: number;
-  timestamp: number;
-}
+export type BboRecord = Static<typeof BboReply>;
 
 /** The bbo record of a market now (shared with the WebSocket bbo channel's snapshot). */
 export function bboRecord(exchange: Exchange, ms: MarketState): BboRecord {
@@ -38,13 +33,29 @@ export function bboRecord(exchange: Exchange, ms: MarketState): BboRecord {
   };
 }
 
-export const bbo: Operation = {
+const BboLevelSchema = nullable(Type.Object({ price: Type.String(), size: Type.String() }));
+
+/** The bbo record, fields in the order `bboRecord` writes them. */
+export const BboReply = Type.Object({
+  bestBid: BboLevelSchema,
+  bestAsk: BboLevelSchema,
+  lastSequenceId: Type.Integer(),
+  globalSequenceId: Type.Integer(),
+  timestamp: Type.Number(),
+});
+export const BBO_RESPONSES = okReplies(BboReply);
+
+export const bbo: Operation<typeof BBO_RESPONSES> = {
   name: 'bbo',
   method: 'GET',
   path: '/v1/bbo/:market',
   auth: 'public',
   description: 'best bid/offer of a market',
   schema: { params: Type.Object({ market: Type.String() }) },
+  response: BBO_RESPONSES,
+  errorSource: null,
+  weight: 'bbo',
+  mutates: false,
   handle: (state, request) => {
     const ms = resolveMarket(state.exchange, request.params.market);
     if (ms === undefined) return badRequest(`unknown market: ${String(request.params.market)}`);

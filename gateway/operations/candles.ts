@@ -19,13 +19,14 @@
 import { Type } from 'typebox';
 import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';
 import { attachCandles, candleRecord, isTimeframe, readFilledCandles, TIMEFRAME_US } from '../candles.ts';
-import { badRequest, ok, type Reply } from '../errors.ts';
+import { badRequest, ok } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
-import type { GatewayState, Operation } from '../operation.ts';
+import type { GatewayState, Operation, OperationReply } from '../operation.ts';
+import { CANDLES_RESPONSES } from '../reply-schema.ts';
 
 const Micros = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
 
-export const candles: Operation = {
+export const candles: Operation<typeof CANDLES_RESPONSES> = {
   name: 'candles',
   method: 'GET',
   path: '/v1/candles',
@@ -43,6 +44,10 @@ export const candles: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: CANDLES_RESPONSES,
+  errorSource: null,
+  weight: 'candles',
+  mutates: false,
   handle: (state, request) => candlesReply(state, request.query as unknown as CandlesQuery),
 };
 
@@ -56,7 +61,7 @@ export interface CandlesQuery {
 }
 
 /** The candles read of a validated query (bounds in µs), shared with GET /v1/api-meta/candles. */
-export function candlesReply(state: GatewayState, query: CandlesQuery): Reply {
+export function candlesReply(state: GatewayState, query: CandlesQuery): OperationReply<typeof CANDLES_RESPONSES> {
   const ms = resolveMarket(state.exchange, query.market);
   if (ms === undefined) return badRequest(`unknown market: ${query.market}`);
   const timeframe = query.timeframe;

@@ -6,13 +6,28 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { COMMISSION_SCHEDULE } from '../referral.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const commissionRates: Operation = {
+export const COMMISSION_RATES_RESPONSES = okReplies(
+  Type.Object({
+    tiers: Type.Array(Type.Object({ level: Type.Integer(), name: Type.String(), t1_rate_bps: Type.Number() })),
+    t2_rate_bps: Type.Number(),
+    t3_rate_bps: Type.Number(),
+  }),
+);
+
+export const commissionRates: Operation<typeof COMMISSION_RATES_RESPONSES> = {
   name: 'commissionRates',
   method: 'GET',
   path: '/v1/commissionrates',
   auth: 'public',
   description: 'referral commission schedule',
+  schema: {},
+  response: COMMISSION_RATES_RESPONSES,
+  errorSource: null,
+  weight: 'commissionRates',
+  mutates: false,
   handle: () =>
     ok({
       tiers: [...COMMISSION_SCHEDULE.tiers].sort((a, b) => a.level - b.level).map((t) => ({ level: t.level, name: t.name, t1_rate_bps: t.t1RateBps })),

@@ -11,24 +11,38 @@
  * address is echoed lowercase and COMPLIANT; `reason` is only for BLOCKED, as live.
  * The geo section is always present; the address section only when an address was given.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { badRequest, ok } from '../errors.ts';
 import { geoOf } from '../geo.ts';
 import type { Operation } from '../operation.ts';
 import { ADDRESS_PATTERN, parseAddress } from './common.ts';
+import { okReplies } from '../reply-schema.ts';
 
-export interface ComplianceRecord {
-  geo: { country: string; region: string; restrictions: { perpetuals: boolean; spot: boolean }; bypassed: boolean };
-  address?: { address: string; status: 'COMPLIANT' | 'BLOCKED'; reason?: string };
-}
+export const COMPLIANCE_RESPONSES = okReplies(
+  Type.Object({
+    geo: Type.Object({
+      country: Type.String(),
+      region: Type.String(),
+      restrictions: Type.Object({ perpetuals: Type.Boolean(), spot: Type.Boolean() }),
+      bypassed: Type.Boolean(),
+    }),
+    address: Type.Optional(Type.Object({ address: Type.String(), status: Type.Union([Type.Literal('COMPLIANT'), Type.Literal('BLOCKED')]), reason: Type.Optional(Type.String()) })),
+  }),
+);
 
-export const compliance: Operation = {
+export type ComplianceRecord = Static<(typeof COMPLIANCE_RESPONSES)[200]>;
+
+export const compliance: Operation<typeof COMPLIANCE_RESPONSES> = {
   name: 'compliance',
   method: 'GET',
   path: '/v1/compliance',
   auth: 'public',
   description: 'geo and address compliance',
   schema: { querystring: Type.Object({ address: Type.Optional(Type.String({ pattern: ADDRESS_PATTERN })) }, { additionalProperties: true }) },
+  response: COMPLIANCE_RESPONSES,
+  errorSource: null,
+  weight: 'compliance',
+  mutates: false,
   handle: (state, request) => {
     const geo = geoOf(state.config.geo, request.headers, request.ip);
     const restricted = geo.restricted || geo.bypassed;

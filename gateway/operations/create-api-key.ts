@@ -31,15 +31,16 @@
  * - Time: `createdAt` is the engine clock (µs); validUntil bounds use the gateway's wall clock
  *   (ms), the clock key expiry is checked against.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { normalizeAddress, recoverApiKeyCreator } from '../auth/index.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { fail, ok } from '../errors.ts';
 import { registerKey } from '../keys.ts';
 import { spendNonce } from '../nonces.ts';
 import type { Operation } from '../operation.ts';
 import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, checkKeyWallet, KEY_ACCOUNT_INDEX, KEY_NONCE, WALLET_SIGNATURE } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { REFUSALS } from '../reply-schema.ts';
 
 const DAY_MS = 86_400_000;
 /** validUntil bounds and default (supplement §5). */
@@ -68,25 +69,32 @@ export interface CreateApiKeyBody {
   nonce?: string;
 }
 
-export interface CreateApiKeyReply {
-  apiKey: string;
-  address: string;
-  /** µs. */
-  createdAt: number;
-  allSubaccounts: boolean;
-  accountIndex?: number;
-  /** ms. */
-  validUntil: number;
-}
+export type CreateApiKeyReply = Static<(typeof CREATE_API_KEY_RESPONSES)[202]>;
 
-export const createApiKey: Operation = {
+export const CREATE_API_KEY_RESPONSES = {
+  202: Type.Object({
+    apiKey: Type.String(),
+    address: Type.String(),
+    createdAt: Type.Number(),
+    allSubaccounts: Type.Boolean(),
+    accountIndex: Type.Optional(Type.Integer()),
+    validUntil: Type.Number(),
+  }),
+  ...REFUSALS,
+} as const;
+
+export const createApiKey: Operation<typeof CREATE_API_KEY_RESPONSES> = {
   name: 'createApiKey',
   method: 'POST',
   path: '/v1/createApiKey',
   auth: 'wallet',
   description: 'register an API key (wallet-signed)',
   schema: { body: CreateApiKeyBody },
-  handle: async (state, request): Promise<Reply> => {
+  response: CREATE_API_KEY_RESPONSES,
+  errorSource: null,
+  weight: 'createApiKey',
+  mutates: true,
+  handle: async (state, request) => {
     const body = request.body as CreateApiKeyBody;
     const address = normalizeAddress(body.address);
     if (address === null) return fail(400, 'invalid address');

@@ -17,23 +17,47 @@
  * same schedule is served under `tiers` in that shape too (docs/decisions.md "Fidelity to the
  * live venue"), so clients of either shape read it.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { findAccount, lifetimeFeesPaid, lifetimeVolume, LIMITS, tierFor } from '../../engine/index.ts';
 import { rollingVolumeAt } from './account-stats.ts';
 import { badRequest, ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { ADDRESS_PATTERN, parseAddress } from './common.ts';
+import { okReplies } from '../reply-schema.ts';
 
-export interface FeeTierRecord {
-  level: number;
-  name: string;
-  minRollingVolume: string;
-  makerFeePpm: number;
-  takerFeePpm: number;
-}
+/** The schedule (level from 1), the live venue's `tiers` spelling of it, and the account's standing when an address is given. */
+export const FeeTierRecordSchema = Type.Object({
+  level: Type.Integer(),
+  name: Type.String(),
+  minRollingVolume: Type.String(),
+  makerFeePpm: Type.Integer(),
+  takerFeePpm: Type.Integer(),
+});
+export const FeeTierStandingSchema = Type.Object({
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  level: Type.Integer(),
+  name: Type.String(),
+  rollingVolume: Type.String(),
+  lifetimeVolume: Type.String(),
+  lifetimeFeesPaid: Type.String(),
+  makerFeePpm: Type.Integer(),
+  takerFeePpm: Type.Integer(),
+});
+export const FeeTiersReply = Type.Object({
+  feeTiers: Type.Array(FeeTierRecordSchema),
+  tiers: Type.Array(
+    Type.Object({ level: Type.Integer(), name: Type.String(), volume_threshold: Type.Number(), maker_fee_ppm: Type.Integer(), taker_fee_ppm: Type.Integer() }),
+  ),
+  account: Type.Optional(FeeTierStandingSchema),
+});
+export type FeeTiersReply = Static<typeof FeeTiersReply>;
+export const FEE_TIERS_RESPONSES = okReplies(FeeTiersReply);
 
-export const feeTiers: Operation = {
+export type FeeTierRecord = Static<typeof FeeTierRecordSchema>;
+
+export const feeTiers: Operation<typeof FEE_TIERS_RESPONSES> = {
   name: 'feeTiers',
   method: 'GET',
   path: '/v1/feetiers',
@@ -48,6 +72,10 @@ export const feeTiers: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: FEE_TIERS_RESPONSES,
+  errorSource: null,
+  weight: 'feeTiers',
+  mutates: false,
   handle: (state, request) => {
     const engine = state.exchange.engine;
     const tiers = engine.risk.feeTiers;

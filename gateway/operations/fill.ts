@@ -14,6 +14,7 @@ import { accountKeyOf } from '../exchange.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { fillRecord } from './fills.ts';
+import { okReplies, FillRecord } from '../reply-schema.ts';
 
 export const FillParams = Type.Object({ tradeId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -23,13 +24,19 @@ function parseTradeId(text: string): number | null {
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
-export const fill: Operation = {
+export const FILL_RESPONSES = okReplies(FillRecord);
+
+export const fill: Operation<typeof FILL_RESPONSES> = {
   name: 'fill',
   method: 'GET',
   path: '/v1/fill/:tradeId',
   auth: 'public',
   description: 'the account\'s fill of one trade',
   schema: { querystring: AccountQuery, params: FillParams },
+  response: FILL_RESPONSES,
+  errorSource: null,
+  weight: 'fill',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const tradeId = parseTradeId(request.params.tradeId ?? '');

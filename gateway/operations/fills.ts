@@ -7,7 +7,7 @@
  * 1000, larger values clamped). `total` counts every match, also those past the limit. REST
  * rows carry neither clientId nor sequenceNumber (WebSocket only, supplement §7).
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { FILL_ROLES, SIDES, type FillEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
@@ -16,13 +16,11 @@ import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf } from './read-filters.ts';
 import { orderOf } from '../history-store.ts';
+import { okReplies, FillRecord as FillRecordSchema } from '../reply-schema.ts';
 
 export const FillsQuery = accountQueryWith({ ...LIST_PARAMS, role: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
 
-export interface FillsReply {
-  fills: FillRecord[];
-  total: number;
-}
+export type FillsReply = Static<(typeof FILLS_RESPONSES)[200]>;
 
 /**
  * Whether the fill's order was one of the engine's liquidation / ADL orders (its orderId then
@@ -40,13 +38,19 @@ export function fillRecord(exchange: Exchange, e: FillEvent): FillRecord {
   return formatFill(e, exchange.engine.markets.get(e.marketId)!.spec, fillOrigin(exchange, e));
 }
 
-export const fills: Operation = {
+export const FILLS_RESPONSES = okReplies(Type.Object({ fills: Type.Array(FillRecordSchema), total: Type.Integer() }));
+
+export const fills: Operation<typeof FILLS_RESPONSES> = {
   name: 'fills',
   method: 'GET',
   path: '/v1/fills',
   auth: 'public',
   description: 'fills',
   schema: { querystring: FillsQuery },
+  response: FILLS_RESPONSES,
+  errorSource: null,
+  weight: 'fills',
+  mutates: false,
   handle: (state, request) => {
     const exchange = state.exchange;
     const query = request.query;

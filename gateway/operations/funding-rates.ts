@@ -11,23 +11,25 @@
  * Rows come from gateway/funding-rates-store.ts: rates settled before the store was attached
  * are not known.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import { attachFundingRates, fundingRateString, readFundingRates } from '../funding-rates-store.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies } from '../reply-schema.ts';
 
-export interface FundingRateRecord {
-  marketId: number;
-  marketDisplayName: string;
-  fundingRate: string;
-  time: number;
-}
+export type FundingRateRecord = Static<(typeof FUNDING_RATES_RESPONSES)[200]['properties']['fundingRates']['items']>;
 
 const TimeBound = Type.Optional(Type.Integer({ minimum: LIMITS.minMicrosecondBound }));
 
-export const fundingRates: Operation = {
+export const FUNDING_RATES_RESPONSES = okReplies(
+  Type.Object({
+    fundingRates: Type.Array(Type.Object({ marketId: Type.Integer(), marketDisplayName: Type.String(), fundingRate: Type.String(), time: Type.Number() })),
+  }),
+);
+
+export const fundingRates: Operation<typeof FUNDING_RATES_RESPONSES> = {
   name: 'fundingRates',
   method: 'GET',
   path: '/v1/fundingRates',
@@ -44,6 +46,10 @@ export const fundingRates: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: FUNDING_RATES_RESPONSES,
+  errorSource: null,
+  weight: 'fundingRates',
+  mutates: false,
   handle: (state, request) => {
     const query = request.query as { market?: string; limit?: number; from?: number; to?: number };
     const exchange = state.exchange;

@@ -16,26 +16,28 @@ import { formatBig, LIMITS, trimDecimal, type FundingPaymentEvent } from '../../
 import { ok } from '../errors.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { size, usd } from '../format.ts';
-import type { Operation, OperationRequest, GatewayState } from '../operation.ts';
-import type { Reply } from '../errors.ts';
+import type { Operation, OperationReply, OperationRequest, GatewayState } from '../operation.ts';
+import { Type, type Static } from 'typebox';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, marketFilter, signed, windowOf } from './read-filters.ts';
+import { okReplies } from '../reply-schema.ts';
 
 export const FundingQuery = accountQueryWith(LIST_PARAMS);
 
-export interface FundingPaymentRecord {
-  marketId: number;
-  marketDisplayName: string;
-  fundingRate: string;
-  size: string;
-  payment: string;
-  time: number;
-}
+/** A funding payment, fields in the order `fundingPaymentRecord` writes them. */
+export const FundingPaymentReply = Type.Object({
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  fundingRate: Type.String(),
+  size: Type.String(),
+  payment: Type.String(),
+  time: Type.Number(),
+});
+export const FUNDING_RESPONSES = okReplies(Type.Object({ fundingPayments: Type.Array(FundingPaymentReply), total: Type.Integer() }));
 
-export interface FundingReply {
-  fundingPayments: FundingPaymentRecord[];
-  total: number;
-}
+export type FundingPaymentRecord = Static<typeof FundingPaymentReply>;
+
+export type FundingReply = Static<(typeof FUNDING_RESPONSES)[200]>;
 
 /** A funding rate in 1e-12 units as a decimal fraction ("0.0000125", "-0.000002", "0.0"). */
 export function fundingRateString(rate: bigint): string {
@@ -54,7 +56,7 @@ export function fundingPaymentRecord(exchange: Exchange, e: FundingPaymentEvent)
   };
 }
 
-function handle(state: GatewayState, request: OperationRequest): Reply {
+function handle(state: GatewayState, request: OperationRequest): OperationReply<typeof FUNDING_RESPONSES> {
   const exchange = state.exchange;
   const query = request.query;
   const ref = accountOf(query);
@@ -67,13 +69,17 @@ function handle(state: GatewayState, request: OperationRequest): Reply {
   return ok(body);
 }
 
-export const funding: Operation = {
+export const funding: Operation<typeof FUNDING_RESPONSES> = {
   name: 'funding',
   method: 'GET',
   path: '/v1/funding',
   auth: 'public',
   description: 'funding payments',
   schema: { querystring: FundingQuery },
+  response: FUNDING_RESPONSES,
+  errorSource: null,
+  weight: 'funding',
+  mutates: false,
   handle,
 };
 

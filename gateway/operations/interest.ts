@@ -17,6 +17,8 @@ import { accountKeyOf } from '../exchange.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
 export const InterestQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 
@@ -25,17 +27,21 @@ export interface InterestPaymentRecord {
   time: number;
 }
 
-export interface InterestReply {
-  interestPayments: InterestPaymentRecord[];
-}
+export type InterestReply = Static<(typeof INTEREST_RESPONSES)[200]>;
 
-export const interest: Operation = {
+export const INTEREST_RESPONSES = okReplies(Type.Object({ interestPayments: Type.Array(Type.Object({ payment: Type.String(), time: Type.Number() })) }));
+
+export const interest: Operation<typeof INTEREST_RESPONSES> = {
   name: 'interest',
   method: 'GET',
   path: '/v1/interest',
   auth: 'public',
   description: 'borrow interest payments',
   schema: { querystring: InterestQuery },
+  response: INTEREST_RESPONSES,
+  errorSource: null,
+  weight: 'interest',
+  mutates: false,
   handle: (state, request) => {
     const exchange = state.exchange;
     const ref = accountOf(request.query);

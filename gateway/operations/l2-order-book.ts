@@ -8,21 +8,16 @@
  * rounding down and asks up (book-levels.ts); `roundStep` 1, 2 or 5, where 2 and 5 need
  * sigFigs 5. Anything else → 400.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';
 import { aggregationError, bookSideLevels, type Aggregation } from '../book-levels.ts';
 import { badRequest, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies } from '../reply-schema.ts';
 
-export interface L2BookRecord {
-  bids: [string, string][];
-  asks: [string, string][];
-  lastSequenceId: number;
-  globalSequenceId: number;
-  timestamp: number;
-}
+export type L2BookRecord = Static<typeof L2BookReply>;
 
 /** The book record of a market now (shared with the WebSocket l2Orderbook snapshots). */
 export function l2BookRecord(exchange: Exchange, ms: MarketState, nLevels: number, agg: Aggregation = {}): L2BookRecord {
@@ -35,7 +30,19 @@ export function l2BookRecord(exchange: Exchange, ms: MarketState, nLevels: numbe
   };
 }
 
-export const l2OrderBook: Operation = {
+const Level = Type.Tuple([Type.String(), Type.String()]);
+
+/** The book record, fields in the order `l2BookRecord` writes them. */
+export const L2BookReply = Type.Object({
+  bids: Type.Array(Level),
+  asks: Type.Array(Level),
+  lastSequenceId: Type.Integer(),
+  globalSequenceId: Type.Integer(),
+  timestamp: Type.Number(),
+});
+export const L2_ORDER_BOOK_RESPONSES = okReplies(L2BookReply);
+
+export const l2OrderBook: Operation<typeof L2_ORDER_BOOK_RESPONSES> = {
   name: 'l2OrderBook',
   method: 'GET',
   path: '/v1/l2OrderBook/:market',
@@ -52,6 +59,10 @@ export const l2OrderBook: Operation = {
       { additionalProperties: true },
     ),
   },
+  response: L2_ORDER_BOOK_RESPONSES,
+  errorSource: null,
+  weight: 'l2OrderBook',
+  mutates: false,
   handle: (state, request) => {
     const ms = resolveMarket(state.exchange, request.params.market);
     if (ms === undefined) return badRequest(`unknown market: ${String(request.params.market)}`);

@@ -14,6 +14,7 @@ import { rank, type LeaderboardSort, type LeaderboardWindow } from '../leaderboa
 import type { Operation } from '../operation.ts';
 import { leaderboardOf } from '../services.ts';
 import { enumFilter, isFilterReply } from './read-filters.ts';
+import { okReplies } from '../reply-schema.ts';
 
 const LIMIT_MAX = 100;
 
@@ -22,13 +23,25 @@ export const LeaderboardQuery = Type.Object(
   { additionalProperties: true },
 );
 
-export const leaderboard: Operation = {
+export const LEADERBOARD_RESPONSES = okReplies(
+  Type.Object({
+    leaderboard: Type.Array(Type.Object({ rank: Type.Integer(), address: Type.String(), volume: Type.String(), feesPaid: Type.String(), pnl: Type.String() })),
+    sortBy: Type.String(),
+    window: Type.String(),
+  }),
+);
+
+export const leaderboard: Operation<typeof LEADERBOARD_RESPONSES> = {
   name: 'leaderboard',
   method: 'GET',
   path: '/v1/leaderboard',
   auth: 'public',
   description: 'traders ranked by volume, realized PnL or fees',
   schema: { querystring: LeaderboardQuery },
+  response: LEADERBOARD_RESPONSES,
+  errorSource: null,
+  weight: 'leaderboard',
+  mutates: false,
   handle: (state, request) => {
     const query = request.query;
     const sortBy = enumFilter(query, 'sortBy', ['VOLUME', 'PNL', 'FEES'] as const);

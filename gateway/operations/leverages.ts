@@ -7,29 +7,22 @@
  * changes it; `marginMode` is CROSS or ISOLATED. `market` narrows the list to one market (400
  * when unresolvable). An address with no activity reads the defaults.
  */
-import { findAccount, type MarginMode, type MarketState } from '../../engine/index.ts';
+import { findAccount, type MarketState } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { marketsById } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies, stringEnum } from '../reply-schema.ts';
+import { MARGIN_MODES } from '../../engine/spec.ts';
 
 export const LeveragesQuery = accountQueryWith({ market: LIST_PARAMS.market });
 
-export interface LeverageRow {
-  marketId: number;
-  marketDisplayName: string;
-  leverage: number;
-  isolated: boolean;
-  marginMode: MarginMode;
-}
+export type LeverageRow = Static<typeof LeverageRowSchema>;
 
-export interface LeveragesReply {
-  address: string;
-  accountIndex: number;
-  leverages: LeverageRow[];
-}
+export type LeveragesReply = Static<(typeof LEVERAGES_RESPONSES)[200]>;
 
 export function leverageRow(acct: Account | undefined, ms: MarketState): LeverageRow {
   const am = acct?.markets[ms.slot];
@@ -43,13 +36,26 @@ export function leverageRow(acct: Account | undefined, ms: MarketState): Leverag
   };
 }
 
-export const leverages: Operation = {
+export const LeverageRowSchema = Type.Object({
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  leverage: Type.Number(),
+  isolated: Type.Boolean(),
+  marginMode: stringEnum(MARGIN_MODES),
+});
+export const LEVERAGES_RESPONSES = okReplies(Type.Object({ address: Type.String(), accountIndex: Type.Integer(), leverages: Type.Array(LeverageRowSchema) }));
+
+export const leverages: Operation<typeof LEVERAGES_RESPONSES> = {
   name: 'leverages',
   method: 'GET',
   path: '/v1/leverages',
   auth: 'public',
   description: 'leverage and margin mode per market',
   schema: { querystring: LeveragesQuery },
+  response: LEVERAGES_RESPONSES,
+  errorSource: null,
+  weight: 'leverages',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const market = marketFilter(state.exchange, request.query);

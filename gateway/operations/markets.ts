@@ -3,14 +3,21 @@ import { Type } from 'typebox';
 import { badRequest, ok } from '../errors.ts';
 import { marketRow, marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies, MarketRow } from '../reply-schema.ts';
 
-export const markets: Operation = {
+export const MARKETS_RESPONSES = okReplies(Type.Object({ markets: Type.Array(MarketRow) }));
+
+export const markets: Operation<typeof MARKETS_RESPONSES> = {
   name: 'markets',
   method: 'GET',
   path: '/v1/markets',
   auth: 'public',
   description: 'market records',
   schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  response: MARKETS_RESPONSES,
+  errorSource: null,
+  weight: 'markets',
+  mutates: false,
   handle: (state, request) => {
     const filter = request.query.market;
     if (filter === undefined) return ok({ markets: marketsById(state.exchange).map((ms) => marketRow(state.exchange, ms)) });

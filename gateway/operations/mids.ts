@@ -14,6 +14,7 @@ import { bestLevel, formatBig, type MarketState } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies, mapOf } from '../reply-schema.ts';
 
 /** The book's mid as the venue prints it, or "" when a side is empty. */
 export function midPrice(ms: MarketState): string {
@@ -33,13 +34,19 @@ export function midsRecord(markets: readonly MarketState[]): Record<string, stri
   return mids;
 }
 
-export const mids: Operation = {
+export const MIDS_RESPONSES = okReplies(Type.Object({ mids: mapOf(Type.String()), globalSequenceId: Type.Integer() }));
+
+export const mids: Operation<typeof MIDS_RESPONSES> = {
   name: 'mids',
   method: 'GET',
   path: '/v1/mids',
   auth: 'public',
   description: 'mid prices of online markets',
   schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  response: MIDS_RESPONSES,
+  errorSource: null,
+  weight: 'mids',
+  mutates: false,
   handle: (state, request) => {
     const filter = request.query.market;
     const globalSequenceId = state.exchange.engine.seq.global;

@@ -15,6 +15,7 @@ import type { Operation } from '../operation.ts';
 import { notificationsOf } from '../services.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 export const TokenBody = Type.Object(
   {
@@ -25,13 +26,19 @@ export const TokenBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const notificationTokens: Operation = {
+export const NOTIFICATION_TOKENS_RESPONSES = okReplies(Type.Object({ token: Type.String(), platform: nullable(Type.String()), tokens: Type.Integer() }));
+
+export const notificationTokens: Operation<typeof NOTIFICATION_TOKENS_RESPONSES> = {
   name: 'notificationTokens',
   method: 'POST',
   path: '/v1/api-meta/notifications/tokens',
   auth: 'signed',
   description: 'register a push device token',
   schema: { body: TokenBody },
+  response: NOTIFICATION_TOKENS_RESPONSES,
+  errorSource: null,
+  weight: 'notificationTokens',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as { token: string; platform?: Platform };
     const ctx = walletContext(state, request, true);

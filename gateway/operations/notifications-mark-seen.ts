@@ -15,6 +15,7 @@ import type { Operation } from '../operation.ts';
 import { notificationsOf } from '../services.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, walletContext } from './wallet-signed.ts';
+import { okReplies } from '../reply-schema.ts';
 
 const NUMERIC = Type.Union([Type.String({ pattern: '^[0-9]{1,30}$' }), Type.Integer({ minimum: 0 })]);
 
@@ -34,13 +35,19 @@ interface MarkSeenBody {
   ids?: { created_at_ns: string | number; notification_id: string | number }[];
 }
 
-export const notificationsMarkSeen: Operation = {
+export const MARK_SEEN_RESPONSES = okReplies(Type.Object({ marked: Type.Integer() }));
+
+export const notificationsMarkSeen: Operation<typeof MARK_SEEN_RESPONSES> = {
   name: 'notificationsMarkSeen',
   method: 'POST',
   path: '/v1/api-meta/notifications:markSeen',
   auth: 'signed',
   description: 'mark notifications seen',
   schema: { body: MarkSeenBody },
+  response: MARK_SEEN_RESPONSES,
+  errorSource: null,
+  weight: 'notificationsMarkSeen',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as MarkSeenBody;
     const ctx = walletContext(state, request, true);

@@ -14,13 +14,14 @@
  * 0); unseen counts the whole inbox; nextBeforeNs is the cursor of the next page, null on the
  * last.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ok } from '../errors.ts';
 import { enrol, inboxPage, unseenCount, type StoredNotification } from '../notifications.ts';
 import type { Operation } from '../operation.ts';
 import { notificationsOf } from '../services.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith } from './read-filters.ts';
+import { okReplies, nullable } from '../reply-schema.ts';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 100;
@@ -30,7 +31,21 @@ export const NotificationsQuery = accountQueryWith({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
-export function notificationRecord(n: StoredNotification): Record<string, unknown> {
+/** A notification; `payload` is the notification's own document, written as stored. */
+export const NotificationRecord = Type.Object({
+  notificationId: Type.Integer(),
+  createdAtNs: Type.String(),
+  type: Type.String(),
+  marketId: Type.Integer(),
+  accountIndex: Type.Integer(),
+  seen: Type.Boolean(),
+  payload: Type.Unknown(),
+});
+export const NOTIFICATIONS_RESPONSES = okReplies(
+  Type.Object({ notifications: Type.Array(NotificationRecord), unseen: Type.Integer(), nextBeforeNs: nullable(Type.String()) }),
+);
+
+export function notificationRecord(n: StoredNotification): Static<typeof NotificationRecord> {
   return {
     notificationId: n.notificationId,
     createdAtNs: n.createdAtNs.toString(),
@@ -42,13 +57,17 @@ export function notificationRecord(n: StoredNotification): Record<string, unknow
   };
 }
 
-export const notifications: Operation = {
+export const notifications: Operation<typeof NOTIFICATIONS_RESPONSES> = {
   name: 'notifications',
   method: 'GET',
   path: '/v1/api-meta/notifications',
   auth: 'public',
   description: 'notification inbox (the first read enrols the wallet)',
   schema: { querystring: NotificationsQuery },
+  response: NOTIFICATIONS_RESPONSES,
+  errorSource: null,
+  weight: 'notifications',
+  mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
     const ns = notificationsOf(state);

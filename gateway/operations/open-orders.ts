@@ -7,14 +7,18 @@
  * those past the limit. Only the OPEN and UNTRIGGERED status values can match here.
  */
 import type { Operation } from '../operation.ts';
-import { orderListReply, OrderListQuery } from './order-rows.ts';
+import { orderListReply, OrderListQuery, ORDER_LIST_RESPONSES } from './order-rows.ts';
 
-export const openOrders: Operation = {
+export const openOrders: Operation<typeof ORDER_LIST_RESPONSES> = {
   name: 'openOrders',
   method: 'GET',
   path: '/v1/openOrders',
   auth: 'public',
   description: 'open orders',
   schema: { querystring: OrderListQuery },
+  response: ORDER_LIST_RESPONSES,
+  errorSource: null,
+  weight: 'openOrders',
+  mutates: false,
   handle: (state, request) => orderListReply(state.exchange, request.query, false),
 };

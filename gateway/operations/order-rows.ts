@@ -14,7 +14,9 @@
  */
 import { Type } from 'typebox';
 import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEvent, type OrderStatus } from '../../engine/index.ts';
-import { badRequest, ok, type Reply } from '../errors.ts';
+import { badRequest, ok, type Refusal } from '../errors.ts';
+import type { OperationReply } from '../operation.ts';
+import { OrderRecord as OrderRecordSchema, okReplies } from '../reply-schema.ts';
 import { accountKeyOf, type Exchange } from '../exchange.ts';
 import { formatOrder, type OrderRecord } from '../format.ts';
 import { newestCreatedFirst, orderMatches, type OrderQuery } from '../history-store.ts';
@@ -39,7 +41,7 @@ const STATUS_MATCHES: Readonly<Record<StatusFilter, readonly OrderStatus[]>> = {
 /** The filters of the order lists (history-store.ts `OrderQuery`). */
 export type OrderFilters = OrderQuery;
 
-function statusFilter(value: unknown): ReadonlySet<OrderStatus> | null | Reply {
+function statusFilter(value: unknown): ReadonlySet<OrderStatus> | null | Refusal {
   if (value === undefined || value === '') return null;
   const out = new Set<OrderStatus>();
   for (const part of String(value).split(',')) {
@@ -51,7 +53,7 @@ function statusFilter(value: unknown): ReadonlySet<OrderStatus> | null | Reply {
 }
 
 /** market, status, side, from/to (on createdAt), limit; a 400 for any bad value. */
-export function orderFilters(exchange: Exchange, query: Record<string, unknown>): OrderFilters | Reply {
+export function orderFilters(exchange: Exchange, query: Record<string, unknown>): OrderFilters | Refusal {
   const market = marketFilter(exchange, query);
   if (isFilterReply(market)) return market;
   const statuses = statusFilter(query.status);
@@ -74,6 +76,9 @@ export function openOrderEvents(exchange: Exchange, ref: AccountRef): OrderEvent
   }
   return out;
 }
+
+/** GET /v1/orders and /v1/openOrders: a page of order records and the count of every match. */
+export const ORDER_LIST_RESPONSES = okReplies(Type.Object({ orders: Type.Array(OrderRecordSchema), total: Type.Integer() }));
 
 export interface OrderPage {
   orders: OrderRecord[];
@@ -99,7 +104,7 @@ export function orderPage(exchange: Exchange, live: readonly OrderEvent[], filte
 }
 
 /** The reply of a list read of the queried account's live orders (and closed ones: `withClosed`): a 400 for a bad filter, else the page. */
-export function orderListReply(exchange: Exchange, query: Record<string, unknown>, withClosed: boolean): Reply {
+export function orderListReply(exchange: Exchange, query: Record<string, unknown>, withClosed: boolean): OperationReply<typeof ORDER_LIST_RESPONSES> {
   const filters = orderFilters(exchange, query);
   if (isFilterReply(filters)) return filters;
   const ref = accountOf(query);

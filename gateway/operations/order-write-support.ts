@@ -21,7 +21,6 @@
  *   already definitive (REJECTED / ERROR).
  */
 import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
 import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
@@ -32,8 +31,9 @@ import type { OrderWriteRateLimit, PooledOperation } from '../rate-limit/index.t
 import { all, andThen, type Maybe } from '../maybe.ts';
 import { isReplayed, replaySlot, takeReplaySlot } from '../replay.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { RateLimitInfo } from '../reply-schema.ts';
+import { ErrorRow, RateLimitInfo, REFUSALS } from '../reply-schema.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
+import type { SchemaValidator } from '../validator.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas.
@@ -192,8 +192,17 @@ export function chargeOnce(state: GatewayState, signature: string, charge: () =>
 // ---------------------------------------------------------------------------------------------
 // Batches.
 
-/** One row of a batch reply. */
-export type BatchRow = Record<string, unknown>;
+/**
+ * A batch's replies, 202 and 200 alike: `{responses, rateLimit}`, each row the element's single
+ * write reply (the operation's own 202 or 200 schema, its rateLimit left out) or an ERROR row.
+ */
+export function batchReplies<A extends TSchema, R extends TSchema>(accepted: A, rejected: R) {
+  const body = Type.Object({ responses: Type.Array(Type.Union([accepted, rejected, ErrorRow])), rateLimit: Type.Optional(RateLimitInfo) });
+  return { 200: body, 202: body, ...REFUSALS } as const;
+}
+
+/** The row of an element that did not go through. */
+export type BatchErrorRow = Static<typeof ErrorRow>;
 
 /** The orderId and clientId an element's row names (placeOrder elements have no orderId). */
 export type RowIds = (element: unknown) => [string | undefined, string | undefined];
@@ -202,28 +211,32 @@ export type RowIds = (element: unknown) => [string | undefined, string | undefin
 export const targetRowIds: RowIds = (element) => [stringField(element, 'orderId'), stringField(element, 'clientId')];
 
 /** The row of an element that did not go through. */
-export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): BatchRow {
+export function errorRow(orderId: string | undefined, clientId: string | undefined, error: string): BatchErrorRow {
   return { orderId: orderId ?? '', clientId: clientId ?? '', status: 'ERROR', error };
 }
 
 /** A refusal (4xx/5xx reply) turned into an element's row. */
-export function rowFromReply(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchRow {
+export function rowFromReply(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchErrorRow {
   const error = (reply.body as { error?: unknown } | undefined)?.error;
   return errorRow(orderId, clientId, typeof error === 'string' ? error : 'rejected');
 }
 
-const validators = new WeakMap<TSchema, Validator>();
+/**
+ * Checks one element against its single-request schema with the process's validator (the one
+ * REST and the WebSocket use: the same coercion and messages as a single request); the first
+ * error as text, or undefined.
+ */
+export function elementError(validator: SchemaValidator, schema: TSchema, value: unknown, where: string): string | undefined {
+  const validate = validator.compile(schema);
+  if (validate(value)) return undefined;
+  const first = validate.errors?.[0];
+  return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message ?? 'is invalid'}`;
+}
 
-/** Checks one element against its single-request schema; the first error as text, or undefined. */
-export function elementError(schema: TSchema, value: unknown, where: string): string | undefined {
-  let validator = validators.get(schema);
-  if (validator === undefined) {
-    validator = Compile(schema) as unknown as Validator;
-    validators.set(schema, validator);
-  }
-  if (validator.Check(value)) return undefined;
-  const first = validator.Errors(value)[0];
-  return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message}`;
+/** The state's schema validator (buildApp gives every serving state one). */
+export function validatorOf(state: GatewayState): SchemaValidator {
+  if (state.validator === undefined) throw new Error('the gateway state has no schema validator: build the app first');
+  return state.validator;
 }
 
 /** Field reads on an element that may not have passed its schema. */
@@ -236,7 +249,7 @@ export function stringField(element: unknown, name: string): string | undefined 
  * The batch's missing-X-Signature refusal, or undefined when the header is there: 401, every
  * element rejected with `invalid order signature`.
  */
-export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: RowIds): Reply | undefined {
+export function batchHeaderRefusal(request: OperationRequest, elements: readonly unknown[], rowIds: RowIds): Refusal | undefined {
   const error = checkBatchSignatureHeader(headersFromHttp(request.headers).signature);
   if (error === null) return undefined;
   const responses = elements.map((element) => {
@@ -251,7 +264,7 @@ export function batchHeaderRefusal(request: OperationRequest, elements: readonly
  * must agree (400 otherwise), then the signed-request checks once for the whole request (outer
  * signature only present).
  */
-export function batchContext(state: GatewayState, request: OperationRequest, source: ErrorSource, elements: readonly unknown[]): SignedContext | Reply {
+export function batchContext(state: GatewayState, request: OperationRequest, source: ErrorSource, elements: readonly unknown[]): SignedContext | Refusal {
   let address: string | undefined;
   let accountIndex: number | undefined;
   for (const element of elements) {
@@ -273,7 +286,7 @@ export function batchContext(state: GatewayState, request: OperationRequest, sou
 
 export interface ParsedElements<T> {
   /** The refused elements' rows, at their index. */
-  rows: (BatchRow | undefined)[];
+  rows: (BatchErrorRow | undefined)[];
   accepted: { index: number; parsed: T }[];
 }
 
@@ -282,6 +295,7 @@ export interface ParsedElements<T> {
  * `parse`); a refused element only gets its ERROR row, so the others still go on.
  */
 export function parseElements<E, T extends object>(
+  validator: SchemaValidator,
   elements: readonly unknown[],
   field: string,
   schema: TSchema,
@@ -289,15 +303,15 @@ export function parseElements<E, T extends object>(
   parse: (element: E) => Maybe<T | Reply>,
 ): Maybe<ParsedElements<T>> {
   // Every element's signature is verified at once; rows and acceptances keep the elements' order.
-  const outcomes = elements.map((sent, index): Maybe<{ row: BatchRow } | { parsed: T }> => {
+  const outcomes = elements.map((sent, index): Maybe<{ row: BatchErrorRow } | { parsed: T }> => {
     const raw = withoutNulls(sent);
     const [orderId, clientId] = rowIds(raw);
-    const invalid = elementError(schema, raw, `${field}/${index}`);
+    const invalid = elementError(validator, schema, raw, `${field}/${index}`);
     if (invalid !== undefined) return { row: errorRow(orderId, clientId, invalid) };
     return andThen(parse(raw as E), (parsed) => (isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed }));
   });
   return andThen(all(outcomes), (settled) => {
-    const rows: (BatchRow | undefined)[] = [];
+    const rows: (BatchErrorRow | undefined)[] = [];
     const accepted: { index: number; parsed: T }[] = [];
     settled.forEach((outcome, index) => {
       if ('row' in outcome) rows[index] = outcome.row;
@@ -348,18 +362,19 @@ export function chargeBatch<T>(
 }
 
 /** An element's single-request reply as its row: a refusal as an ERROR row, else the reply's body. */
-export function elementRow(reply: Reply, orderId: string | undefined, clientId: string | undefined): BatchRow {
-  return reply.status >= 400 ? rowFromReply(reply, orderId, clientId) : (reply.body as BatchRow);
+export function elementRow<R extends Reply>(reply: R, orderId: string | undefined, clientId: string | undefined): Exclude<R, Refusal>['body'] | BatchErrorRow {
+  // A 4xx/5xx reply is a refusal (errors.ts), so any other is one of the write's own replies.
+  return reply.status >= 400 ? rowFromReply(reply, orderId, clientId) : (reply.body as Exclude<R, Refusal>['body']);
 }
 
 /** Every element's row; one still without a row reads `not processed` rather than leave a hole in `responses`. */
-export function everyRow(elements: readonly unknown[], rows: readonly (BatchRow | undefined)[], rowIds: RowIds): BatchRow[] {
+export function everyRow<Row>(elements: readonly unknown[], rows: readonly (Row | BatchErrorRow | undefined)[], rowIds: RowIds): (Row | BatchErrorRow)[] {
   return elements.map((element, index) => rows[index] ?? errorRow(...rowIds(element), 'not processed'));
 }
 
 /** 202 when some element was forwarded and acknowledged, 200 when every row is definitive. */
-export function batchReply(responses: BatchRow[], rateLimit: unknown, acknowledged: string): Reply {
-  const body: Record<string, unknown> = { responses };
+export function batchReply<Row extends { status: string }>(responses: Row[], rateLimit: Static<typeof RateLimitInfo> | undefined, acknowledged: string): Reply<{ responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> }> {
+  const body: { responses: Row[]; rateLimit?: Static<typeof RateLimitInfo> } = { responses };
   if (rateLimit !== undefined) body.rateLimit = rateLimit;
   return { status: responses.some((row) => row.status === acknowledged) ? 202 : 200, body };
 }

@@ -12,16 +12,23 @@ import { formatOrder, parseOrderId } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { orderOf } from '../history-store.ts';
+import { okReplies, OrderRecord } from '../reply-schema.ts';
 
 export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const order: Operation = {
+export const ORDER_RESPONSES = okReplies(OrderRecord);
+
+export const order: Operation<typeof ORDER_RESPONSES> = {
   name: 'order',
   method: 'GET',
   path: '/v1/order/:orderId',
   auth: 'public',
   description: 'one order',
   schema: { querystring: AccountQuery, params: OrderParams },
+  response: ORDER_RESPONSES,
+  errorSource: null,
+  weight: 'order',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const id = parseOrderId(request.params.orderId);

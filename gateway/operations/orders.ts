@@ -8,15 +8,19 @@
  * limit.
  */
 import type { Operation } from '../operation.ts';
-import { orderListReply, OrderListQuery } from './order-rows.ts';
+import { orderListReply, OrderListQuery, ORDER_LIST_RESPONSES } from './order-rows.ts';
 
-export const orders: Operation = {
+export const orders: Operation<typeof ORDER_LIST_RESPONSES> = {
   name: 'orders',
   method: 'GET',
   path: '/v1/orders',
   auth: 'public',
   description: 'open and recent closed orders',
   schema: { querystring: OrderListQuery },
+  response: ORDER_LIST_RESPONSES,
+  errorSource: null,
+  weight: 'orders',
+  mutates: false,
   handle: (state, request) =>
     orderListReply(state.exchange, request.query, true),
 };

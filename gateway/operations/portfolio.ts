@@ -19,6 +19,8 @@ import type { Operation } from '../operation.ts';
 import { rangePoints, RANGES, type Sample } from '../portfolio.ts';
 import { measureAccount, portfolioOf } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
 type Point = [number, string];
 
@@ -35,13 +37,31 @@ function series(points: readonly Sample[], equity: (s: Sample) => bigint, pnl: (
   };
 }
 
-export const portfolio: Operation = {
+const Point = Type.Tuple([Type.Number(), Type.String()]);
+const Series = Type.Object({ accountEquityHistory: Type.Array(Point), pnlHistory: Type.Array(Point) });
+
+/** Equity and PnL series per range, the totals' ranges then the perp ones (`[name, series]` pairs). */
+export const PORTFOLIO_RESPONSES = okReplies(
+  Type.Object({
+    address: Type.String(),
+    accountIndex: Type.Integer(),
+    generatedAt: Type.Number(),
+    lifetimeVolume: Type.String(),
+    data: Type.Array(Type.Tuple([Type.String(), Series])),
+  }),
+);
+
+export const portfolio: Operation<typeof PORTFOLIO_RESPONSES> = {
   name: 'portfolio',
   method: 'GET',
   path: '/v1/portfolio',
   auth: 'public',
   description: 'equity and PnL history',
   schema: { querystring: AccountQuery },
+  response: PORTFOLIO_RESPONSES,
+  errorSource: null,
+  weight: 'portfolio',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const now = state.exchange.clock();

@@ -9,24 +9,29 @@
 import { findAccount } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { positionRecords } from '../positions.ts';
+import { positionRecords, PositionRecords } from '../positions.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
+import { Type, type Static } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
 export const PositionsQuery = accountQueryWith({ market: LIST_PARAMS.market });
 
-export interface PositionsReply {
-  positions: Record<string, Record<string, unknown>>;
-  total: number;
-}
+export type PositionsReply = Static<(typeof POSITIONS_RESPONSES)[200]>;
 
-export const positions: Operation = {
+export const POSITIONS_RESPONSES = okReplies(Type.Object({ positions: PositionRecords, total: Type.Integer() }));
+
+export const positions: Operation<typeof POSITIONS_RESPONSES> = {
   name: 'positions',
   method: 'GET',
   path: '/v1/positions',
   auth: 'public',
   description: 'open positions',
   schema: { querystring: PositionsQuery },
+  response: POSITIONS_RESPONSES,
+  errorSource: null,
+  weight: 'positions',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const market = marketFilter(state.exchange, request.query);

@@ -13,6 +13,7 @@ import { badRequest, ok } from '../errors.ts';
 import { price } from '../format.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
+import { okReplies, mapOf } from '../reply-schema.ts';
 
 export interface PriceRecord {
   marketDisplayName: string;
@@ -39,13 +40,22 @@ export function pricesRecord(markets: readonly MarketState[]): Record<string, Pr
   return out;
 }
 
-export const prices: Operation = {
+/** The prices map, by marketId. */
+export const PRICES_RESPONSES = okReplies(
+  mapOf(Type.Object({ marketDisplayName: Type.String(), oraclePrice: Type.String(), markPrice: Type.String(), sequencer: Type.Integer() })),
+);
+
+export const prices: Operation<typeof PRICES_RESPONSES> = {
   name: 'prices',
   method: 'GET',
   path: '/v1/prices',
   auth: 'public',
   description: 'oracle and mark prices',
   schema: { querystring: Type.Object({ market: Type.Optional(Type.String()) }, { additionalProperties: true }) },
+  response: PRICES_RESPONSES,
+  errorSource: null,
+  weight: 'prices',
+  mutates: false,
   handle: (state, request) => {
     const filter = request.query.market;
     if (filter === undefined) return ok(pricesRecord(marketsById(state.exchange)));

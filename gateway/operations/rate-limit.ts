@@ -14,14 +14,25 @@ import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { accountKey, rateLimitSnapshot } from '../rate-limit/index.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const rateLimit: Operation = {
+const PoolSnapshotSchema = Type.Object({ used: Type.Number(), cap: Type.Number(), nextAvailableMs: Type.Number() });
+export const RATE_LIMIT_RESPONSES = okReplies(
+  Type.Object({ address: Type.String(), accountIndex: Type.Integer(), order: PoolSnapshotSchema, cancel: PoolSnapshotSchema }),
+);
+
+export const rateLimit: Operation<typeof RATE_LIMIT_RESPONSES> = {
   name: 'rateLimit',
   method: 'GET',
   path: '/v1/rateLimit',
   auth: 'public',
   description: 'order and cancel pool usage',
   schema: { querystring: AccountQuery },
+  response: RATE_LIMIT_RESPONSES,
+  errorSource: null,
+  weight: 'rateLimit',
+  mutates: false,
   handle: (state, request) => {
     const ref = accountOf(request.query);
     const acct = findAccount(state.exchange.engine.accounts, ref.address, ref.accountIndex);

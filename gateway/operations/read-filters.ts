@@ -14,7 +14,7 @@
  */
 import { Type, type TObject, type TProperties } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';
-import { badRequest, type Reply } from '../errors.ts';
+import { badRequest, type Refusal } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { resolveMarket } from '../markets.ts';
 import { AccountQuery, isReply } from './common.ts';
@@ -35,7 +35,7 @@ export function accountQueryWith<P extends TProperties>(extra: P): TObject {
 }
 
 /** The market a `market` filter names, `null` when there is no filter, or a 400. */
-export function marketFilter(exchange: Exchange, query: Record<string, unknown>): MarketState | null | Reply {
+export function marketFilter(exchange: Exchange, query: Record<string, unknown>): MarketState | null | Refusal {
   const selector = query.market;
   if (selector === undefined || selector === '') return null;
   return resolveMarket(exchange, selector) ?? badRequest(`unknown market: ${String(selector)}`);
@@ -50,7 +50,7 @@ export interface Window {
  * The inclusive time window of a history read. `defaultSpanUs` given: `to` defaults to `now` and
  * `from` to `to` − span; otherwise the missing bounds are open.
  */
-export function windowOf(query: Record<string, unknown>, now: number, defaultSpanUs?: number): Window | Reply {
+export function windowOf(query: Record<string, unknown>, now: number, defaultSpanUs?: number): Window | Refusal {
   const to = query.to === undefined ? (defaultSpanUs === undefined ? Number.MAX_SAFE_INTEGER : now) : Number(query.to);
   const from = query.from === undefined ? (defaultSpanUs === undefined ? 0 : to - defaultSpanUs) : Number(query.from);
   if (from > to) return badRequest('from must not be after to');
@@ -64,15 +64,15 @@ export function limitOf(query: Record<string, unknown>): number {
 }
 
 /** An enum filter's value, uppercased; `null` when absent; a 400 when not one of `allowed`. */
-export function enumFilter<T extends string>(query: Record<string, unknown>, name: string, allowed: readonly T[]): T | null | Reply {
+export function enumFilter<T extends string>(query: Record<string, unknown>, name: string, allowed: readonly T[]): T | null | Refusal {
   const value = query[name];
   if (value === undefined || value === '') return null;
   const upper = String(value).toUpperCase();
   return (allowed as readonly string[]).includes(upper) ? (upper as T) : badRequest(`invalid ${name}: ${String(value)}`);
 }
 
-/** A filter parser's refusal (they return a value, null for "no filter", or a Reply). */
-export function isFilterReply(value: unknown): value is Reply {
+/** A filter parser's refusal (they return a value, null for "no filter", or a refusal). */
+export function isFilterReply(value: unknown): value is Refusal {
   return value !== null && typeof value === 'object' && isReply(value);
 }
 

@@ -23,14 +23,15 @@
  * - The nonce is validated like createApiKey's (a nanosecond time within −48 h / +24 h, or a
  *   UUID) and spent only on success.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { fail, ok } from '../errors.ts';
 import { revokeKey } from '../keys.ts';
 import { spendNonce } from '../nonces.ts';
 import type { Operation } from '../operation.ts';
 import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, checkKeyWallet, KEY_ACCOUNT_INDEX, KEY_NONCE, WALLET_SIGNATURE } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
+import { okReplies } from '../reply-schema.ts';
 
 export const RevokeApiKeyBody = Type.Object(
   {
@@ -53,22 +54,24 @@ export interface RevokeApiKeyBody {
   nonce?: string;
 }
 
-export interface RevokeApiKeyReply {
-  apiKey: string;
-  address: string;
-  /** µs. */
-  revokedAt: number;
-  accountIndex: number;
-}
+export type RevokeApiKeyReply = Static<(typeof REVOKE_API_KEY_RESPONSES)[200]>;
 
-export const revokeApiKey: Operation = {
+export const REVOKE_API_KEY_RESPONSES = okReplies(
+  Type.Object({ apiKey: Type.String(), address: Type.String(), revokedAt: Type.Number(), accountIndex: Type.Integer() }),
+);
+
+export const revokeApiKey: Operation<typeof REVOKE_API_KEY_RESPONSES> = {
   name: 'revokeApiKey',
   method: 'POST',
   path: '/v1/revokeApiKey',
   auth: 'wallet',
   description: 'revoke an API key (wallet-signed)',
   schema: { body: RevokeApiKeyBody },
-  handle: async (state, request): Promise<Reply> => {
+  response: REVOKE_API_KEY_RESPONSES,
+  errorSource: null,
+  weight: 'revokeApiKey',
+  mutates: true,
+  handle: async (state, request) => {
     const body = request.body as RevokeApiKeyBody;
     const address = normalizeAddress(body.address);
     if (address === null) return fail(400, 'invalid address');

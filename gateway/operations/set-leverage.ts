@@ -19,16 +19,17 @@
  * perpsim's choices: `requestId` is a name-based UUID of the request (request-id.ts); no
  * subaccount pool is charged (the pools are for order and cancel writes).
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { findAccount } from '../../engine/index.ts';
-import { LIMITS } from '../../engine/spec.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { LIMITS, MARGIN_MODES } from '../../engine/spec.ts';
+import { fail, ok, type Refusal } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { admitScheme2Write, verifiedScheme2Write, SUBACCOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, signedContext, type SignedContext } from './common.ts';
 import type { MarketState } from '../../engine/index.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
+import { REFUSALS, stringEnum } from '../reply-schema.ts';
 
 export const SetLeverageBody = Type.Object(
   {
@@ -51,28 +52,36 @@ export interface SetLeverageBody {
 
 export type MarginMode = 'CROSS' | 'ISOLATED';
 
-export interface SetLeverageReply {
-  requestId: string;
-  address: string;
-  accountIndex: number;
-  marketId: number;
-  leverage: number;
-  status: 'APPLIED' | 'REJECTED';
-  marginMode?: MarginMode;
-  rejectReason?: string;
-}
+export type SetLeverageReply = Static<typeof SetLeverageReplySchema>;
 
-export const setLeverage: Operation = {
+/** 200 APPLIED, 422 REJECTED with its rejectReason; marginMode when the request set one. */
+export const SetLeverageReplySchema = Type.Object({
+  requestId: Type.String(),
+  address: Type.String(),
+  accountIndex: Type.Integer(),
+  marketId: Type.Integer(),
+  leverage: Type.Number(),
+  status: Type.Union([Type.Literal('APPLIED'), Type.Literal('REJECTED')]),
+  marginMode: Type.Optional(stringEnum(MARGIN_MODES)),
+  rejectReason: Type.Optional(Type.String()),
+});
+export const SET_LEVERAGE_RESPONSES = { 200: SetLeverageReplySchema, 422: SetLeverageReplySchema, ...REFUSALS } as const;
+
+export const setLeverage: Operation<typeof SET_LEVERAGE_RESPONSES> = {
   name: 'setLeverage',
   method: 'POST',
   path: '/v1/setLeverage',
   auth: 'signed',
   description: 'set the leverage and margin mode of one market',
   schema: { body: SetLeverageBody },
+  response: SET_LEVERAGE_RESPONSES,
+  errorSource: null,
+  weight: 'setLeverage',
+  mutates: true,
   handle: (state, request) => {
     const body = request.body as SetLeverageBody;
     const accountIndex = body.accountIndex ?? 0;
-    const checks = (): { ctx: SignedContext; ms: MarketState } | Reply => {
+    const checks = (): { ctx: SignedContext; ms: MarketState } | Refusal => {
       const ctx = signedContext(state, request, accountIndex);
       if (isReply(ctx)) return ctx;
       const ms = resolveMarket(state.exchange, body.marketId);
@@ -82,7 +91,7 @@ export const setLeverage: Operation = {
       if (body.leverage < 1 || body.leverage > max) return fail(400, `leverage must be an integer from 1 to ${max}`);
       return { ctx, ms };
     };
-    return sequenced(state, walletOf(request.query, body), () => verifiedScheme2Write(state, request, checks), (checked): Reply => {
+    return sequenced(state, walletOf(request.query, body), () => verifiedScheme2Write(state, request, checks), (checked) => {
       if (isReply(checked)) return checked;
       const { ctx, ms } = checked;
       const requestId = admitScheme2Write(state, ctx, 'setLeverage');

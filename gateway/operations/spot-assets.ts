@@ -5,12 +5,21 @@
  */
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const spotAssets: Operation = {
+export const SPOT_ASSETS_RESPONSES = okReplies(Type.Object({ spotAssets: Type.Array(Type.Never()) }));
+
+export const spotAssets: Operation<typeof SPOT_ASSETS_RESPONSES> = {
   name: 'spotAssets',
   method: 'GET',
   path: '/v1/spotAssets',
   auth: 'public',
   description: 'spot assets (none: perpetuals only)',
+  schema: {},
+  response: SPOT_ASSETS_RESPONSES,
+  errorSource: null,
+  weight: 'spotAssets',
+  mutates: false,
   handle: () => ok({ spotAssets: [] }),
 };

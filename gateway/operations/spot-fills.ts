@@ -9,14 +9,22 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, windowOf } from './read-filters.ts';
+import { Type } from 'typebox';
+import { okReplies, FillRecord } from '../reply-schema.ts';
 
-export const spotFills: Operation = {
+export const SPOT_FILLS_RESPONSES = okReplies(Type.Object({ fills: Type.Array(FillRecord), total: Type.Integer() }));
+
+export const spotFills: Operation<typeof SPOT_FILLS_RESPONSES> = {
   name: 'spotFills',
   method: 'GET',
   path: '/v1/spotFills',
   auth: 'public',
   description: 'spot settlements of an account (none: perpetuals only)',
   schema: { querystring: accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit }) },
+  response: SPOT_FILLS_RESPONSES,
+  errorSource: null,
+  weight: 'spotFills',
+  mutates: false,
   handle: (state, request) => {
     const window = windowOf(request.query, state.exchange.clock());
     if (isFilterReply(window)) return window;

@@ -10,13 +10,21 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery } from './common.ts';
+import { Type } from 'typebox';
+import { okReplies, mapOf } from '../reply-schema.ts';
 
-export const spotPositions: Operation = {
+export const SPOT_POSITIONS_RESPONSES = okReplies(Type.Object({ spotPositions: mapOf(Type.Never()), total: Type.Integer() }));
+
+export const spotPositions: Operation<typeof SPOT_POSITIONS_RESPONSES> = {
   name: 'spotPositions',
   method: 'GET',
   path: '/v1/spotPositions',
   auth: 'public',
   description: 'spot balances of an account (none: perpetuals only)',
   schema: { querystring: AccountQuery },
+  response: SPOT_POSITIONS_RESPONSES,
+  errorSource: null,
+  weight: 'spotPositions',
+  mutates: false,
   handle: () => ok({ spotPositions: {}, total: 0 }),
 };

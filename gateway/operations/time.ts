@@ -4,6 +4,8 @@
  */
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
 /**
  * Engine µs as the JSON integer of nanoseconds the live venue prints (`timeNs`, oraclePrices'
@@ -14,11 +16,18 @@ import type { Operation } from '../operation.ts';
  */
 export const epochNanos = (us: number): number => us * 1000;
 
-export const time: Operation = {
+export const TIME_RESPONSES = okReplies(Type.Object({ timeNs: Type.Number() }));
+
+export const time: Operation<typeof TIME_RESPONSES> = {
   name: 'time',
   method: 'GET',
   path: '/v1/time',
   auth: 'public',
   description: 'server time',
+  schema: {},
+  response: TIME_RESPONSES,
+  errorSource: null,
+  weight: 'time',
+  mutates: false,
   handle: (state) => ok({ timeNs: epochNanos(state.exchange.clock()) }),
 };

@@ -9,11 +9,12 @@
  * no such trade (or one the bounded trades read model no longer holds) → 404.
  */
 import { Type } from 'typebox';
-import { badRequest, notFound, ok, type Reply } from '../errors.ts';
+import { badRequest, notFound, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
-import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
-import { tradeRecord, type TradeRecord } from './trades.ts';
+import type { GatewayState, Operation, OperationReply, OperationRequest } from '../operation.ts';
+import { tradeRecord, type TradeRecord, TradeReply } from './trades.ts';
+import { okReplies } from '../reply-schema.ts';
 
 /** A tradeId as printed (hex, optional 0x) back to the engine's number; null when malformed. */
 export function parseTradeId(text: unknown): number | null {
@@ -31,7 +32,9 @@ export function findTrade(exchange: Exchange, marketIds: readonly number[], trad
   return undefined;
 }
 
-function handle(state: GatewayState, request: OperationRequest): Reply {
+export const TRADE_RESPONSES = okReplies(TradeReply);
+
+function handle(state: GatewayState, request: OperationRequest): OperationReply<typeof TRADE_RESPONSES> {
   const raw = request.params.tradeId ?? request.query.tradeId;
   if (raw === undefined) return badRequest('tradeId is required');
   const tradeId = parseTradeId(raw);
@@ -51,23 +54,31 @@ function handle(state: GatewayState, request: OperationRequest): Reply {
 
 const TradeQuery = Type.Object({ market: Type.Optional(Type.String()), tradeId: Type.Optional(Type.String()) }, { additionalProperties: true });
 
-export const trade: Operation = {
+export const trade: Operation<typeof TRADE_RESPONSES> = {
   name: 'trade',
   method: 'GET',
   path: '/v1/trade/:tradeId',
   auth: 'public',
   description: 'one public trade by tradeId',
   schema: { params: Type.Object({ tradeId: Type.String() }), querystring: TradeQuery },
+  response: TRADE_RESPONSES,
+  errorSource: null,
+  weight: 'trade',
+  mutates: false,
   handle,
 };
 
 /** The same lookup with the id in the query, for the path as the interface lists it. */
-export const tradeByQuery: Operation = {
+export const tradeByQuery: Operation<typeof TRADE_RESPONSES> = {
   name: 'trade',
   method: 'GET',
   path: '/v1/trade',
   auth: 'public',
   description: 'one public trade by tradeId (query)',
   schema: { querystring: TradeQuery },
+  response: TRADE_RESPONSES,
+  errorSource: null,
+  weight: 'trade',
+  mutates: false,
   handle,
 };

@@ -14,7 +14,7 @@
  * means descending tradeId (tradeIds are issued in execution order across markets).
  * Rows come from the exchange's trades history (gateway/history-store.ts), bounded per market.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS, type TradeEntry, type TradesEvent } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
@@ -22,21 +22,10 @@ import { orderIdString, price, sideName, size } from '../format.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { orderOf } from '../history-store.ts';
+import { okReplies, stringEnum } from '../reply-schema.ts';
+import { SIDES } from '../../engine/spec.ts';
 
-export interface TradeRecord {
-  marketId: number;
-  marketDisplayName: string;
-  side: 'BUY' | 'SELL';
-  price: string;
-  size: string;
-  tradeId: string;
-  timestamp: number;
-  takerOrderId: string;
-  takerAddress: string;
-  makerOrderId: string;
-  makerAddress: string;
-  sequenceNumber: number;
-}
+export type TradeRecord = Static<typeof TradeReply>;
 
 /** An orderId as fill records print it: `liq:` for the engine's own orders it still knows. */
 function publicOrderId(exchange: Exchange, orderId: number): string {
@@ -95,13 +84,34 @@ export const TradesQuery = Type.Object(
   { additionalProperties: true },
 );
 
-export const trades: Operation = {
+/** The trade record, fields in the order `tradeRecord` writes them. */
+export const TradeReply = Type.Object({
+  marketId: Type.Integer(),
+  marketDisplayName: Type.String(),
+  side: stringEnum(SIDES),
+  price: Type.String(),
+  size: Type.String(),
+  tradeId: Type.String(),
+  timestamp: Type.Number(),
+  takerOrderId: Type.String(),
+  takerAddress: Type.String(),
+  makerOrderId: Type.String(),
+  makerAddress: Type.String(),
+  sequenceNumber: Type.Integer(),
+});
+export const TRADES_RESPONSES = okReplies(Type.Object({ trades: Type.Array(TradeReply) }));
+
+export const trades: Operation<typeof TRADES_RESPONSES> = {
   name: 'trades',
   method: 'GET',
   path: '/v1/trades',
   auth: 'public',
   description: 'public trades, newest first',
   schema: { querystring: TradesQuery },
+  response: TRADES_RESPONSES,
+  errorSource: null,
+  weight: 'trades',
+  mutates: false,
   handle: (state, request) => {
     const query = request.query as { market?: string; limit?: number; from?: number; to?: number };
     let marketIds: number[];

@@ -22,14 +22,15 @@
  * outcome (COMPLETED, or REJECTED with INSUFFICIENT_FREE_COLLATERAL) comes on the channel, as
  * for a withdrawal. Unknown body fields are ignored.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { fail, ok, type Refusal } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import type { Operation } from '../operation.ts';
 import { parseQuantums, QUANTUMS, SUBACCOUNT, TRANSFER_NONCE, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
 import { ADDRESS_PATTERN } from './common.ts';
+import { REFUSALS } from '../reply-schema.ts';
 
 export const TransferBody = Type.Object(
   {
@@ -52,25 +53,33 @@ export interface TransferBody {
   signature: unknown;
 }
 
-export interface TransferReply {
-  transferId: string;
-  ethereumAddress: string;
-  fromAccountIndex: number;
-  toAccountIndex: number;
-  amount: string;
-  status: 'PENDING';
-  /** µs. */
-  submittedAt: number;
-}
+export type TransferReply = Static<(typeof TRANSFER_RESPONSES)[202]>;
 
-export const transfer: Operation = {
+export const TRANSFER_RESPONSES = {
+  202: Type.Object({
+    transferId: Type.String(),
+    ethereumAddress: Type.String(),
+    fromAccountIndex: Type.Integer(),
+    toAccountIndex: Type.Integer(),
+    amount: Type.String(),
+    status: Type.Literal('PENDING'),
+    submittedAt: Type.Number(),
+  }),
+  ...REFUSALS,
+} as const;
+
+export const transfer: Operation<typeof TRANSFER_RESPONSES> = {
   name: 'transfer',
   method: 'POST',
   path: '/v1/transfer',
   auth: 'wallet',
   description: 'transfer collateral between two subaccounts of a wallet',
   schema: { body: TransferBody },
-  handle: async (state, request): Promise<Reply> => {
+  response: TRANSFER_RESPONSES,
+  errorSource: null,
+  weight: 'transfer',
+  mutates: true,
+  handle: async (state, request) => {
     const body = request.body as TransferBody;
     const address = normalizeAddress(body.ethereumAddress);
     if (address === null) return fail(400, 'invalid ethereumAddress');
@@ -79,7 +88,7 @@ export const transfer: Operation = {
     if (amount === null || amount === 0n) return fail(400, 'amount must be a positive integer number of quote quantums');
     const signature = walletSignature(body.signature);
     if (typeof signature !== 'string') return signature;
-    const authorize = async (): Promise<Reply | null> => {
+    const authorize = async (): Promise<Refusal | null> => {
       if (state.config.auth) {
         const network = networkOf(state);
         if (network.verifyingContract === null) return fail(500, 'transfers are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
@@ -92,7 +101,7 @@ export const transfer: Operation = {
       }
       return null;
     };
-    return sequenced(state, walletKey(address), authorize, (refused): Reply => {
+    return sequenced(state, walletKey(address), authorize, (refused) => {
       if (refused !== null) return refused;
       const result = state.exchange.submit({
         type: 'transfer',

@@ -15,14 +15,20 @@ import { deletePreference, patchPreferences } from '../preferences.ts';
 import { preferencesStoreOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
+import { PREFERENCES_RESPONSES } from './user-preferences.ts';
 
-export const userPreferencesUpdate: Operation = {
+export const userPreferencesUpdate: Operation<typeof PREFERENCES_RESPONSES> = {
   name: 'userPreferencesUpdate',
   method: 'POST',
   alsoMethods: ['PATCH', 'DELETE'],
   path: '/v1/api-meta/userPreferences',
   auth: 'signed',
   description: 'write a wallet\'s preferences (PATCH; DELETE with ?key= removes one)',
+  schema: {},
+  response: PREFERENCES_RESPONSES,
+  errorSource: null,
+  weight: 'userPreferencesUpdate',
+  mutates: true,
   handle: (state, request) => {
     const ctx = walletContext(state, request, true);
     if (isReply(ctx)) return ctx;

@@ -8,14 +8,23 @@ import type { Operation } from '../operation.ts';
 import { preferencesOf } from '../preferences.ts';
 import { preferencesStoreOf } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
+import { Type } from 'typebox';
+import { okReplies } from '../reply-schema.ts';
 
-export const userPreferences: Operation = {
+/** The wallet's preferences document, written as stored (free-form JSON). */
+export const PREFERENCES_RESPONSES = okReplies(Type.Object({ address: Type.String(), preferences: Type.Record(Type.String(), Type.Unknown()) }));
+
+export const userPreferences: Operation<typeof PREFERENCES_RESPONSES> = {
   name: 'userPreferences',
   method: 'GET',
   path: '/v1/api-meta/userPreferences',
   auth: 'public',
   description: 'a wallet\'s preferences',
   schema: { querystring: AccountQuery },
+  response: PREFERENCES_RESPONSES,
+  errorSource: null,
+  weight: 'userPreferences',
+  mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
     return ok({ address, preferences: preferencesOf(preferencesStoreOf(state), address) });

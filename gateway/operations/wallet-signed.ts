@@ -15,7 +15,7 @@
  *   replay slot: a repeated read changes nothing.
  */
 import { headersFromHttp, verifySignedGet } from '../auth/index.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { fail, ok, type Refusal as RefusalReply, type Reply } from '../errors.ts';
 import type { GatewayState, OperationRequest, ServiceStore } from '../operation.ts';
 import type { Refusal } from '../referral.ts';
 import { admitScheme2Write } from './account-writes-common.ts';
@@ -30,7 +30,7 @@ export interface WalletContext extends SignedContext {
 }
 
 /** The signed checks before a route's own field checks (see the contract above). */
-export function walletContext(state: GatewayState, request: OperationRequest, addressFromKey = false): SignedContext | Reply {
+export function walletContext(state: GatewayState, request: OperationRequest, addressFromKey = false): SignedContext | RefusalReply {
   const apiKey = headersFromHttp(request.headers).apiKey;
   const key = typeof apiKey === 'string' ? state.keys.byKey.get(apiKey.toLowerCase()) : undefined;
   let req = request;
@@ -46,7 +46,7 @@ export function walletContext(state: GatewayState, request: OperationRequest, ad
  * (verified off the event loop), then — in the wallet's turn (sequencer.ts) — the replay slot
  * and `act`.
  */
-export function admitWalletPost(state: GatewayState, request: OperationRequest, ctx: SignedContext, operation: string, act: (admitted: WalletContext) => Reply): Maybe<Reply> {
+export function admitWalletPost<B>(state: GatewayState, request: OperationRequest, ctx: SignedContext, operation: string, act: (admitted: WalletContext) => Reply<B> | RefusalReply): Maybe<Reply<B> | RefusalReply> {
   return sequenced(state, walletKey(ctx.address), () => verifyScheme2Signature(state, request, ctx), (refusal) => {
     if (refusal !== null) return refusal;
     const requestId = admitScheme2Write(state, ctx, operation);
@@ -65,7 +65,7 @@ function storeOf(operation: string): ServiceStore {
 }
 
 /** A signed wallet GET: context and the `<ts><last path segment>` signature. */
-export function walletGet(state: GatewayState, request: OperationRequest): SignedContext | Reply {
+export function walletGet(state: GatewayState, request: OperationRequest): SignedContext | RefusalReply {
   const ctx = walletContext(state, request);
   if (isReply(ctx)) return ctx;
   if (state.config.auth && verifySignedGet(ctx.key.apiKey, ctx.headers.signature, ctx.headers.timestampText, request.path) === null) {
@@ -83,16 +83,16 @@ export function submitWalletWrite<T>(
   state: GatewayState,
   request: OperationRequest,
   operation: string,
-  prepare: (ctx: SignedContext) => T | Reply,
+  prepare: (ctx: SignedContext) => T | RefusalReply,
   act: (ctx: SignedContext, prepared: T) => object,
-): Reply | Promise<Reply> {
+): Maybe<Reply<{ status: 'submitted' }> | RefusalReply> {
   const ctx = walletContext(state, request);
   if (isReply(ctx)) return ctx;
   const prepared = prepare(ctx);
   if (typeof prepared === 'object' && prepared !== null && isReply(prepared)) return prepared;
   return admitWalletPost(state, request, ctx, operation, () => {
     const outcome = act(ctx, prepared as T);
-    return isRefusal(outcome) ? refused(outcome) : ok({ status: 'submitted' }, 202);
+    return isRefusal(outcome) ? refused(outcome) : ok({ status: 'submitted' as const }, 202);
   });
 }
 
@@ -100,7 +100,7 @@ export function submitWalletWrite<T>(
  * A signed wallet GET of a time-ordered list: signed checks, the from / to window and limit,
  * newest first.
  */
-export function walletPage<T>(state: GatewayState, request: OperationRequest, listOf: (address: string) => readonly T[], timeOf: (entry: T) => number): { ctx: SignedContext; page: Page<T> } | Reply {
+export function walletPage<T>(state: GatewayState, request: OperationRequest, listOf: (address: string) => readonly T[], timeOf: (entry: T) => number): { ctx: SignedContext; page: Page<T> } | RefusalReply {
   const ctx = walletGet(state, request);
   if (isReply(ctx)) return ctx;
   const window = windowOf(request.query, state.exchange.clock());
@@ -109,7 +109,7 @@ export function walletPage<T>(state: GatewayState, request: OperationRequest, li
 }
 
 /** A store's refusal as the venue's error body. */
-export function refused(refusal: Refusal): Reply {
+export function refused(refusal: Refusal): RefusalReply {
   return fail(refusal.status, refusal.error);
 }
 

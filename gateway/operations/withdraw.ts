@@ -35,11 +35,11 @@
  * `spotAssetId` may only name the quote collateral (absent or 0); anything else is 400. A body
  * `address`, when sent, must equal `ethereumAddress` (403). Unknown body fields are ignored.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner } from '../auth/index.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
-import { fail, ok, type Reply } from '../errors.ts';
+import { fail, ok, type Refusal } from '../errors.ts';
 import { networkOf } from '../network.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { isReplayed, takeReplaySlot } from '../replay.ts';
@@ -53,6 +53,7 @@ import {
   walletSignature,
 } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, parseAddress, signedContext, verifyScheme1Signature } from './common.ts';
+import { REFUSALS } from '../reply-schema.ts';
 
 export const WithdrawBody = Type.Object(
   {
@@ -77,15 +78,7 @@ export interface WithdrawBody {
   address?: string;
 }
 
-export interface WithdrawReply {
-  withdrawalId: string;
-  ethereumAddress: string;
-  accountIndex: number;
-  amount: string;
-  status: 'PENDING';
-  /** µs. */
-  submittedAt: number;
-}
+export type WithdrawReply = Static<(typeof WITHDRAW_RESPONSES)[202]>;
 
 interface Withdrawal {
   address: string;
@@ -96,7 +89,7 @@ interface Withdrawal {
 
 /** The key form: header triple, withdraw permission, Scheme 1 op 5 over the parsed values. */
 /** The key form's replay slot (its signature) once authorized, or the refusal. */
-async function authorizeByKey(state: GatewayState, request: OperationRequest, body: WithdrawBody, w: Withdrawal): Promise<string | Reply> {
+async function authorizeByKey(state: GatewayState, request: OperationRequest, body: WithdrawBody, w: Withdrawal): Promise<string | Refusal> {
   if (body.address !== undefined && parseAddress(body.address) !== w.address) return fail(403, 'withdrawals go to the signer\'s own address only');
   const ctx = signedContext(state, { ...request, body: { ...body, address: w.address } }, w.accountIndex, 'withdraw');
   if (isReply(ctx)) return ctx;
@@ -112,7 +105,7 @@ async function authorizeByKey(state: GatewayState, request: OperationRequest, bo
 }
 
 /** The wallet form: EIP-712 Withdraw signed by `ethereumAddress` itself. */
-async function authorizeByWallet(state: GatewayState, body: WithdrawBody, w: Withdrawal): Promise<Reply | null> {
+async function authorizeByWallet(state: GatewayState, body: WithdrawBody, w: Withdrawal): Promise<Refusal | null> {
   if (body.signature === undefined) return fail(AUTH_ERRORS.missingSignature.status, AUTH_ERRORS.missingSignature.error);
   const signature = walletSignature(body.signature);
   if (typeof signature !== 'string') return signature;
@@ -125,14 +118,30 @@ async function authorizeByWallet(state: GatewayState, body: WithdrawBody, w: Wit
   return signer === w.address ? null : fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
 }
 
-export const withdraw: Operation = {
+export const WITHDRAW_RESPONSES = {
+  202: Type.Object({
+    withdrawalId: Type.String(),
+    ethereumAddress: Type.String(),
+    accountIndex: Type.Integer(),
+    amount: Type.String(),
+    status: Type.Literal('PENDING'),
+    submittedAt: Type.Number(),
+  }),
+  ...REFUSALS,
+} as const;
+
+export const withdraw: Operation<typeof WITHDRAW_RESPONSES> = {
   name: 'withdraw',
   method: 'POST',
   path: '/v1/withdraw',
   auth: 'wallet',
   description: 'withdraw collateral to the owning wallet',
   schema: { body: WithdrawBody },
-  handle: async (state, request): Promise<Reply> => {
+  response: WITHDRAW_RESPONSES,
+  errorSource: null,
+  weight: 'withdraw',
+  mutates: true,
+  handle: async (state, request) => {
     const body = request.body as WithdrawBody;
     const address = normalizeAddress(body.ethereumAddress);
     if (address === null) return fail(400, 'invalid ethereumAddress');
@@ -142,8 +151,8 @@ export const withdraw: Operation = {
     if (amount % QUANTUMS_PER_COLLATERAL_UNIT !== 0n) return fail(400, `amount must be a multiple of ${QUANTUMS_PER_COLLATERAL_UNIT} quote quantums (one collateral base unit)`);
     if (body.spotAssetId !== undefined && body.spotAssetId !== 0) return fail(400, 'unknown spotAssetId: only the quote collateral (0) can be withdrawn');
     const w: Withdrawal = { address, accountIndex: body.accountIndex ?? 0, amount, nonce: body.nonce };
-    const authorize = async (): Promise<string | Reply | null> => (request.headers['x-api-key'] !== undefined ? authorizeByKey(state, request, body, w) : authorizeByWallet(state, body, w));
-    return sequenced(state, walletKey(address), authorize, (authorized): Reply => {
+    const authorize = async (): Promise<string | Refusal | null> => (request.headers['x-api-key'] !== undefined ? authorizeByKey(state, request, body, w) : authorizeByWallet(state, body, w));
+    return sequenced(state, walletKey(address), authorize, (authorized) => {
       if (authorized !== null && typeof authorized !== 'string') return authorized;
       if (typeof authorized === 'string') {
         if (isReplayed(state, authorized)) return fail(409, 'replayed request');

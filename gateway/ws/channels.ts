@@ -50,13 +50,13 @@ import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '
 import { marketRow, marketsById } from '../markets.ts';
 import type { GatewayState } from '../operation.ts';
 import { account as accountRead } from '../operations/account.ts';
-import { transferUpdate, accountTransferUpdates as transfersRead, type AccountTransferUpdatesReply } from '../operations/account-transfer-updates.ts';
-import { feeTiers as feeTiersRead, type FeeTierRecord } from '../operations/fee-tiers.ts';
+import { transferUpdate, accountTransferUpdates as transfersRead } from '../operations/account-transfer-updates.ts';
+import { feeTiers as feeTiersRead, type FeeTierRecord, type FeeTiersReply } from '../operations/fee-tiers.ts';
 import { bboRecord } from '../operations/bbo.ts';
 import { fillRecord } from '../operations/fills.ts';
-import { funding as fundingRead, fundingPaymentRecord, fundingRateString, type FundingReply } from '../operations/funding.ts';
+import { funding as fundingRead, fundingPaymentRecord, fundingRateString } from '../operations/funding.ts';
 import { l2BookRecord } from '../operations/l2-order-book.ts';
-import { leverages as leveragesRead, type LeveragesReply } from '../operations/leverages.ts';
+import { leverages as leveragesRead } from '../operations/leverages.ts';
 import { positionRecords } from '../positions.ts';
 import { epochNanos } from '../operations/time.ts';
 import { tradeRecord } from '../operations/trades.ts';
@@ -175,7 +175,7 @@ const marketsSnapshot = (exchange: Exchange): Record<string, unknown> => ({
 
 /** The account record (GET /v1/account) with isSnapshot; `{}` before the account's first deposit. */
 function accountSnapshot(state: GatewayState, sub: Subscription): Record<string, unknown> {
-  const record = restRead<Record<string, unknown>>(state, accountRead, accountQuery(sub));
+  const record = restRead(state, accountRead, accountQuery(sub));
   return record === undefined ? {} : { isSnapshot: true, ...record };
 }
 
@@ -296,22 +296,18 @@ function accountUpdates(state: GatewayState, sub: Subscription, events: readonly
 // ---------------------------------------------------------------------------------------------
 // accountAttributeUpdates and exchangeAttributeUpdates
 
-interface FeeTiersReply {
-  feeTiers: FeeTierRecord[];
-  account?: { level: number; name: string; rollingVolume: string; lifetimeVolume: string; lifetimeFeesPaid: string; makerFeePpm: number; takerFeePpm: number };
-}
-
-type FeeTierStanding = NonNullable<FeeTiersReply['account']>;
+/** The standing the feeTier entry carries (the REST standing without address and accountIndex). */
+type FeeTierStanding = Omit<NonNullable<FeeTiersReply['account']>, 'address' | 'accountIndex'>;
 
 /** The feeTier entry: the account's standing in the schedule (GET /v1/feetiers?address=). */
 function feeTierEntry(state: GatewayState, sub: Subscription): { type: 'feeTier' } & FeeTierStanding {
-  const { level, name, makerFeePpm, takerFeePpm, rollingVolume, lifetimeVolume, lifetimeFeesPaid } = restRead<FeeTiersReply>(state, feeTiersRead, accountQuery(sub))!.account!;
+  const { level, name, makerFeePpm, takerFeePpm, rollingVolume, lifetimeVolume, lifetimeFeesPaid } = restRead(state, feeTiersRead, accountQuery(sub))!.account!;
   return { type: 'feeTier', level, name, makerFeePpm, takerFeePpm, rollingVolume, lifetimeVolume, lifetimeFeesPaid };
 }
 
 /** The feeTierConfig entry: the schedule (GET /v1/feetiers). */
 function feeTierConfigEntry(state: GatewayState): { type: 'feeTierConfig'; feeTiers: FeeTierRecord[] } {
-  return { type: 'feeTierConfig', feeTiers: restRead<FeeTiersReply>(state, feeTiersRead, {})!.feeTiers };
+  return { type: 'feeTierConfig', feeTiers: restRead(state, feeTiersRead, {})!.feeTiers };
 }
 
 function accountAttributeUpdates(state: GatewayState, sub: Subscription, events: readonly EngineEvent[]): Update[] {
@@ -591,7 +587,7 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     name: 'funding',
     scope: 'account',
     snapshot: (state, sub) => {
-      const reply = restRead<FundingReply>(state, fundingRead, { ...accountQuery(sub), limit: LIMITS.fundingSnapshotMax })!;
+      const reply = restRead(state, fundingRead, { ...accountQuery(sub), limit: LIMITS.fundingSnapshotMax })!;
       return { isSnapshot: true, fundingPayments: reply.fundingPayments };
     },
     updates: (state, sub, events) => events.flatMap((e) => (e.type === 'funding' && mine(sub, e) ? [frame(e, { ...fundingPaymentRecord(state.exchange, e), sequenceNumber: e.accountSeq })] : [])),
@@ -606,7 +602,7 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     name: 'accountAttributeUpdates',
     scope: 'account',
     snapshot: (state, sub) => {
-      const reply = restRead<LeveragesReply>(state, leveragesRead, accountQuery(sub))!;
+      const reply = restRead(state, leveragesRead, accountQuery(sub))!;
       return { isSnapshot: true, entries: [...reply.leverages.map((row) => ({ type: 'leverage', ...row })), feeTierEntry(state, sub)] };
     },
     start: (state, sub) => void sub.seen.set('feeTier', feeTierEntry(state, sub).level),
@@ -620,7 +616,7 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
   accountTransferUpdates: {
     name: 'accountTransferUpdates',
     scope: 'account',
-    snapshot: (state, sub) => ({ isSnapshot: true, accountTransferUpdates: restRead<AccountTransferUpdatesReply>(state, transfersRead, accountQuery(sub))!.accountTransferUpdates }),
+    snapshot: (state, sub) => ({ isSnapshot: true, accountTransferUpdates: restRead(state, transfersRead, accountQuery(sub))!.accountTransferUpdates }),
     updates: (state, sub, events) => events.flatMap((e) => (e.type === 'transfer' && mine(sub, e) ? [frame(e, transferUpdate(state.exchange, e))] : [])),
   },
   /**

@@ -9,12 +9,16 @@
  * turns asynchronous is a programming error and throws, so the channel cannot silently lose its
  * snapshot.
  */
-import type { Reply } from '../errors.ts';
+import type { Static } from 'typebox';
 import type { GatewayState, Operation } from '../operation.ts';
+import type { Responses } from '../reply-schema.ts';
 
-export function restRead<T>(state: GatewayState, op: Operation, query: Record<string, unknown>, params: Record<string, string> = {}): T | undefined {
-  const reply: Reply | Promise<Reply> = op.handle(state, { body: undefined, query, params, headers: {}, ip: '', path: op.path, rawBody: undefined });
+/** The body of an operation's 200 reply, as its reply schema types it. */
+export type OkBody<R extends Responses> = R extends { 200: infer S } ? Static<S & Responses[string]> : never;
+
+export function restRead<R extends Responses>(state: GatewayState, op: Operation<R>, query: Record<string, unknown>, params: Record<string, string> = {}): OkBody<R> | undefined {
+  const reply = op.handle(state, { body: undefined, query, params, headers: {}, ip: '', path: op.path, rawBody: undefined });
   if (reply instanceof Promise) throw new Error(`${op.name} answers asynchronously: it cannot back a WebSocket snapshot`);
-  // The operation declares its body type next to its handler (FundingReply, LeveragesReply, ...).
-  return reply.status >= 200 && reply.status < 300 ? (reply.body as T) : undefined;
+  // A 2xx reply of a read is its 200 body (reads declare no other success code).
+  return reply.status >= 200 && reply.status < 300 ? (reply.body as OkBody<R>) : undefined;
 }

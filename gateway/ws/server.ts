@@ -741,8 +741,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       if (result.status >= 400) return reply(errorFrame(result));
       // setLeverage answers at once over the socket; its outcome follows on the account stream.
       if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
-      // A declared reply schema: the REST route's compiled serializer writes the result.
-      const schema = op.response?.[result.status];
+      // The REST route's compiled serializer (its reply schema for this status) writes the result.
+      const schema = op.response[String(result.status)];
       if (schema === undefined) return reply({ status: result.status, result: body });
       sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
       return result.status;

@@ -54,6 +54,8 @@ export class InProcessGateway {
       pools: new Map(),
       replay: new Set(),
     replayAges: new Map(),
+      // The same validator checks batch elements inside the handlers.
+      validator: this.ajv,
     };
     this.apiKey = address.slice(2).padEnd(64, '0');
     registerKey(this.state.keys, { apiKey: this.apiKey, address, accountIndex: undefined, apiWalletName: 'backtest', permissions: ['trade', 'withdraw'], validUntil: 0, createdAt: exchange.clock() });

@@ -17,7 +17,7 @@ import { scheme1Payload, scheme2Message, type JsonValue } from '../../gateway/au
 import { createExchange, type Exchange } from '../../gateway/exchange.ts';
 import { createKeyRegistry, registerKey } from '../../gateway/keys.ts';
 import { openPersistence, type Persistence } from '../../gateway/persistence/index.ts';
-import type { GatewayState } from '../../gateway/operation.ts';
+import type { GatewayState, Operation } from '../../gateway/operation.ts';
 import { rateLimitConfig, type RateLimitOptions } from '../../gateway/rate-limit/index.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../../sim/markets.ts';
 
@@ -59,7 +59,8 @@ export interface GatewayHarness {
 export const SQLITE_HISTORY = process.env.PERPSIM_TEST_HISTORY === 'sqlite';
 
 /** `persistence`: attached to the state (history then in its SQLite tables when it has a file). */
-export async function gateway(options: { rateLimit?: RateLimitOptions; persistence?: Persistence } = {}): Promise<GatewayHarness> {
+/** `operations`: the table the app serves (every operation by default). */
+export async function gateway(options: { rateLimit?: RateLimitOptions; persistence?: Persistence; operations?: readonly Operation[] } = {}): Promise<GatewayHarness> {
   const now = { us: T0_US };
   const exchange = createExchange({ markets: defaultMarkets() }, () => now.us);
   const persistence = options.persistence ?? (SQLITE_HISTORY ? openPersistence({ file: ':memory:' }) : undefined);
@@ -80,7 +81,7 @@ export async function gateway(options: { rateLimit?: RateLimitOptions; persisten
     ...(persistence !== undefined && { committed: () => persistence.committed() }),
   };
   persistence?.attach(state);
-  const app = buildApp(state);
+  const app = buildApp(state, options.operations);
   await app.ready();
   return {
     app,
