@@ -6,7 +6,6 @@ import { Type } from 'typebox';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isCodeTaken } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AFFILIATE_CODE, codeOf } from './affiliate-common.ts';
 
 export const CodeAvailableQuery = Type.Object({ code: AFFILIATE_CODE }, { additionalProperties: true });
@@ -21,6 +20,6 @@ export const affiliateCodeAvailable: Operation = {
   handle: (state, request) => {
     const code = codeOf(request.query.code);
     if (typeof code !== 'string') return code;
-    return ok({ available: !isCodeTaken(referralOf(state), code) });
+    return ok({ available: !isCodeTaken(state.referral, code) });
   },
 };

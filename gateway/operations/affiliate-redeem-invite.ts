@@ -9,7 +9,6 @@
 import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import { redeemInvite } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { hasTraded } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
@@ -28,6 +27,6 @@ export const affiliateRedeemInvite: Operation = {
   schema: { body: RedeemInviteBody },
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateRedeemInvite', () => (request.body as { inviteCode: string }).inviteCode.toLowerCase(), (ctx, secret) =>
-      redeemInvite(referralOf(state), ctx.address, secret, state.exchange.clock(), hasTraded(state, ctx.address)),
+      redeemInvite(state.referral, ctx.address, secret, state.exchange.clock(), hasTraded(state, ctx.address)),
     ),
 };

@@ -8,7 +8,6 @@ import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { refereesOf } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
@@ -21,7 +20,7 @@ export const affiliateReferees: Operation = {
   description: 'the caller\'s referees',
   schema: { querystring: AffiliateListQuery },
   handle: (state, request) => {
-    const rs = referralOf(state);
+    const rs = state.referral;
     const read = walletPage(state, request, (address) => refereesOf(rs, address), (referee) => rs.bindings.get(referee)!.boundAt);
     if (isReply(read)) return read;
     const referees = read.page.rows.map((address) => {

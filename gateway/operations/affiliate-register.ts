@@ -9,7 +9,6 @@
  */
 import type { Operation } from '../operation.ts';
 import { bindReferee } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AddressCodeBody, codeOf, hasTraded } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
@@ -22,6 +21,6 @@ export const affiliateRegisterAffiliate: Operation = {
   schema: { body: AddressCodeBody },
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateRegisterAffiliate', () => codeOf((request.body as { code: string }).code), (ctx, code) =>
-      bindReferee(referralOf(state), ctx.address, code, state.exchange.clock(), hasTraded(state, ctx.address)),
+      bindReferee(state.referral, ctx.address, code, state.exchange.clock(), hasTraded(state, ctx.address)),
     ),
 };

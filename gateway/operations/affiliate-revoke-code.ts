@@ -11,7 +11,6 @@
 import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import type { Refusal, ReferralState } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
@@ -32,5 +31,5 @@ export const affiliateRevokeCode: Operation = {
   auth: 'signed',
   description: 'retire the caller\'s referral code',
   schema: { body: Type.Object({ address: Type.String({ pattern: ADDRESS_PATTERN }) }, { additionalProperties: true }) },
-  handle: (state, request) => submitWalletWrite(state, request, 'affiliateRevokeCode', () => undefined, (ctx) => revokeCode(referralOf(state), ctx.address)),
+  handle: (state, request) => submitWalletWrite(state, request, 'affiliateRevokeCode', () => undefined, (ctx) => revokeCode(state.referral, ctx.address)),
 };

@@ -12,7 +12,6 @@ import { Type } from 'typebox';
 import { ok } from '../errors.ts';
 import { PLATFORMS, upsertToken, type Platform } from '../notifications.ts';
 import type { Operation } from '../operation.ts';
-import { notificationsOf } from '../services.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
 
@@ -37,7 +36,7 @@ export const notificationTokens: Operation = {
     const ctx = walletContext(state, request, true);
     if (isReply(ctx)) return ctx;
     return admitWalletPost(state, request, ctx, 'notificationTokens', () => {
-      const ns = notificationsOf(state);
+      const ns = state.notifications;
       const token = upsertToken(ns, ctx.address, body.token, body.platform, state.clocks().simNs);
       if (isRefusal(token)) return refused(token);
       return ok({ token: token.token, platform: token.platform ?? null, tokens: ns.inboxes.get(ctx.address)!.tokens.length });

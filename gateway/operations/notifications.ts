@@ -18,7 +18,6 @@ import { Type } from 'typebox';
 import { ok } from '../errors.ts';
 import { enrol, inboxPage, unseenCount, type StoredNotification } from '../notifications.ts';
 import type { Operation } from '../operation.ts';
-import { notificationsOf } from '../services.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith } from './read-filters.ts';
 
@@ -51,7 +50,7 @@ export const notifications: Operation = {
   schema: { querystring: NotificationsQuery },
   handle: (state, request) => {
     const { address } = accountOf(request.query);
-    const ns = notificationsOf(state);
+    const ns = state.notifications;
     const enrolling = !ns.inboxes.has(address);
     const inbox = enrol(ns, address);
     if (enrolling) state.serviceWritten?.('notifications', address);

@@ -15,7 +15,8 @@
 import { Type } from 'typebox';
 import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEvent, type OrderStatus } from '../../engine/index.ts';
 import { badRequest, ok, type Reply } from '../errors.ts';
-import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { Exchange } from '../exchange.ts';
 import { formatOrder, type OrderRecord } from '../format.ts';
 import { newestCreatedFirst, orderMatches, type OrderQuery } from '../history-store.ts';
 import { accountOf, type AccountRef } from './common.ts';

@@ -6,7 +6,6 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { preferencesOf } from '../preferences.ts';
-import { preferencesStoreOf } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
 
 export const userPreferences: Operation = {
@@ -18,6 +17,6 @@ export const userPreferences: Operation = {
   schema: { querystring: AccountQuery },
   handle: (state, request) => {
     const { address } = accountOf(request.query);
-    return ok({ address, preferences: preferencesOf(preferencesStoreOf(state), address) });
+    return ok({ address, preferences: preferencesOf(state.preferences, address) });
   },
 };
