@@ -1,12 +1,17 @@
 /**
  * The relative imports among a tree's modules, and the cycles among them: the no-cycle rule of
- * engine/, gateway/, sim/ and client/. Modules are lexed by es-module-lexer (static imports,
- * re-exports, side-effect imports and literal dynamic imports; comments and strings are not
- * mistaken for imports). Type-only imports count: a cycle of types still ties the modules'
- * definitions to each other.
+ * engine/, gateway/, sim/ and client/. Type-only imports count: a cycle of types still ties the
+ * modules' definitions to each other.
+ *
+ * A module's imports are those es-module-lexer finds (static imports, re-exports, side-effect
+ * imports, literal dynamic imports; never text in comments or strings) in the JavaScript esbuild
+ * makes of it with every import kept: the lexer reads JavaScript, and TypeScript syntax (`x! / y`)
+ * can stop it. Type-only imports are kept by writing them as value imports first
+ * (`verbatimModuleSyntax` then keeps every import statement).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
+import { transformSync } from 'esbuild';
 import { initSync, parse } from 'es-module-lexer';
 
 export interface ImportEdge {
@@ -35,19 +40,29 @@ function typeOnlyStatement(statement: string): boolean {
   return list.length > 0 && list.every((n) => n.startsWith('type '));
 }
 
+/** Static import and re-export statements of TypeScript text, for their type-only flags. */
+const STATEMENT = /^\s*(?:import|export)\s[^;]*?\bfrom\s*(['"])([^'"]+)\1/gms;
+
+/** The same module with its type-only imports and re-exports written as value ones. */
+function valueImports(text: string): string {
+  return text
+    .replace(/\b(import|export)\s+type(\s*[{*])/g, '$1$2')
+    .replace(/\bimport\s+type\s+([\w$]+\s+from\b)/g, 'import $1')
+    .replace(/^(\s*(?:import|export)\s*\{[^}]*\})/gm, (names) => names.replace(/([{,]\s*)type\s+(?=[\w$])/g, '$1'));
+}
+
 /** The relative imports of one module's text: specifier and whether only types come through it. */
-export function importsOf(text: string, name = 'module'): { specifier: string; typeOnly: boolean }[] {
+export function importsOf(text: string, name = 'module.ts'): { specifier: string; typeOnly: boolean }[] {
   initSync();
-  // es-module-lexer skips `export type { … } from`; the same statement without `type` (same
-  // length, so offsets still index `text`) is lexed as a re-export.
-  const lexed = text.replace(/\bexport\s+type(\s*[{*])/g, (m, rest: string) => 'export' + ' '.repeat(m.length - 6 - rest.length) + rest);
-  const [imports] = parse(lexed, name);
+  const loader = name.endsWith('.tsx') ? 'tsx' : /\.[cm]?ts$/.test(name) ? 'ts' : 'js';
+  const js = transformSync(valueImports(text), { loader, format: 'esm', target: 'esnext', tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } }).code;
+  const typeOnly = new Map<string, boolean>();
+  for (const m of text.matchAll(STATEMENT)) typeOnly.set(m[2]!, (typeOnly.get(m[2]!) ?? true) && typeOnlyStatement(m[0].trim()));
+  const [imports] = parse(js, name);
   const out: { specifier: string; typeOnly: boolean }[] = [];
   for (const i of imports) {
     if (i.n === undefined || !i.n.startsWith('.')) continue;
-    // Dynamic imports have no statement of their own; static ones span ss..se.
-    const statement = i.d === -1 ? text.slice(i.ss, i.se) : '';
-    out.push({ specifier: i.n, typeOnly: i.d === -1 && typeOnlyStatement(statement) });
+    out.push({ specifier: i.n, typeOnly: i.d === -1 && (typeOnly.get(i.n) ?? false) });
   }
   return out;
 }
