@@ -15,7 +15,7 @@ import { admitRequest, rateLimitedReply, resolveOperation, settleResponse } from
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { geoOf } from './geo.ts';
-import { createReplySerializer, createSchemaValidator } from './validator.ts';
+import { createReplySerializer } from './validator.ts';
 import { ERRORS, refuse } from './errors.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
@@ -42,7 +42,7 @@ function operationRequest(req: FastifyRequest): OperationRequest {
 export function buildApp(state: GatewayState, operations: readonly Operation[] = OPERATIONS): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
   // One validator for every route (the /sim ones too) and the WebSocket's payloads (validator.ts).
-  const validator = createSchemaValidator();
+  const validator = state.validator;
   app.setValidatorCompiler(({ schema }) => validator.compile(schema));
   app.decorate('schemaValidator', validator);
   // One reply serializer, compiled from the operations' reply schemas, for REST and the WebSocket.

@@ -11,8 +11,9 @@
  *    market attribute blocks streamed (read on demand, not per event);
  * 3. the services' stores: affiliate program, notifications, preferences, leaderboard,
  *    portfolio; their engine hook (referral fees) is set in step 5;
- * 4. the gateway's own collections: API keys, rate-limit buckets and pools, replay slots, spent
- *    nonces, per-wallet turns, and the wallet-signature network;
+ * 4. the gateway's own collections and tools: API keys, rate-limit buckets and pools, replay
+ *    slots, spent nonces, per-wallet turns, the wallet-signature network, and the one schema
+ *    validator of REST, the WebSocket and in-process calls;
  * 5. one exchange listener, added before any other: each command's events reach the read models,
  *    then the services, and only then later listeners (the WebSocket fan-out, which reads the
  *    read models). The listener reads the stores through the state on every call, so a restore
@@ -34,6 +35,7 @@ import { createPortfolioState } from './portfolio.ts';
 import { createPreferencesState } from './preferences.ts';
 import { createReferralState } from './referral.ts';
 import { followServices } from './services.ts';
+import { createSchemaValidator } from './validator.ts';
 import { createMarketAttributeTracker } from './ws/market-attributes.ts';
 
 export interface GatewayOptions {
@@ -83,6 +85,7 @@ export function createGateway(options: GatewayOptions): GatewayState {
     nonces: new Set(),
     turns: new Map(),
     network: options.network === undefined ? DEFAULT_NETWORK : networkConfig(options.network),
+    validator: createSchemaValidator(),
   };
   // 5. One listener, first: read models, then services.
   const services = followServices(state);

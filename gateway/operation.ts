@@ -29,6 +29,7 @@ import type { PortfolioState } from './portfolio.ts';
 import type { PreferencesState } from './preferences.ts';
 import type { ReferralState } from './referral.ts';
 import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
+import type { SchemaValidator } from './validator.ts';
 
 /** The service stores a request may change directly. */
 export type ServiceStore = 'referral' | 'notifications' | 'preferences';
@@ -68,6 +69,11 @@ export interface GatewayState {
   replayAges: Map<string, number>;
   /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
   verifier?: Verifier;
+  /**
+   * The process's one schema validator (validator.ts): REST routes, the WebSocket's RPC payloads
+   * and the backtester's in-process calls all compile through it.
+   */
+  validator: SchemaValidator;
   /** Single-use nonces the wallet-signed key routes spent, "address|nonce" (nonces.ts). */
   nonces: Set<string>;
   /** Each wallet's last write in flight (sequencer.ts). */

@@ -29,7 +29,6 @@ import {
   batchReply,
   chargeBatch,
   checkTarget,
-  elementCheck,
   elementRow,
   everyRow,
   parseElements,
@@ -37,8 +36,6 @@ import {
   present,
   targetRowIds,
 } from './order-write-support.ts';
-
-const checkCancel = elementCheck(CancelOrderBody);
 
 export const BatchCancelOrdersBody = Type.Object(
   {
@@ -71,7 +68,7 @@ export const batchCancelOrders: Operation = {
     if (isReply(ctx)) return ctx;
 
     const parse = (): Maybe<ParsedElements<ParsedCancel>> =>
-      parseElements(cancels, 'cancels', checkCancel, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
+      parseElements(cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels, parsed, targetRowIds);
       if (isReply(charge)) return charge;

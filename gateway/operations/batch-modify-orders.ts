@@ -18,11 +18,9 @@ import { LIMITS } from '../../engine/spec.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
 import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify } from './modify-order.ts';
-import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementCheck, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
+import { batchContext, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import type { Maybe } from '../maybe.ts';
-
-const checkModify = elementCheck(ModifyOrderBody);
 
 export const BatchModifyOrdersBody = Type.Object(
   {
@@ -48,7 +46,7 @@ export const batchModifyOrders: Operation = {
     const ctx = batchContext(state, request, 'Order', modifies);
     if (isReply(ctx)) return ctx;
     const parse = (): Maybe<ParsedElements<ParsedModify>> =>
-      parseElements(modifies, 'modifies', checkModify, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
+      parseElements(modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies, parsed, targetRowIds);
       if (isReply(charge)) return charge;

@@ -33,7 +33,6 @@ import {
   batchHeaderRefusal,
   batchReply,
   chargeBatch,
-  elementCheck,
   elementRow,
   errorRow,
   everyRow,
@@ -63,8 +62,6 @@ interface Placed {
   element: Element;
 }
 
-const checkPlace = elementCheck(PlaceOrderBody);
-
 const rowIds: RowIds = (element) => [undefined, stringField(element, 'clientId')];
 
 export const batchPlaceOrders: Operation = {
@@ -90,7 +87,7 @@ export const batchPlaceOrders: Operation = {
     if (isReply(ctx)) return ctx;
 
     const parse = (): Maybe<ParsedElements<Placed>> =>
-      parseElements(orders, 'orders', checkPlace, rowIds, (element: Element): Maybe<Placed | Reply> =>
+      parseElements(orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Maybe<Placed | Reply> =>
         andThen(orderCommand(state, request, element, element.signature ?? '', 'present'), (parsed): Placed | Reply => {
           if (isReply(parsed)) return parsed;
           const { type: _type, ...command } = parsed.command;

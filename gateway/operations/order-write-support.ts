@@ -212,17 +212,18 @@ export function rowFromReply(reply: Reply, orderId: string | undefined, clientId
   return errorRow(orderId, clientId, typeof error === 'string' ? error : 'rejected');
 }
 
-/** One element's check: the first error as text (prefixed by `where`), or undefined. */
-export type ElementCheck = (value: unknown, where: string) => string | undefined;
+const validators = new WeakMap<TSchema, Validator>();
 
-/** Compiles the check of a batch's elements against their single-request schema (once per batch operation, at load). */
-export function elementCheck(schema: TSchema): ElementCheck {
-  const validator = Compile(schema) as unknown as Validator;
-  return (value, where) => {
-    if (validator.Check(value)) return undefined;
-    const first = validator.Errors(value)[0];
-    return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message}`;
-  };
+/** Checks one element against its single-request schema; the first error as text, or undefined. */
+export function elementError(schema: TSchema, value: unknown, where: string): string | undefined {
+  let validator = validators.get(schema);
+  if (validator === undefined) {
+    validator = Compile(schema) as unknown as Validator;
+    validators.set(schema, validator);
+  }
+  if (validator.Check(value)) return undefined;
+  const first = validator.Errors(value)[0];
+  return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message}`;
 }
 
 /** Field reads on an element that may not have passed its schema. */
@@ -283,7 +284,7 @@ export interface ParsedElements<T> {
 export function parseElements<E, T extends object>(
   elements: readonly unknown[],
   field: string,
-  check: ElementCheck,
+  schema: TSchema,
   rowIds: RowIds,
   parse: (element: E) => Maybe<T | Reply>,
 ): Maybe<ParsedElements<T>> {
@@ -291,7 +292,7 @@ export function parseElements<E, T extends object>(
   const outcomes = elements.map((sent, index): Maybe<{ row: BatchRow } | { parsed: T }> => {
     const raw = withoutNulls(sent);
     const [orderId, clientId] = rowIds(raw);
-    const invalid = check(raw, `${field}/${index}`);
+    const invalid = elementError(schema, raw, `${field}/${index}`);
     if (invalid !== undefined) return { row: errorRow(orderId, clientId, invalid) };
     return andThen(parse(raw as E), (parsed) => (isReply(parsed) ? { row: rowFromReply(parsed, orderId, clientId) } : { parsed }));
   });

@@ -21,7 +21,6 @@ import type { Clock } from '../../gateway/exchange.ts';
 import { createGateway } from '../../gateway/gateway.ts';
 import { registerKey } from '../../gateway/keys.ts';
 import { rateLimitConfig } from '../../gateway/rate-limit/index.ts';
-import { createSchemaValidator } from '../../gateway/validator.ts';
 
 /** An operation's answer: the HTTP status and body the REST route would send. */
 export interface Reply {
@@ -39,8 +38,6 @@ type Body = Record<string, unknown>;
 export class InProcessGateway {
   readonly state: GatewayState;
   private readonly byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
-  /** The gateway's validator rules (gateway/validator.ts: fastify's coercion, finite numbers). */
-  private readonly ajv = createSchemaValidator();
   private readonly validators = new Map<Operation, ValidateFunction>();
   private requests = 0;
   readonly apiKey: string;
@@ -66,10 +63,10 @@ export class InProcessGateway {
     if (schema !== undefined) {
       let validate = this.validators.get(op);
       if (validate === undefined) {
-        validate = this.ajv.compile(schema);
+        validate = this.state.validator.compile(schema);
         this.validators.set(op, validate);
       }
-      if (!validate(payload)) return { status: 400, body: { error: this.ajv.errorsText(validate.errors), errorType: 'InvalidRequest' } };
+      if (!validate(payload)) return { status: 400, body: { error: this.state.validator.errorsText(validate.errors), errorType: 'InvalidRequest' } };
     }
     this.requests++;
     const headers = {
