@@ -17,6 +17,8 @@
  */
 import AjvModule, { type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import fastJson from 'fast-json-stringify';
+// The augmentation below needs fastify in the program even where nothing else imports it.
+import type {} from 'fastify';
 
 declare module 'fastify' {
   interface FastifyInstance {
