@@ -14,13 +14,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { admitRequest, rateLimitedReply, settleResponse } from './rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
-import { attachCandles } from './candles.ts';
-import { attachFundingRates } from './funding-rates-store.ts';
-import { attachMarketStats } from './market-stats.ts';
 import { geoOf } from './geo.ts';
-import { historyOf } from './history.ts';
-import { attachServices } from './services.ts';
-import { createReplySerializer, createSchemaValidator } from './validator.ts';
+import { createReplySerializer } from './validator.ts';
 import { ERRORS, refuse } from './errors.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
@@ -47,16 +42,11 @@ function operationRequest(req: FastifyRequest): OperationRequest {
   };
 }
 
+/** `state`: built by createGateway (gateway.ts), read models and services included. */
 export function buildApp(state: GatewayState, operations: readonly Operation[] = OPERATIONS): FastifyInstance {
-  // History read models follow the exchange from now on (build the app before trading starts).
-  historyOf(state.exchange);
-  attachCandles(state.exchange);
-  attachFundingRates(state.exchange);
-  attachMarketStats(state.exchange);
-  attachServices(state);
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 }).withTypeProvider<TypeBoxTypeProvider>();
   // One validator for every route (the /sim ones too) and the WebSocket's payloads (validator.ts).
-  const validator = (state.validator ??= createSchemaValidator());
+  const validator = state.validator;
   app.setValidatorCompiler(({ schema }) => validator.compile(schema));
   app.decorate('schemaValidator', validator);
   // One reply serializer, compiled from the operations' reply schemas, for REST and the WebSocket.

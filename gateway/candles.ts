@@ -18,10 +18,8 @@
  *   when the next one opens (final from then on: later trades are later in time), and reads
  *   continue there below the oldest bar the series holds. The newest two stay in memory because
  *   every trades event reads them (the WebSocket update names the bar it superseded).
- * - `attachCandles(exchange)` creates the store once per exchange (a WeakMap), fills it from
- *   the trades the exchange still remembers (`exchange.trades`, bounded by its limits), then
- *   follows new `trades` events as an exchange listener. Attaching at startup keeps every trade;
- *   attaching later (the operation does it on first use) starts from the remembered ones.
+ * - `createGateway` (gateway.ts) builds the one store of a gateway with the exchange and feeds
+ *   it every `trades` event (`addTrades`).
  *
  * Reads (`readCandles`) return bars newest first (supplement §12) within [from, to) on openTime.
  * `readFilledCandles` is the venue's read (GET /v1/candles): a bar for every period of the
@@ -30,8 +28,6 @@
  * trade have no bar (there is no close to carry).
  */
 import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../engine/index.ts';
-import type { EngineEvent } from '../engine/index.ts';
-import type { Exchange } from './exchange.ts';
 import { price, size, usd } from './format.ts';
 
 const MINUTE_US = 60_000_000;
@@ -255,28 +251,4 @@ export function candleRecord(spec: MarketSpec, timeframe: CandleTimeframe, bar: 
     tradeCount: bar.tradeCount,
     isFinal: now >= bar.openTime + TIMEFRAME_US[timeframe],
   };
-}
-
-const stores = new WeakMap<Exchange, CandleStore>();
-
-/** The exchange's candle store, created, filled and subscribed on first call (idempotent). */
-export function attachCandles(exchange: Exchange, barsPerSeries = DEFAULT_BARS_PER_SERIES): CandleStore {
-  const existing = stores.get(exchange);
-  if (existing !== undefined) return existing;
-  const store = createCandleStore(barsPerSeries, () => exchange.history.candles);
-  const valueMulOf = (marketId: number): bigint | undefined => exchange.engine.markets.get(marketId)?.spec.valueMul;
-  for (const [marketId, events] of exchange.trades) {
-    const valueMul = valueMulOf(marketId);
-    if (valueMul === undefined) continue;
-    for (const e of events) addTrades(store, e, valueMul);
-  }
-  exchange.listeners.add((events: readonly EngineEvent[]) => {
-    for (const e of events) {
-      if (e.type !== 'trades') continue;
-      const valueMul = valueMulOf(e.marketId);
-      if (valueMul !== undefined) addTrades(store, e, valueMul);
-    }
-  });
-  stores.set(exchange, store);
-  return store;
 }

@@ -10,13 +10,16 @@
  * except through engine/index.ts. `orders` holds the latest update of every live order; the
  * history (closed orders, fills, trades, account ledgers) goes to `history` (history-store.ts):
  * by default the bounded in-memory lists below (closed orders then stay in `orders`, named by
- * `closed`), or SQLite tables once persistence installs them (`closed`, `fills` and `trades`
- * then stay empty and a closed order leaves `orders`).
+ * `closed`), or SQLite tables once persistence installs them (`closed`, `fills`, `trades` and
+ * `ledgers` then stay empty and a closed order leaves `orders`). The other read models and the
+ * services follow the exchange as listeners, wired once by `createGateway` (gateway.ts).
  */
 import { apply, createEngine, type Engine, type EngineConfig } from '../engine/index.ts';
 import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, ResultOf, TradesEvent } from '../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../engine/spec.ts';
-import { memoryHistoryStore, type HistoryStore } from './history-store.ts';
+import { accountKeyOf } from './account-key.ts';
+import { DEFAULT_HISTORY_LIMIT, recordLedger, type Ledgers } from './history.ts';
+import { memoryHistoryStore, type HistoryStore, type MemoryHistory } from './history-store.ts';
 
 /** Unix microseconds. */
 export type Clock = () => number;
@@ -31,15 +34,18 @@ export interface ExchangeLimits {
   closedOrdersPerAccount: number;
   fillsPerAccount: number;
   tradesPerMarket: number;
+  /** Funding payments, interest settlements and transfers kept per account and per kind. */
+  ledgerEntriesPerAccount: number;
 }
 
 export const DEFAULT_EXCHANGE_LIMITS: ExchangeLimits = {
   closedOrdersPerAccount: 1000,
   fillsPerAccount: 5000,
   tradesPerMarket: 5000,
+  ledgerEntriesPerAccount: DEFAULT_HISTORY_LIMIT,
 };
 
-export interface Exchange {
+export interface Exchange extends MemoryHistory {
   engine: Engine;
   clock: Clock;
   limits: ExchangeLimits;
@@ -49,6 +55,8 @@ export interface Exchange {
   closed: Map<string, number[]>;
   fills: Map<string, FillEvent[]>;
   trades: Map<number, TradesEvent[]>;
+  /** Funding, interest and transfer events per account key (history.ts). */
+  ledgers: Ledgers;
   /** Where history goes and is read from (memory by default). */
   history: HistoryStore;
   listeners: Set<EventListener>;
@@ -58,10 +66,6 @@ export interface Exchange {
   submit<S extends Submission>(command: S): ResultOf<S>;
   /** Applies a command at its own time (journal replay); `onCommand` is not called. */
   applyStamped<C extends Command>(command: C): ResultOf<C>;
-}
-
-export function accountKeyOf(address: string, accountIndex: number): string {
-  return address + '/' + accountIndex;
 }
 
 export function createExchange(config: EngineConfig, clock: Clock, limits: Partial<ExchangeLimits> = {}): Exchange {
@@ -75,6 +79,7 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
     closed: new Map(),
     fills: new Map(),
     trades: new Map(),
+    ledgers: new Map(),
     // Set right below: the memory store reads the exchange it belongs to.
     history: undefined as unknown as HistoryStore,
     listeners: new Set(),
@@ -135,6 +140,11 @@ function record(exchange: Exchange, e: EngineEvent): void {
     case 'trades':
       if (exchange.history.kind !== 'memory') break;
       push(exchange.trades as Map<string | number, TradesEvent[]>, e.marketId, e, exchange.limits.tradesPerMarket);
+      break;
+    case 'funding':
+    case 'interest':
+    case 'transfer':
+      if (exchange.history.kind === 'memory') recordLedger(exchange.ledgers, e, exchange.limits.ledgerEntriesPerAccount);
       break;
     default:
       break;

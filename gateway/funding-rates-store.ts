@@ -8,13 +8,11 @@
  *   without one has no rows for that hour.
  * - Rows are kept per market, oldest first, the newest `ratesPerMarket` of them (a year of
  *   hours by default).
- * - The engine keeps no history of its own, so only rates settled after the store is attached
- *   exist: `attachFundingRates(exchange)` is idempotent (a WeakMap) and should run when the
- *   exchange is built; the operation also attaches it on first use.
+ * - The engine keeps no history of its own: `createGateway` (gateway.ts) builds the store with
+ *   the exchange and feeds it every `fundingRate` event, so no settled rate is missed.
  * - Rates print as plain decimals: 12_500_000 (1e-12 units) → "0.0000125".
  */
-import { formatBig, trimDecimal, type EngineEvent, type FundingRateEvent } from '../engine/index.ts';
-import type { Exchange } from './exchange.ts';
+import { formatBig, trimDecimal, type FundingRateEvent } from '../engine/index.ts';
 
 export interface FundingRateStore {
   byMarket: Map<number, FundingRateEvent[]>;
@@ -59,18 +57,4 @@ export function readFundingRates(store: FundingRateStore, marketIds: readonly nu
 /** A rate in 1e-12 units as a decimal string. */
 export function fundingRateString(rate: bigint): string {
   return trimDecimal(formatBig(rate, 12));
-}
-
-const stores = new WeakMap<Exchange, FundingRateStore>();
-
-/** The exchange's funding-rate store, created and subscribed on first call (idempotent). */
-export function attachFundingRates(exchange: Exchange, ratesPerMarket = DEFAULT_RATES_PER_MARKET): FundingRateStore {
-  const existing = stores.get(exchange);
-  if (existing !== undefined) return existing;
-  const store = createFundingRateStore(ratesPerMarket);
-  exchange.listeners.add((events: readonly EngineEvent[]) => {
-    for (const e of events) if (e.type === 'fundingRate') recordFundingRate(store, e);
-  });
-  stores.set(exchange, store);
-  return store;
 }

@@ -3,7 +3,7 @@
  * interest settlements and transfers — with two implementations.
  *
  * - memory (`memoryHistoryStore`, the default of every exchange): the bounded in-memory lists
- *   of exchange.ts (`closed`, `fills`, `trades`, closed orders kept in `orders`) and history.ts.
+ *   of exchange.ts (`closed`, `fills`, `trades`, `ledgers`, closed orders kept in `orders`).
  *   `--memory`, the tests and the backtester use it; it is part of images and nothing else.
  * - SQLite (`gateway/persistence/history-tables.ts`, installed by `Persistence.attach` when a
  *   database is open): indexed tables written in the journal's group-commit transaction; the
@@ -15,8 +15,7 @@
  * and the portfolio series, bounded as before.
  *
  * Contract (both): lists are oldest first, in event order, which is also time order; each list
- * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits, history.ts's
- * limit), so a read sees the same rows in both modes until the memory lists drop old entries.
+ * holds at most the newest `cap` entries of its kind for the key (ExchangeLimits), so a read sees the same rows in both modes until the memory lists drop old entries.
  * `closedOrder(id)` answers an order that closed and is still remembered (the live ones are in
  * `exchange.orders`; `orderOf` asks both). Reads see the writes of the turn so far. Pages
  * (`page`, `closedOrderPage`, `newestTrades`' window) answer what the same filters over the
@@ -24,11 +23,10 @@
  */
 import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, OrderStatus, SideCode, TradesEvent, TransferEvent } from '../engine/index.ts';
 import type { ClosedBars } from './candles.ts';
-import type { Exchange } from './exchange.ts';
 import type { NotificationLog } from './notifications.ts';
 import type { SampleLog } from './portfolio.ts';
-import { accountHistory, historyOf } from './history.ts';
-import { inWindow, newestFirst, type Page, type Window } from './operations/read-filters.ts';
+import { accountHistory, type Ledgers } from './history.ts';
+import { inWindow, newestFirst, type Page, type Window } from './window.ts';
 
 /** The per-account lists a filtered page is read from. */
 export interface AccountLists {
@@ -111,16 +109,25 @@ export interface HistoryStore {
   readonly portfolio?: SampleLog | undefined;
 }
 
+/**
+ * The memory store's lists (exchange.ts fills them; an `Exchange` is one). Read through this
+ * object on every call: a restore replaces the lists wholesale.
+ */
+export interface MemoryHistory {
+  orders: Map<number, OrderEvent>;
+  closed: Map<string, number[]>;
+  fills: Map<string, FillEvent[]>;
+  trades: Map<number, TradesEvent[]>;
+  ledgers: Ledgers;
+}
+
 /** An order's latest update: live, or closed and still remembered. */
-export function orderOf(exchange: Exchange, orderId: number): OrderEvent | undefined {
+export function orderOf(exchange: { orders: ReadonlyMap<number, OrderEvent>; history: HistoryStore }, orderId: number): OrderEvent | undefined {
   return exchange.orders.get(orderId) ?? exchange.history.closedOrder(orderId);
 }
 
-export function memoryHistoryStore(exchange: Exchange): HistoryStore {
-  const ledger = (address: string): ReturnType<typeof accountHistory> => {
-    const cut = address.lastIndexOf('/');
-    return accountHistory(historyOf(exchange), address.slice(0, cut), Number(address.slice(cut + 1)));
-  };
+export function memoryHistoryStore(exchange: MemoryHistory): HistoryStore {
+  const ledger = (accountKey: string): ReturnType<typeof accountHistory> => accountHistory(exchange.ledgers, accountKey);
   const store: HistoryStore = {
     kind: 'memory',
     record: () => {},

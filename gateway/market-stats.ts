@@ -15,13 +15,11 @@
  * - priceChange24h = (last − first) / first over the window's trades, a fraction rounded half
  *   away from zero to 4 decimals; volume24h and volume24hNotional are rounded the same way to
  *   2 decimals. Those precisions are the live venue's (captured market rows), not a choice.
- * - `attachMarketStats(exchange)` creates the store once per exchange (a WeakMap, like the
- *   candle and funding-rate stores), fills it from the trades the exchange still remembers and
- *   follows new `trades` events as an exchange listener; buildApp attaches it. The tape is not
- *   in the durable image: after a restart it starts from the trades the exchange remembers.
+ * - `createGateway` (gateway.ts) builds the one store of a gateway with the exchange and feeds
+ *   it every `trades` event (`recordTrades`). The tape is not in the durable image: after a
+ *   restart it holds the trades of the journal records replayed since the newest snapshot.
  */
-import { formatBig, type EngineEvent, type MarketSpec, type TradesEvent } from '../engine/index.ts';
-import type { Exchange } from './exchange.ts';
+import { formatBig, type MarketSpec, type TradesEvent } from '../engine/index.ts';
 import { price, size } from './format.ts';
 
 const MINUTE_US = 60_000_000;
@@ -153,28 +151,4 @@ export function marketStats(store: MarketStatsStore, spec: MarketSpec, now: numb
   }
   if (tape !== undefined) tape.cached = { start, version: tape.version, fields };
   return fields;
-}
-
-const stores = new WeakMap<Exchange, MarketStatsStore>();
-
-/** The exchange's market-statistics store, created, filled and subscribed on first call (idempotent). */
-export function attachMarketStats(exchange: Exchange): MarketStatsStore {
-  const existing = stores.get(exchange);
-  if (existing !== undefined) return existing;
-  const store = createMarketStatsStore();
-  const valueMulOf = (marketId: number): bigint | undefined => exchange.engine.markets.get(marketId)?.spec.valueMul;
-  const remembered = [...exchange.trades.values()].flat().sort((a, b) => a.time - b.time);
-  for (const e of remembered) {
-    const valueMul = valueMulOf(e.marketId);
-    if (valueMul !== undefined) recordTrades(store, e, valueMul);
-  }
-  exchange.listeners.add((events: readonly EngineEvent[]) => {
-    for (const e of events) {
-      if (e.type !== 'trades') continue;
-      const valueMul = valueMulOf(e.marketId);
-      if (valueMul !== undefined) recordTrades(store, e, valueMul);
-    }
-  });
-  stores.set(exchange, store);
-  return store;
 }

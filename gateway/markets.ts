@@ -11,8 +11,8 @@ import { ticksToPrice, type MarketState } from '../engine/index.ts';
 import type { Exchange } from './exchange.ts';
 import type { MarketRow } from './reply-schema.ts';
 import { price as formatPrice, size as formatSize } from './format.ts';
-import { attachFundingRates, fundingRateString } from './funding-rates-store.ts';
-import { attachMarketStats, marketStats } from './market-stats.ts';
+import { fundingRateString, type FundingRateStore } from './funding-rates-store.ts';
+import { marketStats, type MarketStatsStore } from './market-stats.ts';
 
 export function resolveMarket(exchange: Exchange, selector: unknown): MarketState | undefined {
   if (typeof selector === 'number' && Number.isInteger(selector)) return exchange.engine.markets.get(selector);
@@ -101,15 +101,23 @@ const PYTH_IDS: Readonly<Record<string, string>> = { BTC: '1', ETH: '2', SOL: '6
  *   caps); pythId as above.
  * Field order follows the live rows.
  */
-export function marketRow(exchange: Exchange, ms: MarketState): MarketRow {
+/** What a market row reads: the exchange and two read models (a GatewayState has them all). */
+export interface MarketRowSources {
+  exchange: Exchange;
+  fundingRates: FundingRateStore;
+  marketStats: MarketStatsStore;
+}
+
+export function marketRow(sources: MarketRowSources, ms: MarketState): MarketRow {
+  const exchange = sources.exchange;
   // marketRecord stays an open record (ws/market-attributes.ts indexes it by field name).
   const record = marketRecord(ms) as MarketRecordFields;
   const online = ms.spec.status === 'ONLINE';
   const now = exchange.clock();
-  const settled = attachFundingRates(exchange).byMarket.get(ms.spec.id);
+  const settled = sources.fundingRates.byMarket.get(ms.spec.id);
   const lastRate = settled === undefined || settled.length === 0 ? undefined : settled[settled.length - 1]!.rate;
   const nextAt = exchange.engine.nextSettlementAt > 0 ? exchange.engine.nextSettlementAt : Math.floor(now / HOUR_US) * HOUR_US + HOUR_US;
-  const stats = marketStats(attachMarketStats(exchange), ms.spec, now);
+  const stats = marketStats(sources.marketStats, ms.spec, now);
   const { openInterest, initialMarginFraction, maintenanceMarginFraction, offHoursInitialMarginFraction, assetResolution, ...head } = record;
   const { marketDisplayName, fullAssetName, ...rest } = head;
   const ordered = { marketDisplayName, ...(fullAssetName === undefined ? {} : { fullAssetName }) };

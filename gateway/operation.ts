@@ -12,7 +12,11 @@ import type { TSchema } from 'typebox';
 import type { ErrorSource } from '../engine/spec.ts';
 import type { WeightedOperation } from './rate-limit/weights.ts';
 import type { ReplyBody, Responses } from './reply-schema.ts';
-import type { ServerClocks } from './auth/index.ts';
+import type { ServerClocks, WalletDomainConfig } from './auth/index.ts';
+import type { CandleStore } from './candles.ts';
+import type { FundingRateStore } from './funding-rates-store.ts';
+import type { MarketStatsStore } from './market-stats.ts';
+import type { MarketAttributeTracker } from './ws/market-attributes.ts';
 import type { Reply } from './errors.ts';
 import type { Exchange } from './exchange.ts';
 import type { GeoConfig } from './geo.ts';
@@ -42,10 +46,17 @@ export interface GatewayConfig {
   geo?: GeoConfig;
 }
 
+/**
+ * Everything a request, a channel, persistence and the simulator reach: built once, with every
+ * field, by `createGateway` (gateway.ts, which states the order), and passed to whoever needs it.
+ * A restore replaces the service stores and read-model contents in place (persistence/).
+ */
 export interface GatewayState {
   exchange: Exchange;
   keys: KeyRegistry;
   config: GatewayConfig;
+  /** The chain id and BridgeVault contract wallet signatures are checked against (network.ts). */
+  network: WalletDomainConfig;
   /** Wall and simulator clocks for the timestamp window (ns). */
   clocks: () => ServerClocks;
   /** Wall-clock milliseconds for rate limits and key expiry. */
@@ -56,27 +67,38 @@ export interface GatewayState {
   replay: Set<string>;
   /** When each slot in `replay` was taken, oldest first (gateway/replay.ts prunes by it; not durable). */
   replayAges: Map<string, number>;
-  /**
-   * The process's one schema validator (validator.ts): REST routes, the WebSocket's RPC payloads
-   * and batch elements all compile through it. buildApp builds it when the state has none.
-   */
-  validator?: SchemaValidator;
   /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
   verifier?: Verifier;
-  /** Each wallet's last write in flight (sequencer.ts); created on first use. */
-  turns?: Turns;
-  // Plain-data stores of the account services, created by `attachServices` (services.ts, run
-  // by buildApp); each changes only through the functions of its module.
+  /**
+   * The process's one schema validator (validator.ts): REST routes, the WebSocket's RPC payloads
+   * batch elements and the backtester's in-process calls all compile through it (createGateway).
+   */
+  validator: SchemaValidator;
+  /** Single-use nonces the wallet-signed key routes spent, "address|nonce" (nonces.ts). */
+  nonces: Set<string>;
+  /** Each wallet's last write in flight (sequencer.ts). */
+  turns: Turns;
+  // Read models fed by the exchange's events (createGateway's listener).
+  /** OHLCV bars per market and timeframe (candles.ts). */
+  candles: CandleStore;
+  /** Settled hourly funding rates (funding-rates-store.ts). */
+  fundingRates: FundingRateStore;
+  /** Rolling 24-hour market statistics (market-stats.ts). */
+  marketStats: MarketStatsStore;
+  /** The market attribute blocks last streamed (ws/market-attributes.ts). */
+  marketAttributes: MarketAttributeTracker;
+  // Plain-data stores of the account services (services.ts); each changes only through the
+  // functions of its module.
   /** Affiliate program (referral.ts). */
-  referral?: ReferralState;
+  referral: ReferralState;
   /** Push tokens and inboxes (notifications.ts). */
-  notifications?: NotificationState;
+  notifications: NotificationState;
   /** userPreferences documents (preferences.ts). */
-  preferences?: PreferencesState;
+  preferences: PreferencesState;
   /** Per-wallet volume, fees and realized PnL buckets (leaderboard.ts). */
-  leaderboard?: LeaderboardState;
+  leaderboard: LeaderboardState;
   /** Per-account equity and PnL samples (portfolio.ts). */
-  portfolio?: PortfolioState;
+  portfolio: PortfolioState;
   /**
    * Resolves once every change made so far is durable (gateway/persistence/); replies wait for
    * it. Absent: nothing to wait for.

@@ -13,7 +13,6 @@
  * coarser order is still the arrival order for each subaccount.
  */
 import type { Maybe } from './maybe.ts';
-import type { GatewayState } from './operation.ts';
 
 export type Turns = Map<string, Promise<void>>;
 
@@ -29,8 +28,9 @@ export function walletOf(query: Record<string, unknown>, body: unknown): string 
   return typeof raw === 'string' ? walletKey(raw) : '';
 }
 
-export function sequenced<P, R>(state: GatewayState, wallet: string, prepare: () => Maybe<P>, commit: (prepared: P) => Maybe<R>): Maybe<R> {
-  const turns = (state.turns ??= new Map());
+/** `state`: the gateway (its `turns` field) or anything else that holds the turns. */
+export function sequenced<P, R>(state: { turns: Turns }, wallet: string, prepare: () => Maybe<P>, commit: (prepared: P) => Maybe<R>): Maybe<R> {
+  const turns = state.turns;
   const previous = turns.get(wallet);
   const prepared = prepare();
   if (previous === undefined && !(prepared instanceof Promise)) return commit(prepared);

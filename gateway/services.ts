@@ -1,55 +1,42 @@
 /**
  * The account services around the engine: the affiliate program, notifications, preferences,
- * the leaderboard and portfolio history. `attachServices(state)` creates their stores on the
- * gateway state (when a restore has not already put them there) and wires them to the exchange
- * once per state:
+ * the leaderboard and portfolio history. `createGateway` (gateway.ts) builds their stores as
+ * fields of the gateway state, then `followServices(state)` — called once, by it — wires them
+ * to the exchange:
  * - the engine's fee hook (`onFee`, called with every fee charged) accrues referral rewards;
- * - an exchange listener turns events into notifications (resting fills, liquidations, TP/SL
- *   triggers, deposits, withdrawals), leaderboard totals (fills, funding) and portfolio
- *   samples.
- * Hooks read `state.<store>` on every call, never a captured object, so a restore may replace a
- * store wholesale.
+ * - `followServices` returns the exchange listener's body, which turns events into
+ *   notifications (resting fills, liquidations, TP/SL triggers, deposits, withdrawals),
+ *   leaderboard totals (fills, funding) and portfolio samples; createGateway calls it from its
+ *   one listener after the read models.
  */
 import { accountView, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../engine/index.ts';
-import { accountKeyOf } from './exchange.ts';
+import { accountKeyOf } from './account-key.ts';
 import { formatOrder, usd } from './format.ts';
-import { createLeaderboardState, recordFill, recordFunding, type LeaderboardState } from './leaderboard.ts';
-import { createNotificationState, pushNotification, type NotificationState, type PayloadValue } from './notifications.ts';
+import { recordFill, recordFunding } from './leaderboard.ts';
+import { pushNotification, type PayloadValue } from './notifications.ts';
 import type { GatewayState } from './operation.ts';
 import { fillRecord } from './operations/fills.ts';
-import { createPortfolioState, realizedOf, recordRealized, sampleDue, takeSamples, type PortfolioState, type Sample } from './portfolio.ts';
-import { createPreferencesState, type PreferencesState } from './preferences.ts';
-import { accrueFee, createReferralState, type ReferralState } from './referral.ts';
+import { realizedOf, recordRealized, sampleDue, takeSamples, type Sample } from './portfolio.ts';
+import { accrueFee } from './referral.ts';
 
-export const referralOf = (state: GatewayState): ReferralState => (state.referral ??= createReferralState());
-export const notificationsOf = (state: GatewayState): NotificationState => (state.notifications ??= createNotificationState());
-export const preferencesStoreOf = (state: GatewayState): PreferencesState => (state.preferences ??= createPreferencesState());
-export const leaderboardOf = (state: GatewayState): LeaderboardState => (state.leaderboard ??= createLeaderboardState());
-export const portfolioOf = (state: GatewayState): PortfolioState => (state.portfolio ??= createPortfolioState());
-
-const attached = new WeakSet<GatewayState>();
-
-export function attachServices(state: GatewayState): void {
-  referralOf(state);
-  notificationsOf(state);
-  preferencesStoreOf(state);
-  leaderboardOf(state);
-  portfolioOf(state);
-  if (attached.has(state)) return;
-  attached.add(state);
+/**
+ * Wires the services to the engine (its fee hook) and returns what they do with each command's
+ * events. Hooks read `state.<store>` on every call, never a captured object: a restore replaces
+ * the stores wholesale.
+ */
+export function followServices(state: GatewayState): (events: readonly EngineEvent[]) => void {
   const exchange = state.exchange;
-  exchange.engine.wiring.onFee = (account, fee, time) => accrueFee(referralOf(state), account.address, fee, time);
-  exchange.listeners.add((events) => {
+  exchange.engine.wiring.onFee = (account, fee, time) => accrueFee(state.referral, account.address, fee, time);
+  return (events) => {
     for (const e of events) follow(state, e);
     const now = exchange.engine.time;
-    const portfolio = portfolioOf(state);
-    if (sampleDue(portfolio, now)) sample(state, now);
-  });
+    if (sampleDue(state.portfolio, now)) sample(state, now);
+  };
 }
 
 function notify(state: GatewayState, address: string, item: Parameters<typeof pushNotification>[3]): void {
   // The engine's time, not the clock's: a replay of the journal stamps the same nanoseconds.
-  pushNotification(notificationsOf(state), address, BigInt(state.exchange.engine.time) * 1000n, item, state.exchange.history.notifications);
+  pushNotification(state.notifications, address, BigInt(state.exchange.engine.time) * 1000n, item, state.exchange.history.notifications);
 }
 
 function fillNotification(state: GatewayState, e: FillEvent): void {
@@ -64,14 +51,14 @@ function follow(state: GatewayState, e: EngineEvent): void {
   switch (e.type) {
     case 'fill': {
       const spec = exchange.engine.markets.get(e.marketId)!.spec;
-      recordFill(leaderboardOf(state), e.address, e.time, BigInt(e.price) * BigInt(e.size) * spec.valueMul, e.fee, e.closedPnl);
-      recordRealized(portfolioOf(state), accountKeyOf(e.address, e.accountIndex), e.closedPnl);
+      recordFill(state.leaderboard, e.address, e.time, BigInt(e.price) * BigInt(e.size) * spec.valueMul, e.fee, e.closedPnl);
+      recordRealized(state.portfolio, accountKeyOf(e.address, e.accountIndex), e.closedPnl);
       fillNotification(state, e);
       break;
     }
     case 'funding':
-      recordFunding(leaderboardOf(state), e.address, e.time, e.payment);
-      recordRealized(portfolioOf(state), accountKeyOf(e.address, e.accountIndex), e.payment);
+      recordFunding(state.leaderboard, e.address, e.time, e.payment);
+      recordRealized(state.portfolio, accountKeyOf(e.address, e.accountIndex), e.payment);
       break;
     case 'liquidation':
       notify(state, e.address, {
@@ -117,13 +104,15 @@ function measure(state: GatewayState, account: Account): Omit<Sample, 'time'> {
     equity: view.equity,
     pnl: view.equity - view.netDeposits,
     perpEquity: view.equity - view.netQuoteBalance,
-    perpPnl: realizedOf(portfolioOf(state), account.key) + unrealized + view.accruedFunding,
+    perpPnl: realizedOf(state.portfolio, account.key) + unrealized + view.accruedFunding,
   };
 }
 
 function sample(state: GatewayState, now: number): void {
   const accounts = state.exchange.engine.accounts.all.filter((a) => a.activated).map((a) => ({ key: a.key, measure: () => measure(state, a) }));
-  takeSamples(portfolioOf(state), now, accounts, state.exchange.history.portfolio);
+  // Nothing to sample yet (the start-up's oracle prices): the first deposit is sampled at once.
+  if (accounts.length === 0) return;
+  takeSamples(state.portfolio, now, accounts, state.exchange.history.portfolio);
 }
 
 /** The current values of one account (the portfolio's "now" point); undefined before its first deposit. */

@@ -20,8 +20,8 @@ import { buildApp } from '../gateway/app.ts';
 import { createVerifier } from '../gateway/auth/verifier.ts';
 import { geoConfig } from '../gateway/geo.ts';
 import { attachWebSocket, type SendBudget } from '../gateway/ws/server.ts';
-import { createExchange, type Exchange } from '../gateway/exchange.ts';
-import { createKeyRegistry } from '../gateway/keys.ts';
+import type { Exchange } from '../gateway/exchange.ts';
+import { createGateway } from '../gateway/gateway.ts';
 import type { GatewayState } from '../gateway/operation.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { openPersistence, type Persistence, type PersistenceOptions } from '../gateway/persistence/index.ts';
@@ -118,21 +118,17 @@ export async function buildServer(options: ServerOptions = {}): Promise<Omit<Ser
 async function assemble(options: ServerOptions, persistence: Persistence, logger: Logger): Promise<Omit<Server, 'url' | 'close'> & { stop(): void }> {
   const clock = createClock(options.clock ?? 'realtime', wallMicros(), options.speed ?? 1);
   const config = persistence.engineConfig({ markets: options.markets ?? defaultMarkets(), ...(options.risk && { risk: options.risk }), ...(options.limits && { limits: options.limits }) });
-  const exchange = createExchange(config, () => nowMicros(clock));
-  const state: GatewayState = {
-    exchange,
-    keys: createKeyRegistry(),
+  const state = createGateway({
+    engine: config,
+    clock: () => nowMicros(clock),
     config: { service: 'api-gateway', version: options.version ?? 'perpsim-0.1.0', auth: options.auth ?? true, rateLimit: rateLimitConfig({ enabled: options.rateLimits ?? true }), geo: geoConfig(options.geoBlocked ?? []) },
     clocks: () => ({ wallNs: BigInt(wallMicros()) * 1000n, simNs: BigInt(nowMicros(clock)) * 1000n }),
     nowMs: () => Math.floor(wallMicros() / 1000),
-    ipBuckets: new Map(),
-    pools: new Map(),
-    replay: new Set(),
-    replayAges: new Map(),
     verifier: createVerifier({ threads: options.verifyThreads ?? Math.max(1, availableParallelism() - 1) }),
-    // Only a file makes replies wait: in memory nothing is pending, and the wait was a promise hop per reply.
-    ...(persistence.file !== undefined && { committed: () => persistence.committed() }),
-  };
+  });
+  // Only a file makes replies wait: in memory nothing is pending, and the wait was a promise hop per reply.
+  if (persistence.file !== undefined) state.committed = () => persistence.committed();
+  const exchange = state.exchange;
   const app = buildApp(state);
   const faults = createFaults();
   const requestLog = createRequestLog(options.requestLogSize);

@@ -5,7 +5,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ApiKey, Client, type Order, type OrderAck } from '../client/index.ts';
-import { attachFundingRates, fundingRateString } from '../gateway/funding-rates-store.ts';
+import { fundingRateString } from '../gateway/funding-rates-store.ts';
 import { marketsById } from '../gateway/markets.ts';
 import { startServer, type Server } from '../sim/server.ts';
 
@@ -51,7 +51,7 @@ function serverMarkets(): [number, string, string][] {
 
 /** The rates `on` has settled for a market, newest first, as GET /v1/fundingRates rows. */
 function settledRates(on: Server, marketId: number): { marketId: number; marketDisplayName: string; fundingRate: string; time: number }[] {
-  const rows = attachFundingRates(on.exchange).byMarket.get(marketId) ?? [];
+  const rows = on.state.fundingRates.byMarket.get(marketId) ?? [];
   const name = on.exchange.engine.markets.get(marketId)!.spec.displayName;
   return rows.map((e) => ({ marketId, marketDisplayName: name, fundingRate: fundingRateString(e.rate), time: e.time })).reverse();
 }

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAccount, priceToTicks, sizeToQuantums, type PlaceOrderCommand } from '../engine/index.ts';
 import { usd } from '../gateway/format.ts';
-import { DEFAULT_HISTORY_LIMIT, historyOf } from '../gateway/history.ts';
+import { DEFAULT_HISTORY_LIMIT } from '../gateway/history.ts';
 import { registerKey, revokeKey } from '../gateway/keys.ts';
 import { DAY_US, gateway, placeOrderRequest, SQLITE_HISTORY, T0_US, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 
@@ -20,10 +20,9 @@ const HOUR_US = 3_600_000_000;
 /** The first whole hour after T0_US: where the first funding and interest settle. */
 const FIRST_HOUR = Math.floor(T0_US / HOUR_US) * HOUR_US + HOUR_US;
 
-/** A gateway whose history store listens from the start, with Alice and Bob funded. */
+/** A gateway with Alice and Bob funded. */
 async function ready(): Promise<GatewayHarness> {
   const h = await gateway();
-  historyOf(h.exchange);
   h.fund(alice, 100_000n);
   h.fund(bob, 100_000n);
   return h;
@@ -486,7 +485,6 @@ describe('GET /v1/funding: fundingPayments[] of {marketId, marketDisplayName, fu
 describe('GET /v1/interest: interestPayments[] of {payment, time}, each one settlement of accrued borrow interest from the account to the lending vault', () => {
   it('reports the hourly settlement of a negative quote balance as a positive payment (paid to the vault)', async () => {
     const h = await gateway();
-    historyOf(h.exchange);
     h.fund(alice, 100n);
     h.fund(bob, 100_000n);
     cross(h);
@@ -513,7 +511,6 @@ describe('GET /v1/interest: interestPayments[] of {payment, time}, each one sett
 describe('GET /v1/accountTransferUpdates: {accountTransferUpdates: [{id, amount, netQuoteBalance, globalSequenceId, createdAt, address, accountIndex, rejectReason, sourceAccountId, destinationAccountId, …}]} newest first; from/to in µs', () => {
   async function moves(): Promise<GatewayHarness> {
     const h = await gateway();
-    historyOf(h.exchange);
     h.fund(alice, 1000n);
     h.now.us += 1_000_000;
     h.exchange.submit({ type: 'withdraw', address: alice.address, accountIndex: 0, amount: 10n * USD, nonce: 'w-1' });
@@ -671,15 +668,13 @@ describe('GET /v1/apiKeys (auth key: X-API-Key only): {apiKeys: [{apiKey, addres
   });
 });
 
-describe('history read models (gateway/history.ts): one store per exchange, bounded per account and kind', () => {
+describe('account ledgers (gateway/history.ts): kept by the exchange, bounded per account and kind', () => {
   // The memory store's own bound; the SQLite tables' reads are capped at the default.
-  it.skipIf(SQLITE_HISTORY)('keeps the newest `limit` entries (10,000 by default), dropping the oldest', async () => {
+  it.skipIf(SQLITE_HISTORY)('keeps the newest `ledgerEntriesPerAccount` entries (10,000 by default), dropping the oldest', async () => {
     const h = await gateway();
-    const history = historyOf(h.exchange);
-    expect(historyOf(h.exchange)).toBe(history);
-    expect(history.limit).toBe(DEFAULT_HISTORY_LIMIT);
+    expect(h.exchange.limits.ledgerEntriesPerAccount).toBe(DEFAULT_HISTORY_LIMIT);
     expect(DEFAULT_HISTORY_LIMIT).toBe(10_000);
-    history.limit = 3;
+    h.exchange.limits.ledgerEntriesPerAccount = 3;
     for (let i = 0; i < 5; i++) h.fund(alice, BigInt(i + 1));
     const rows = (await get(h, `/v1/accountTransferUpdates?address=${alice.address}`)).body.accountTransferUpdates;
     expect(rows.map((r: { amount: string }) => r.amount)).toEqual(['5.0', '4.0', '3.0']);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileMarket, priceToTicks, sizeToQuantums, type TradesEvent } from '../engine/index.ts';
-import { addTrades, attachCandles, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US } from '../gateway/candles.ts';
-import { createExchange } from '../gateway/exchange.ts';
+import { addTrades, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US } from '../gateway/candles.ts';
+import { createGateway } from '../gateway/gateway.ts';
+import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 
 const btc = compileMarket(defaultMarkets()[0]!);
@@ -120,10 +121,17 @@ describe('candleRecord: isFinal once the clock reaches openTime + length', () =>
   });
 });
 
-describe('attachCandles: one store per exchange, filled from remembered trades, then following trades events', () => {
-  it('backfills, listens, and returns the same store on every call', () => {
+describe('the gateway\'s candle store: built with the exchange, it follows every trades event from the first command', () => {
+  it('holds the bars of every trade, the first one included', () => {
     const now = { us: MONDAY };
-    const exchange = createExchange({ markets: defaultMarkets() }, () => now.us);
+    const gateway = createGateway({
+      engine: { markets: defaultMarkets() },
+      clock: () => now.us,
+      config: { service: 'test', version: 'test', auth: true, rateLimit: rateLimitConfig({}) },
+      clocks: () => ({ wallNs: BigInt(now.us) * 1000n, simNs: BigInt(now.us) * 1000n }),
+      nowMs: () => Math.floor(now.us / 1000),
+    });
+    const exchange = gateway.exchange;
     const submitTrade = (price: string) => {
       exchange.submit({ type: 'placeOrder', address: '0x' + 'b'.repeat(40), accountIndex: 0, marketId: 1, side: 1, orderType: 0, tif: 0, price: priceToTicks(btc, price)!, size: sizeToQuantums(btc, '0.01')!, reduceOnly: false, goodTilTime: now.us + 40 * 86_400_000_000 });
       exchange.submit({ type: 'placeOrder', address: '0x' + 'a'.repeat(40), accountIndex: 0, marketId: 1, side: 0, orderType: 0, tif: 2, price: priceToTicks(btc, price)!, size: sizeToQuantums(btc, '0.01')!, reduceOnly: false, goodTilTime: now.us + 40 * 86_400_000_000 });
@@ -131,8 +139,7 @@ describe('attachCandles: one store per exchange, filled from remembered trades, 
     for (const address of ['0x' + 'a'.repeat(40), '0x' + 'b'.repeat(40)]) exchange.submit({ type: 'deposit', address, accountIndex: 0, amount: 1_000_000n * 1_000_000_000n });
     exchange.submit({ type: 'setOraclePrice', marketId: 1, price: priceToTicks(btc, '97000')! });
     submitTrade('97000.0');
-    const store = attachCandles(exchange);
-    expect(attachCandles(exchange)).toBe(store);
+    const store = gateway.candles;
     now.us += MIN;
     submitTrade('97100.0');
     const bars = readCandles(store, 1, '1m', { to: Infinity, limit: 10 });

@@ -8,13 +8,13 @@ import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
-import { accountKeyOf, type Exchange, type Submission } from '../gateway/exchange.ts';
+import { accountKeyOf } from '../gateway/account-key.ts';
+import type { Exchange, Submission } from '../gateway/exchange.ts';
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
 import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, PRUNE_SLICE, recoverHistoryRows, type SqliteHistoryStore } from '../gateway/persistence/history-tables.ts';
-import { attachCandles, LIVE_BARS } from '../gateway/candles.ts';
+import { LIVE_BARS } from '../gateway/candles.ts';
 import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
-import { notificationsOf } from '../gateway/services.ts';
 import { openPersistence, replayFile, stateHash, type Persistence } from '../gateway/persistence/index.ts';
 import { migrate, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';
@@ -354,7 +354,7 @@ describe('candles: closed bars are history rows (history_candles), the series in
   it('GET /v1/candles answers the same bars for every timeframe, window and countback', async () => {
     const { memory, tables, persistence } = await both(70);
     expect(persistence.history!.counts().candles).toBeGreaterThan(70);
-    for (const [key, bars] of attachCandles(tables.exchange).series) expect(bars.length, key).toBeLessThanOrEqual(LIVE_BARS);
+    for (const [key, bars] of tables.state.candles.series) expect(bars.length, key).toBeLessThanOrEqual(LIVE_BARS);
     const now = memory.now.us;
     expect(tables.now.us).toBe(now);
     for (const q of [`timeframe=1m&to=${now}`, `timeframe=1m&to=${now + MINUTE}&countback=5`, `timeframe=1m&to=${now - 20 * MINUTE}&from=${now - 40 * MINUTE}`, `timeframe=5m&to=${now}`, `timeframe=1h&to=${now + 2 * 3_600_000_000}&from=0`, `timeframe=1d&to=${now + DAY}`]) {
@@ -399,7 +399,7 @@ describe('notifications: inbox items are history rows (history_notifications); t
     (await get(server, `/v1/api-meta/notifications?address=${alice.address}${query}`)).body as never;
   /** markSeen as its operation does it: through the store, then the service record. */
   const see = (server: Awaited<ReturnType<typeof start>>, target: MarkSeenTarget): number => {
-    const marked = markSeen(notificationsOf(server.state), alice.address, target, server.exchange.history.notifications);
+    const marked = markSeen(server.state.notifications, alice.address, target, server.exchange.history.notifications);
     server.state.serviceWritten?.('notifications', alice.address);
     return marked;
   };
@@ -411,7 +411,7 @@ describe('notifications: inbox items are history rows (history_notifications); t
     trade(server.exchange, 5, false);
     await server.persistence.committed();
     expect(server.persistence.history!.counts().notifications).toBeGreaterThanOrEqual(5);
-    expect(notificationsOf(server.state).inboxes.get(alice.address)!.items).toEqual([]);
+    expect(server.state.notifications.inboxes.get(alice.address)!.items).toEqual([]);
     const all = await inbox(server);
     const page = await inbox(server, '&limit=2');
     expect(page.notifications).toEqual(all.notifications.slice(0, 2));

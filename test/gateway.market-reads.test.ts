@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums, type EngineEvent, type FundingRateEvent } from '../engine/index.ts';
 import { barOpenTime } from '../gateway/candles.ts';
-import { attachFundingRates } from '../gateway/funding-rates-store.ts';
-import { accountKeyOf } from '../gateway/exchange.ts';
+import { accountKeyOf } from '../gateway/account-key.ts';
 import { usd } from '../gateway/format.ts';
 import { ipBucketLevel } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
@@ -425,7 +424,6 @@ describe('candles are built from real trades: {candles:[candle]} newest first, w
 describe('GET /v1/fundingRates: {fundingRates:[{marketId, marketDisplayName, fundingRate, time}]}, from/to in microseconds', () => {
   async function settled() {
     const h = await funded();
-    attachFundingRates(h.exchange);
     const rates: FundingRateEvent[] = [];
     h.exchange.listeners.add((events: readonly EngineEvent[]) => {
       for (const e of events) if (e.type === 'fundingRate') rates.push(e);

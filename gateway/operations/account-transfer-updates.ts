@@ -22,7 +22,8 @@
  */
 import { findAccount, type TransferEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
-import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { Exchange } from '../exchange.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';

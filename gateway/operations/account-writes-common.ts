@@ -18,7 +18,6 @@ import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeWalletSignature, type Hex, type KeySigner } from '../auth/index.ts';
 import { fail, type Refusal } from '../errors.ts';
-import { networkOf } from '../network.ts';
 import { isNonceSpent } from '../nonces.ts';
 import type { GatewayState, OperationRequest } from '../operation.ts';
 import { isReplayed, takeReplaySlot } from '../replay.ts';
@@ -172,7 +171,7 @@ export async function checkKeyWallet(
   const signature = walletSignature(sent.signature);
   if (typeof signature !== 'string') return signature;
   if (state.config.auth) {
-    const signer = await recover(signature, nonce, networkOf(state).chainId);
+    const signer = await recover(signature, nonce, state.network.chainId);
     if (signer?.signer !== address) return fail(AUTH_ERRORS.invalidSignature.status, AUTH_ERRORS.invalidSignature.error);
   }
   if (nonce !== undefined && isNonceSpent(state, address, nonce)) return fail(409, 'nonce already used');

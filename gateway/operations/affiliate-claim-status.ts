@@ -6,7 +6,6 @@ import { Type } from 'typebox';
 import { notFound, ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { claimsOf } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { accountOf } from './common.ts';
 import { claimRecord, CLAIM_STATUS_RESPONSES } from './affiliate-common.ts';
 import { accountQueryWith } from './read-filters.ts';
@@ -27,7 +26,7 @@ export const affiliateClaimStatus: Operation<typeof CLAIM_STATUS_RESPONSES> = {
   handle: (state, request) => {
     const { address } = accountOf(request.query);
     const id = String(request.query.id);
-    const claim = claimsOf(referralOf(state), address).find((c) => c.claimId === id);
+    const claim = claimsOf(state.referral, address).find((c) => c.claimId === id);
     return claim === undefined ? notFound('claim not found') : ok(claimRecord(claim));
   },
 };

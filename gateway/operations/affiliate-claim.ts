@@ -13,7 +13,6 @@ import { Type } from 'typebox';
 import { fail, ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { claimableOf, openClaim, settleClaim } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { parseQuantums, QUANTUMS, SUBACCOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
@@ -41,7 +40,7 @@ export const affiliateClaim: Operation<typeof AFFILIATE_CLAIM_RESPONSES> = {
     const body = request.body as { accountIndex?: number; amountQuantums?: string | number };
     const ctx = walletContext(state, request);
     if (isReply(ctx)) return ctx;
-    const rs = referralOf(state);
+    const rs = state.referral;
     const amount = body.amountQuantums === undefined ? claimableOf(rs, ctx.address) : parseQuantums(body.amountQuantums);
     if (amount === null) return fail(400, 'amountQuantums must be a whole number of quote quantums');
     return admitWalletPost(state, request, ctx, 'affiliateClaim', () => {

@@ -6,10 +6,10 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { claimsOf } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { accountOf } from './common.ts';
 import { AffiliateListQuery, claimRecord, ClaimRecordSchema } from './affiliate-common.ts';
-import { inWindow, isFilterReply, limitOf, newestFirst, windowOf } from './read-filters.ts';
+import { isFilterReply, limitOf, windowOf } from './read-filters.ts';
+import { inWindow, newestFirst } from '../window.ts';
 import { Type } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
 
@@ -30,7 +30,7 @@ export const affiliateClaims: Operation<typeof AFFILIATE_CLAIMS_RESPONSES> = {
     const { address } = accountOf(request.query);
     const window = windowOf(request.query, state.exchange.clock());
     if (isFilterReply(window)) return window;
-    const page = newestFirst(claimsOf(referralOf(state), address), (c) => inWindow(c.createdAt, window), limitOf(request.query));
+    const page = newestFirst(claimsOf(state.referral, address), (c) => inWindow(c.createdAt, window), limitOf(request.query));
     return ok({ claims: page.rows.map(claimRecord), total: page.total });
   },
 };

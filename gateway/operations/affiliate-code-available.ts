@@ -6,7 +6,6 @@ import { Type } from 'typebox';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { isCodeTaken } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AFFILIATE_CODE, codeOf } from './affiliate-common.ts';
 import { okReplies } from '../reply-schema.ts';
 
@@ -28,6 +27,6 @@ export const affiliateCodeAvailable: Operation<typeof CODE_AVAILABLE_RESPONSES> 
   handle: (state, request) => {
     const code = codeOf(request.query.code);
     if (typeof code !== 'string') return code;
-    return ok({ available: !isCodeTaken(referralOf(state), code) });
+    return ok({ available: !isCodeTaken(state.referral, code) });
   },
 };

@@ -4,7 +4,6 @@
  */
 import { notFound, ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { referralOf } from '../services.ts';
 import { AccountQuery, isReply } from './common.ts';
 import { walletGet } from './wallet-signed.ts';
 import { Type } from 'typebox';
@@ -28,7 +27,7 @@ export const affiliateCode: Operation<typeof AFFILIATE_CODE_RESPONSES> = {
   handle: (state, request) => {
     const ctx = walletGet(state, request);
     if (isReply(ctx)) return ctx;
-    const affiliate = referralOf(state).affiliates.get(ctx.address);
+    const affiliate = state.referral.affiliates.get(ctx.address);
     if (affiliate === undefined) return notFound('this address has no referral code');
     return ok({ address: ctx.address, code: affiliate.code, kickbackBps: affiliate.kickbackBps, createdAt: affiliate.createdAt, updatedAt: affiliate.updatedAt });
   },

@@ -9,7 +9,6 @@ import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { rewardsView } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
@@ -37,7 +36,7 @@ export const affiliateCommissions: Operation<typeof COMMISSIONS_RESPONSES> = {
   weight: 'affiliateCommissions',
   mutates: false,
   handle: (state, request) => {
-    const read = walletPage(state, request, (address) => rewardsView(referralOf(state), address).entries, (e) => e.time);
+    const read = walletPage(state, request, (address) => rewardsView(state.referral, address).entries, (e) => e.time);
     if (isReply(read)) return read;
     const commissions = read.page.rows.map((e) => ({ id: e.id, time: e.time, kind: e.kind, referee: e.referee, fee: usd(e.fee), rateBps: e.rateBps, amount: usd(e.amount) }));
     return ok({ commissions, total: read.page.total });

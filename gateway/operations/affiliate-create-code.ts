@@ -11,7 +11,6 @@
 import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import { createCode } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AddressCodeBody, codeOf, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
@@ -31,7 +30,7 @@ export const affiliateCreateCode: Operation<typeof SUBMITTED_RESPONSES> = {
   handle: (state, request) => {
     const body = request.body as { code: string; kickbackBps?: number };
     return submitWalletWrite(state, request, 'affiliateCreateCode', () => codeOf(body.code), (ctx, code) =>
-      createCode(referralOf(state), ctx.address, code, body.kickbackBps ?? 0, state.exchange.clock()),
+      createCode(state.referral, ctx.address, code, body.kickbackBps ?? 0, state.exchange.clock()),
     );
   },
 };

@@ -10,7 +10,6 @@ import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { refereesOf, rewardsView, tierOf } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AccountQuery, isReply } from './common.ts';
 import { walletGet } from './wallet-signed.ts';
 import { Type } from 'typebox';
@@ -50,7 +49,7 @@ export const affiliateInfo: Operation<typeof AFFILIATE_INFO_RESPONSES> = {
   handle: (state, request) => {
     const ctx = walletGet(state, request);
     if (isReply(ctx)) return ctx;
-    const rs = referralOf(state);
+    const rs = state.referral;
     const affiliate = rs.affiliates.get(ctx.address);
     const referees = refereesOf(rs, ctx.address).length;
     const tier = tierOf(referees);

@@ -9,7 +9,6 @@
 import { Type, type Static } from 'typebox';
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS } from './read-filters.ts';
 import { walletGet } from './wallet-signed.ts';
@@ -43,7 +42,7 @@ export const affiliateInviteCodes: Operation<typeof INVITE_CODES_RESPONSES> = {
     if (isReply(ctx)) return ctx;
     const status = enumFilter(request.query, 'status', ['ACTIVE', 'REDEEMED'] as const);
     if (isFilterReply(status)) return status;
-    const rs = referralOf(state);
+    const rs = state.referral;
     const rows: InviteCodeRecord[] = [];
     for (const secret of rs.affiliates.get(ctx.address)?.invites ?? []) {
       const invite = rs.invites.get(secret)!;

@@ -7,7 +7,6 @@
 import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import { setKickback } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 import { SUBMITTED_RESPONSES } from './affiliate-common.ts';
@@ -27,6 +26,6 @@ export const affiliateKickback: Operation<typeof SUBMITTED_RESPONSES> = {
   mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateKickback', () => (request.body as { kickbackBps: number }).kickbackBps, (ctx, bps) =>
-      setKickback(referralOf(state), ctx.address, bps, state.exchange.clock()),
+      setKickback(state.referral, ctx.address, bps, state.exchange.clock()),
     ),
 };

@@ -13,7 +13,6 @@ import { badRequest, ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { refereesOf, rewardsView } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { okReplies, nullable } from '../reply-schema.ts';
 
 const LIMIT_MAX = 100;
@@ -41,7 +40,7 @@ export const affiliateLeaderboard: Operation<typeof AFFILIATE_LEADERBOARD_RESPON
     const query = request.query;
     if (query.limit !== undefined && Number(query.limit) < 1) return badRequest('limit must be at least 1');
     const limit = Math.min(LIMIT_MAX, query.limit === undefined ? LIMIT_MAX : Number(query.limit));
-    const rs = referralOf(state);
+    const rs = state.referral;
     const rows = [...new Set([...rs.affiliates.keys(), ...rs.referees.keys(), ...rs.rewards.keys()])].map((address) => {
       const byKind = rewardsView(rs, address).byKind;
       return { address, code: rs.affiliates.get(address)?.code ?? null, refereeCount: refereesOf(rs, address).length, earned: byKind.T1 + byKind.T2 + byKind.T3 };

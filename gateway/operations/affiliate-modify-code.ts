@@ -9,7 +9,6 @@
  */
 import type { Operation } from '../operation.ts';
 import { modifyCode } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AddressCodeBody, codeOf, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
@@ -26,6 +25,6 @@ export const affiliateModifyCode: Operation<typeof SUBMITTED_RESPONSES> = {
   mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateModifyCode', () => codeOf((request.body as { code: string }).code), (ctx, code) =>
-      modifyCode(referralOf(state), ctx.address, code, state.exchange.clock()),
+      modifyCode(state.referral, ctx.address, code, state.exchange.clock()),
     ),
 };

@@ -6,7 +6,6 @@
  */
 import { notFound, ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
-import { referralOf } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
 import { okReplies, nullable } from '../reply-schema.ts';
@@ -28,7 +27,7 @@ export const affiliateMyReferrer: Operation<typeof MY_REFERRER_RESPONSES> = {
   mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
-    const rs = referralOf(state);
+    const rs = state.referral;
     const binding = rs.bindings.get(address);
     if (binding === undefined) return notFound('this address has no referrer');
     return ok({ address, code: rs.affiliates.get(binding.referrer)?.code ?? null, discountBps: binding.discountBps, boundAt: binding.boundAt, via: binding.via });

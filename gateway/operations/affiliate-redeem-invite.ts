@@ -9,7 +9,6 @@
 import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import { redeemInvite } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { hasTraded, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
@@ -32,6 +31,6 @@ export const affiliateRedeemInvite: Operation<typeof SUBMITTED_RESPONSES> = {
   mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateRedeemInvite', () => (request.body as { inviteCode: string }).inviteCode.toLowerCase(), (ctx, secret) =>
-      redeemInvite(referralOf(state), ctx.address, secret, state.exchange.clock(), hasTraded(state, ctx.address)),
+      redeemInvite(state.referral, ctx.address, secret, state.exchange.clock(), hasTraded(state, ctx.address)),
     ),
 };

@@ -8,7 +8,6 @@ import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { refereesOf } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
@@ -36,7 +35,7 @@ export const affiliateReferees: Operation<typeof REFEREES_RESPONSES> = {
   weight: 'affiliateReferees',
   mutates: false,
   handle: (state, request) => {
-    const rs = referralOf(state);
+    const rs = state.referral;
     const read = walletPage(state, request, (address) => refereesOf(rs, address), (referee) => rs.bindings.get(referee)!.boundAt);
     if (isReply(read)) return read;
     const referees = read.page.rows.map((address) => {

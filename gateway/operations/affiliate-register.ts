@@ -9,7 +9,6 @@
  */
 import type { Operation } from '../operation.ts';
 import { bindReferee } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { AddressCodeBody, codeOf, hasTraded, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 
@@ -26,6 +25,6 @@ export const affiliateRegisterAffiliate: Operation<typeof SUBMITTED_RESPONSES> =
   mutates: true,
   handle: (state, request) =>
     submitWalletWrite(state, request, 'affiliateRegisterAffiliate', () => codeOf((request.body as { code: string }).code), (ctx, code) =>
-      bindReferee(referralOf(state), ctx.address, code, state.exchange.clock(), hasTraded(state, ctx.address)),
+      bindReferee(state.referral, ctx.address, code, state.exchange.clock(), hasTraded(state, ctx.address)),
     ),
 };

@@ -11,7 +11,6 @@
 import { Type } from 'typebox';
 import type { Operation } from '../operation.ts';
 import type { Refusal, ReferralState } from '../referral.ts';
-import { referralOf } from '../services.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 import { SUBMITTED_RESPONSES } from './affiliate-common.ts';
@@ -37,5 +36,5 @@ export const affiliateRevokeCode: Operation<typeof SUBMITTED_RESPONSES> = {
   errorSource: null,
   weight: 'affiliateRevokeCode',
   mutates: true,
-  handle: (state, request) => submitWalletWrite(state, request, 'affiliateRevokeCode', () => undefined, (ctx) => revokeCode(referralOf(state), ctx.address)),
+  handle: (state, request) => submitWalletWrite(state, request, 'affiliateRevokeCode', () => undefined, (ctx) => revokeCode(state.referral, ctx.address)),
 };

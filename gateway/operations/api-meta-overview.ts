@@ -16,7 +16,7 @@
  * - oraclePrice / markPrice as on /v1/prices (markPrice "0" = none).
  */
 import type { MarketState, TradesEvent } from '../../engine/index.ts';
-import { attachCandles, barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../candles.ts';
+import { barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../candles.ts';
 import { ok } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { price, size, usd } from '../format.ts';
@@ -120,7 +120,7 @@ export const apiMetaOverview: Operation<typeof API_META_OVERVIEW_RESPONSES> = {
   weight: 'apiMetaOverview',
   mutates: false,
   handle: (state) => {
-    const store = attachCandles(state.exchange);
+    const store = state.candles;
     const now = state.exchange.clock();
     const overview: Record<string, OverviewEntry> = {};
     for (const ms of marketsById(state.exchange)) {

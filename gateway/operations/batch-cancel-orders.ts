@@ -36,7 +36,7 @@ import {
   present,
   targetRowIds,
   batchReplies,
-  validatorOf,
+ 
 } from './order-write-support.ts';
 
 export const BatchCancelOrdersBody = Type.Object(
@@ -75,7 +75,7 @@ export const batchCancelOrders: Operation<typeof BATCH_CANCEL_ORDERS_RESPONSES> 
     if (isReply(ctx)) return ctx;
 
     const parse = (): Maybe<ParsedElements<ParsedCancel>> =>
-      parseElements(validatorOf(state), cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
+      parseElements(state.validator, cancels, 'cancels', CancelOrderBody, targetRowIds, (element: CancelOrderBody) => cancelCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchCancelOrders', ctx, cancels, parsed, targetRowIds);
       if (isReply(charge)) return charge;

@@ -18,7 +18,7 @@ import { LIMITS } from '../../engine/spec.ts';
 import type { Operation } from '../operation.ts';
 import { isReply } from './common.ts';
 import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify, ModifyOrderAccepted, ModifyOrderRejected } from './modify-order.ts';
-import { batchContext, batchReplies, validatorOf, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
+import { batchContext, batchReplies, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
 import type { Maybe } from '../maybe.ts';
 
@@ -51,7 +51,7 @@ export const batchModifyOrders: Operation<typeof BATCH_MODIFY_ORDERS_RESPONSES> 
     const ctx = batchContext(state, request, 'Order', modifies);
     if (isReply(ctx)) return ctx;
     const parse = (): Maybe<ParsedElements<ParsedModify>> =>
-      parseElements(validatorOf(state), modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
+      parseElements(state.validator, modifies, 'modifies', ModifyOrderBody, targetRowIds, (element: ModifyOrderBody) => modifyCommand(state, request, element, element.signature ?? '', 'present'));
     return sequenced(state, walletOf(request.query, request.body), parse, (parsed) => {
       const charge = chargeBatch(state, request, 'batchModifyOrders', ctx, modifies, parsed, targetRowIds);
       if (isReply(charge)) return charge;

@@ -42,7 +42,7 @@ import {
   stringField,
   type RowIds,
   batchReplies,
-  validatorOf,
+ 
 } from './order-write-support.ts';
 import { orderCommand, orderReply, PlaceOrderBody, PlaceOrderAccepted, PlaceOrderRejected } from './place-order.ts';
 import { sequenced, walletOf } from '../sequencer.ts';
@@ -94,7 +94,7 @@ export const batchPlaceOrders: Operation<typeof BATCH_PLACE_ORDERS_RESPONSES> = 
     if (isReply(ctx)) return ctx;
 
     const parse = (): Maybe<ParsedElements<Placed>> =>
-      parseElements(validatorOf(state), orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Maybe<Placed | Reply> =>
+      parseElements(state.validator, orders, 'orders', PlaceOrderBody, rowIds, (element: Element): Maybe<Placed | Reply> =>
         andThen(orderCommand(state, request, element, element.signature ?? '', 'present'), (parsed): Placed | Reply => {
           if (isReply(parsed)) return parsed;
           const { type: _type, ...command } = parsed.command;

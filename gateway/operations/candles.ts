@@ -18,7 +18,7 @@
  */
 import { Type } from 'typebox';
 import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';
-import { attachCandles, candleRecord, isTimeframe, readFilledCandles, TIMEFRAME_US } from '../candles.ts';
+import { candleRecord, isTimeframe, readFilledCandles, TIMEFRAME_US } from '../candles.ts';
 import { badRequest, ok } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
 import type { GatewayState, Operation, OperationReply } from '../operation.ts';
@@ -69,7 +69,7 @@ export function candlesReply(state: GatewayState, query: CandlesQuery): Operatio
   if (query.from !== undefined && query.countback !== undefined) return badRequest('from and countback are mutually exclusive');
   if (query.from !== undefined && query.from > query.to) return badRequest('from must not be after to');
   const limit = Math.min(query.countback ?? LIMITS.candlePageMax, LIMITS.candlePageMax);
-  const store = attachCandles(state.exchange);
+  const store = state.candles;
   const now = state.exchange.clock();
   // Closed bars only: a bar that ends by min(to, now) opens at or before that minus its length.
   const to = query.countback === undefined ? query.to : Math.min(query.to, now) - TIMEFRAME_US[timeframe] + 1;

@@ -10,7 +10,7 @@
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';
 import { notFound, ok } from '../errors.ts';
-import { accountKeyOf } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
 import type { Operation } from '../operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { fillRecord } from './fills.ts';

@@ -10,7 +10,8 @@
 import { Type, type Static } from 'typebox';
 import { FILL_ROLES, SIDES, type FillEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
-import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { Exchange } from '../exchange.ts';
 import { formatFill, sideName, type FillRecord } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';

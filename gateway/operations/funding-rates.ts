@@ -14,7 +14,7 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';
 import { badRequest, ok } from '../errors.ts';
-import { attachFundingRates, fundingRateString, readFundingRates } from '../funding-rates-store.ts';
+import { fundingRateString, readFundingRates } from '../funding-rates-store.ts';
 import { marketsById, resolveMarket } from '../markets.ts';
 import type { Operation } from '../operation.ts';
 import { okReplies } from '../reply-schema.ts';
@@ -63,7 +63,7 @@ export const fundingRates: Operation<typeof FUNDING_RATES_RESPONSES> = {
     }
     if (query.from !== undefined && query.to !== undefined && query.from > query.to) return badRequest('from must not be after to');
     const limit = Math.min(query.limit ?? LIMITS.historyLimitDefault, LIMITS.historyLimitMax);
-    const rows = readFundingRates(attachFundingRates(exchange), marketIds, { from: query.from, to: query.to, limit });
+    const rows = readFundingRates(state.fundingRates, marketIds, { from: query.from, to: query.to, limit });
     const records: FundingRateRecord[] = rows.map((e) => ({
       marketId: e.marketId,
       marketDisplayName: exchange.engine.markets.get(e.marketId)!.spec.displayName,

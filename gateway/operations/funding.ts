@@ -14,7 +14,8 @@
  */
 import { formatBig, LIMITS, trimDecimal, type FundingPaymentEvent } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
-import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { Exchange } from '../exchange.ts';
 import { size, usd } from '../format.ts';
 import type { Operation, OperationReply, OperationRequest, GatewayState } from '../operation.ts';
 import { Type, type Static } from 'typebox';

@@ -10,11 +10,11 @@ import { health } from './health.ts';
 import { NOTIFICATIONS } from './group-notifications.ts';
 import { markets } from './markets.ts';
 import { placeOrder } from './place-order.ts';
-import { root } from './root.ts';
+import { rootOperation } from './root.ts';
 import { time } from './time.ts';
 
 export const OPERATIONS: readonly Operation[] = [
-  root,
+  rootOperation(() => OPERATIONS),
   health,
   time,
   markets,

@@ -13,7 +13,7 @@
 import { LIMITS } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { usd } from '../format.ts';
-import { accountKeyOf } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
 import type { Operation } from '../operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';

@@ -12,7 +12,6 @@ import { badRequest, ok } from '../errors.ts';
 import { usd } from '../format.ts';
 import { rank, type LeaderboardSort, type LeaderboardWindow } from '../leaderboard.ts';
 import type { Operation } from '../operation.ts';
-import { leaderboardOf } from '../services.ts';
 import { enumFilter, isFilterReply } from './read-filters.ts';
 import { okReplies } from '../reply-schema.ts';
 
@@ -52,7 +51,7 @@ export const leaderboard: Operation<typeof LEADERBOARD_RESPONSES> = {
     const limit = Math.min(LIMIT_MAX, query.limit === undefined ? LIMIT_MAX : Number(query.limit));
     const sort = (sortBy ?? 'VOLUME').toLowerCase() as LeaderboardSort;
     const win = (window ?? '30D').toLowerCase() as LeaderboardWindow;
-    const rows = rank(leaderboardOf(state), win, sort, state.exchange.clock(), limit).map((r, i) => ({
+    const rows = rank(state.leaderboard, win, sort, state.exchange.clock(), limit).map((r, i) => ({
       rank: i + 1,
       address: r.address,
       volume: usd(r.volume),

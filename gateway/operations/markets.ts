@@ -20,9 +20,9 @@ export const markets: Operation<typeof MARKETS_RESPONSES> = {
   mutates: false,
   handle: (state, request) => {
     const filter = request.query.market;
-    if (filter === undefined) return ok({ markets: marketsById(state.exchange).map((ms) => marketRow(state.exchange, ms)) });
+    if (filter === undefined) return ok({ markets: marketsById(state.exchange).map((ms) => marketRow(state, ms)) });
     const ms = resolveMarket(state.exchange, filter);
     if (ms === undefined) return badRequest(`unknown market: ${String(filter)}`);
-    return ok({ markets: [marketRow(state.exchange, ms)] });
+    return ok({ markets: [marketRow(state, ms)] });
   },
 };

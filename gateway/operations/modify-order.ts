@@ -38,7 +38,7 @@ import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts
 import type { ModifyOrderCommand, OrderEvent, ResultOf, SideCode, TifCode } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
 import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
-import { accountKeyOf } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
 import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { REFUSALS, stringEnum } from '../reply-schema.ts';

@@ -12,7 +12,6 @@ import { Type } from 'typebox';
 import { ok } from '../errors.ts';
 import { PLATFORMS, upsertToken, type Platform } from '../notifications.ts';
 import type { Operation } from '../operation.ts';
-import { notificationsOf } from '../services.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
 import { okReplies, nullable } from '../reply-schema.ts';
@@ -44,7 +43,7 @@ export const notificationTokens: Operation<typeof NOTIFICATION_TOKENS_RESPONSES>
     const ctx = walletContext(state, request, true);
     if (isReply(ctx)) return ctx;
     return admitWalletPost(state, request, ctx, 'notificationTokens', () => {
-      const ns = notificationsOf(state);
+      const ns = state.notifications;
       const token = upsertToken(ns, ctx.address, body.token, body.platform, state.clocks().simNs);
       if (isRefusal(token)) return refused(token);
       return ok({ token: token.token, platform: token.platform ?? null, tokens: ns.inboxes.get(ctx.address)!.tokens.length });

@@ -12,7 +12,6 @@ import { Type } from 'typebox';
 import { fail, ok } from '../errors.ts';
 import { INBOX_CAP, markSeen, type MarkSeenTarget } from '../notifications.ts';
 import type { Operation } from '../operation.ts';
-import { notificationsOf } from '../services.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, walletContext } from './wallet-signed.ts';
 import { okReplies } from '../reply-schema.ts';
@@ -58,7 +57,7 @@ export const notificationsMarkSeen: Operation<typeof MARK_SEEN_RESPONSES> = {
         body.ids === undefined
           ? { all: true, limit: body.limit ?? INBOX_CAP }
           : { ids: body.ids.map((id) => ({ createdAtNs: id.created_at_ns, notificationId: Number(id.notification_id) })) };
-      return ok({ marked: markSeen(notificationsOf(state), ctx.address, target, state.exchange.history.notifications) });
+      return ok({ marked: markSeen(state.notifications, ctx.address, target, state.exchange.history.notifications) });
     });
   },
 };

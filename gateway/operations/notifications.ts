@@ -18,7 +18,6 @@ import { Type, type Static } from 'typebox';
 import { ok } from '../errors.ts';
 import { enrol, inboxPage, unseenCount, type StoredNotification } from '../notifications.ts';
 import type { Operation } from '../operation.ts';
-import { notificationsOf } from '../services.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith } from './read-filters.ts';
 import { okReplies, nullable } from '../reply-schema.ts';
@@ -70,7 +69,7 @@ export const notifications: Operation<typeof NOTIFICATIONS_RESPONSES> = {
   mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
-    const ns = notificationsOf(state);
+    const ns = state.notifications;
     const enrolling = !ns.inboxes.has(address);
     const inbox = enrol(ns, address);
     if (enrolling) state.serviceWritten?.('notifications', address);

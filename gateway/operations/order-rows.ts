@@ -17,7 +17,8 @@ import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEven
 import { badRequest, ok, type Refusal } from '../errors.ts';
 import type { OperationReply } from '../operation.ts';
 import { OrderRecord as OrderRecordSchema, okReplies } from '../reply-schema.ts';
-import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { Exchange } from '../exchange.ts';
 import { formatOrder, type OrderRecord } from '../format.ts';
 import { newestCreatedFirst, orderMatches, type OrderQuery } from '../history-store.ts';
 import { accountOf, type AccountRef } from './common.ts';

@@ -233,12 +233,6 @@ export function elementError(validator: SchemaValidator, schema: TSchema, value:
   return first === undefined ? `${where} is invalid` : `${where}${first.instancePath} ${first.message ?? 'is invalid'}`;
 }
 
-/** The state's schema validator (buildApp gives every serving state one). */
-export function validatorOf(state: GatewayState): SchemaValidator {
-  if (state.validator === undefined) throw new Error('the gateway state has no schema validator: build the app first');
-  return state.validator;
-}
-
 /** Field reads on an element that may not have passed its schema. */
 export function stringField(element: unknown, name: string): string | undefined {
   const value = (element as Record<string, unknown> | null)?.[name];

@@ -13,11 +13,11 @@
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
-import { accountKeyOf } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
 import { usd } from '../format.ts';
 import type { Operation } from '../operation.ts';
 import { rangePoints, RANGES, type Sample } from '../portfolio.ts';
-import { measureAccount, portfolioOf } from '../services.ts';
+import { measureAccount } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
@@ -70,7 +70,7 @@ export const portfolio: Operation<typeof PORTFOLIO_RESPONSES> = {
     const total: [string, SeriesBody][] = [];
     const perp: [string, SeriesBody][] = [];
     RANGES.forEach((range, i) => {
-      const points = rangePoints(portfolioOf(state), key, i, now, state.exchange.history.portfolio);
+      const points = rangePoints(state.portfolio, key, i, now, state.exchange.history.portfolio);
       if (current !== undefined && (points.length === 0 || points[points.length - 1]!.time < now)) points.push({ time: now, ...current });
       total.push([range.name, series(points, (p) => p.equity, (p) => p.pnl)]);
       perp.push([`perp${range.name[0]!.toUpperCase()}${range.name.slice(1)}`, series(points, (p) => p.perpEquity, (p) => p.perpPnl)]);

@@ -8,9 +8,6 @@
  *   window (funding, interest) take `to` = now and `from` = `to` − 30 days.
  * - `limit`: at least 1 (0 or below → 400), default 1000, larger values clamped to 1000.
  * - Enum filters (side, role, status) are matched case-insensitively; anything else → 400.
- *
- * `newestFirst` walks an oldest-first list from its end and returns up to `limit` rows with
- * `total`, the number of entries that matched the filters before the limit was applied.
  */
 import { Type, type TObject, type TProperties } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';
@@ -18,6 +15,7 @@ import { badRequest, type Refusal } from '../errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { resolveMarket } from '../markets.ts';
 import { AccountQuery, isReply } from './common.ts';
+import type { Window } from '../window.ts';
 
 const BOUND = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
 
@@ -39,11 +37,6 @@ export function marketFilter(exchange: Exchange, query: Record<string, unknown>)
   const selector = query.market;
   if (selector === undefined || selector === '') return null;
   return resolveMarket(exchange, selector) ?? badRequest(`unknown market: ${String(selector)}`);
-}
-
-export interface Window {
-  from: number;
-  to: number;
 }
 
 /**
@@ -74,28 +67,6 @@ export function enumFilter<T extends string>(query: Record<string, unknown>, nam
 /** A filter parser's refusal (they return a value, null for "no filter", or a refusal). */
 export function isFilterReply(value: unknown): value is Refusal {
   return value !== null && typeof value === 'object' && isReply(value);
-}
-
-export interface Page<T> {
-  rows: T[];
-  total: number;
-}
-
-/** Newest first: walks `list` (oldest first) backwards, keeping matches, up to `limit` rows. */
-export function newestFirst<T>(list: readonly T[], matches: (entry: T) => boolean, limit: number): Page<T> {
-  const rows: T[] = [];
-  let total = 0;
-  for (let i = list.length - 1; i >= 0; i--) {
-    const entry = list[i]!;
-    if (!matches(entry)) continue;
-    total++;
-    if (rows.length < limit) rows.push(entry);
-  }
-  return { rows, total };
-}
-
-export function inWindow(time: number, window: Window): boolean {
-  return time >= window.from && time <= window.to;
 }
 
 /** "-" + size for negative quantities (signed position and payment sizes). */

@@ -1,4 +1,7 @@
-/** GET / — service info: name, status, the running version and every endpoint. */
+/**
+ * GET / — service info: name, status, the running version and every endpoint. The endpoints are
+ * the operation table it is given (index.ts passes its own), not imported: no import cycle.
+ */
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { Type } from 'typebox';
@@ -14,7 +17,7 @@ export const ROOT_RESPONSES = okReplies(
   }),
 );
 
-export const root: Operation<typeof ROOT_RESPONSES> = {
+export const rootOperation = (endpoints: () => readonly Operation[]): Operation<typeof ROOT_RESPONSES> => ({
   name: 'root',
   method: 'GET',
   path: '/',
@@ -25,13 +28,11 @@ export const root: Operation<typeof ROOT_RESPONSES> = {
   errorSource: null,
   weight: 'root',
   mutates: false,
-  handle: async (state) => {
-    const { OPERATIONS } = await import('./index.ts');
-    return ok({
+  handle: (state) =>
+    ok({
       service: state.config.service,
       version: state.config.version,
       status: 'running',
-      endpoints: OPERATIONS.map((op) => ({ path: op.path, method: op.method, description: op.description })),
-    });
-  },
-};
+      endpoints: endpoints().map((op) => ({ path: op.path, method: op.method, description: op.description })),
+    }),
+});

@@ -26,7 +26,6 @@ import { Type, type Static } from 'typebox';
 import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
 import { fail, ok, type Refusal } from '../errors.ts';
-import { networkOf } from '../network.ts';
 import type { Operation } from '../operation.ts';
 import { parseQuantums, QUANTUMS, SUBACCOUNT, TRANSFER_NONCE, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
 import { ADDRESS_PATTERN } from './common.ts';
@@ -90,7 +89,7 @@ export const transfer: Operation<typeof TRANSFER_RESPONSES> = {
     if (typeof signature !== 'string') return signature;
     const authorize = async (): Promise<Refusal | null> => {
       if (state.config.auth) {
-        const network = networkOf(state);
+        const network = state.network;
         if (network.verifyingContract === null) return fail(500, 'transfers are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
         const signer = await recoverTransferSigner(
           { ethereumAddress: address, fromAccountIndex: body.fromAccountIndex, toAccountIndex: body.toAccountIndex, amount, nonce: body.nonce },

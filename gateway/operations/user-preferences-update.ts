@@ -12,7 +12,6 @@
 import { fail, ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { deletePreference, patchPreferences } from '../preferences.ts';
-import { preferencesStoreOf } from '../services.ts';
 import { isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
 import { PREFERENCES_RESPONSES } from './user-preferences.ts';
@@ -36,7 +35,7 @@ export const userPreferencesUpdate: Operation<typeof PREFERENCES_RESPONSES> = {
     const key = request.query.key;
     if (body === undefined && typeof key !== 'string') return fail(400, 'send a preferences object, or ?key= to remove one');
     return admitWalletPost(state, request, ctx, 'userPreferences', () => {
-      const store = preferencesStoreOf(state);
+      const store = state.preferences;
       let patch = body;
       if (patch !== null && typeof patch === 'object' && !Array.isArray(patch) && 'address' in patch) {
         const { address: _named, ...rest } = patch as Record<string, unknown>;

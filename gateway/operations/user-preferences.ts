@@ -6,7 +6,6 @@
 import { ok } from '../errors.ts';
 import type { Operation } from '../operation.ts';
 import { preferencesOf } from '../preferences.ts';
-import { preferencesStoreOf } from '../services.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
 import { okReplies } from '../reply-schema.ts';
@@ -27,6 +26,6 @@ export const userPreferences: Operation<typeof PREFERENCES_RESPONSES> = {
   mutates: false,
   handle: (state, request) => {
     const { address } = accountOf(request.query);
-    return ok({ address, preferences: preferencesOf(preferencesStoreOf(state), address) });
+    return ok({ address, preferences: preferencesOf(state.preferences, address) });
   },
 };

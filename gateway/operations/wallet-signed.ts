@@ -22,7 +22,8 @@ import { admitScheme2Write } from './account-writes-common.ts';
 import { isReply, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
 import type { Maybe } from '../maybe.ts';
-import { inWindow, isFilterReply, limitOf, newestFirst, windowOf, type Page } from './read-filters.ts';
+import { isFilterReply, limitOf, windowOf } from './read-filters.ts';
+import { inWindow, newestFirst, type Page } from '../window.ts';
 
 export interface WalletContext extends SignedContext {
   /** The request id of a POST (account-writes-common.ts requestIdOf). */

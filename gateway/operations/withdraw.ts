@@ -40,7 +40,6 @@ import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner } from '../auth/index.ts';
 import { sequenced, walletKey } from '../sequencer.ts';
 import { fail, ok, type Refusal } from '../errors.ts';
-import { networkOf } from '../network.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
 import { isReplayed, takeReplaySlot } from '../replay.ts';
 import {
@@ -111,7 +110,7 @@ async function authorizeByWallet(state: GatewayState, body: WithdrawBody, w: Wit
   if (typeof signature !== 'string') return signature;
   if (body.address !== undefined && parseAddress(body.address) !== w.address) return fail(403, 'withdrawals go to the signer\'s own address only');
   if (!state.config.auth) return null;
-  const network = networkOf(state);
+  const network = state.network;
   if (network.verifyingContract === null) return fail(500, 'withdrawals are not configured on this network (no verifyingContract)', { errorType: 'Internal' });
   const signer = await recoverWithdrawSigner({ ethereumAddress: w.address, accountIndex: w.accountIndex, amount: w.amount, nonce: w.nonce }, signature, network);
   // A well-shaped signature that recovers no key (null) is as invalid as another wallet's.

@@ -24,19 +24,16 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { detachEngine, engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
-import { attachCandles } from '../candles.ts';
+import type { CandleStore } from '../candles.ts';
 import type { Exchange } from '../exchange.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
-import { attachFundingRates } from '../funding-rates-store.ts';
-import { historyOf } from '../history.ts';
-import { replaceSpentNonces, spentNonces } from '../nonces.ts';
+import type { FundingRateStore } from '../funding-rates-store.ts';
 import type { LeaderboardState } from '../leaderboard.ts';
 import type { NotificationState } from '../notifications.ts';
 import type { GatewayState, ServiceStore } from '../operation.ts';
 import type { PortfolioState } from '../portfolio.ts';
 import type { PreferencesState } from '../preferences.ts';
 import type { ReferralState } from '../referral.ts';
-import { leaderboardOf, notificationsOf, portfolioOf, preferencesStoreOf, referralOf } from '../services.ts';
 import { decodeGraph, encodeGraph, type EncodedGraph } from './graph-codec.ts';
 import type { SqliteHistoryStore } from './history-tables.ts';
 import type { Journal } from './journal.ts';
@@ -60,7 +57,7 @@ export type JournalRecord =
 
 /** History in an image: the memory store's lists, or the journal position of SQLite tables. */
 export type HistoryPart =
-  | { kind: 'memory'; closed: Exchange['closed']; fills: Exchange['fills']; trades: Exchange['trades']; ledgers: ReturnType<typeof historyOf>['byAccount'] }
+  | { kind: 'memory'; closed: Exchange['closed']; fills: Exchange['fills']; trades: Exchange['trades']; ledgers: Exchange['ledgers'] }
   | { kind: 'sqlite'; seq: number };
 
 interface Durable {
@@ -68,8 +65,8 @@ interface Durable {
   /** Live orders; with the memory history store also the remembered closed ones. */
   orders: Exchange['orders'];
   history: HistoryPart;
-  candles: ReturnType<typeof attachCandles>['series'];
-  fundingRates: ReturnType<typeof attachFundingRates>['byMarket'];
+  candles: CandleStore['series'];
+  fundingRates: FundingRateStore['byMarket'];
   keys: Map<string, unknown>;
   pools: Map<string, unknown>;
   replay: Set<string>;
@@ -88,19 +85,19 @@ function durableParts(state: GatewayState): Durable {
     orders: exchange.orders,
     history:
       exchange.history.kind === 'memory'
-        ? { kind: 'memory', closed: exchange.closed, fills: exchange.fills, trades: exchange.trades, ledgers: historyOf(exchange).byAccount }
+        ? { kind: 'memory', closed: exchange.closed, fills: exchange.fills, trades: exchange.trades, ledgers: exchange.ledgers }
         : { kind: 'sqlite', seq: (exchange.history as SqliteHistoryStore).position() },
-    candles: attachCandles(exchange).series,
-    fundingRates: attachFundingRates(exchange).byMarket,
+    candles: state.candles.series,
+    fundingRates: state.fundingRates.byMarket,
     keys: state.keys.byKey,
     pools: state.pools,
     replay: state.replay,
-    nonces: spentNonces(state),
-    referral: referralOf(state),
-    notifications: notificationsOf(state),
-    preferences: preferencesStoreOf(state),
-    leaderboard: leaderboardOf(state),
-    portfolio: portfolioOf(state),
+    nonces: state.nonces,
+    referral: state.referral,
+    notifications: state.notifications,
+    preferences: state.preferences,
+    leaderboard: state.leaderboard,
+    portfolio: state.portfolio,
   };
 }
 
@@ -108,13 +105,13 @@ function durableParts(state: GatewayState): Durable {
 export function serviceRecord(state: GatewayState, store: ServiceStore, wallet: string): JournalRecord {
   switch (store) {
     case 'referral':
-      return { kind: 'service', store, wallet, value: structuredClone(referralOf(state)) };
+      return { kind: 'service', store, wallet, value: structuredClone(state.referral) };
     case 'notifications': {
-      const ns = notificationsOf(state);
+      const ns = state.notifications;
       return { kind: 'service', store, wallet, value: structuredClone({ inbox: ns.inboxes.get(wallet), nextId: ns.nextId }) };
     }
     case 'preferences':
-      return { kind: 'service', store, wallet, value: structuredClone(preferencesStoreOf(state).byWallet.get(wallet)) };
+      return { kind: 'service', store, wallet, value: structuredClone(state.preferences.byWallet.get(wallet)) };
   }
 }
 
@@ -125,14 +122,14 @@ function applyService(state: GatewayState, record: Extract<JournalRecord, { kind
       return;
     case 'notifications': {
       const { inbox, nextId } = record.value as { inbox: NotificationState['inboxes'] extends Map<string, infer I> ? I | undefined : never; nextId: number };
-      const ns = notificationsOf(state);
+      const ns = state.notifications;
       if (inbox === undefined) ns.inboxes.delete(record.wallet);
       else ns.inboxes.set(record.wallet, inbox);
       ns.nextId = nextId;
       return;
     }
     case 'preferences': {
-      const byWallet = preferencesStoreOf(state).byWallet;
+      const byWallet = state.preferences.byWallet;
       const doc = record.value as PreferencesState['byWallet'] extends Map<string, infer D> ? D | undefined : never;
       if (doc === undefined) byWallet.delete(record.wallet);
       else byWallet.set(record.wallet, doc);
@@ -192,12 +189,12 @@ export function restoreImage(state: GatewayState, image: Buffer, journal?: Journ
     graftEngine(exchange.engine, parts.engine);
     exchange.orders = parts.orders;
     restoreHistory(exchange, parts.history);
-    attachCandles(exchange).series = parts.candles;
-    attachFundingRates(exchange).byMarket = parts.fundingRates;
+    state.candles.series = parts.candles;
+    state.fundingRates.byMarket = parts.fundingRates;
     refill(state.keys.byKey as Map<string, unknown>, parts.keys);
     refill(state.pools as Map<string, unknown>, parts.pools);
     refill(state.replay, parts.replay);
-    refill(spentNonces(state), parts.nonces);
+    refill(state.nonces, parts.nonces);
     state.referral = parts.referral;
     state.notifications = parts.notifications;
     state.preferences = parts.preferences;
@@ -219,7 +216,7 @@ function restoreHistory(exchange: Exchange, part: HistoryPart | undefined): void
     exchange.closed = memory?.closed ?? new Map();
     exchange.fills = memory?.fills ?? new Map();
     exchange.trades = memory?.trades ?? new Map();
-    historyOf(exchange).byAccount = memory?.ledgers ?? new Map();
+    exchange.ledgers = memory?.ledgers ?? new Map();
     if (memory === undefined) for (const [id, e] of exchange.orders) if (TERMINAL_ORDER_STATUSES.has(e.status)) exchange.orders.delete(id);
     return;
   }
@@ -271,7 +268,7 @@ export function watchGateway(state: GatewayState, journal: Journal): void {
   state.keys.byKey = new JournaledMap('keys', journal, state.keys.byKey);
   state.pools = new JournaledMap('pools', journal, state.pools);
   state.replay = new JournaledSet('replay', journal, state.replay);
-  replaceSpentNonces(state, new JournaledSet('nonces', journal, spentNonces(state)));
+  state.nonces = new JournaledSet('nonces', journal, state.nonces);
 }
 
 function collection(state: GatewayState, field: GatewayField): Map<unknown, unknown> | Set<unknown> {
@@ -283,7 +280,7 @@ function collection(state: GatewayState, field: GatewayField): Map<unknown, unkn
     case 'replay':
       return state.replay;
     case 'nonces':
-      return spentNonces(state);
+      return state.nonces;
   }
 }
 

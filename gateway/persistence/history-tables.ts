@@ -41,7 +41,8 @@ import type { FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesE
 import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
-import { accountKeyOf, type ExchangeLimits } from '../exchange.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { ExchangeLimits } from '../exchange.ts';
 import { entryMatches, type AccountLists, type HistoryStore, type OrderQuery } from '../history-store.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
 import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
@@ -81,6 +82,8 @@ const MAX_INT64 = 2n ** 63n - 1n;
 
 export interface SqliteHistoryStore extends HistoryStore {
   muted: boolean;
+  /** `recoverHistoryRows` with the store's account numbering (recovery, before any read). */
+  recover(): number;
   /** The buffered rows, for the journal's group commit (journal.ts `turnRows`). */
   readonly rows: TurnRows;
   /** Inserts every pending row into the tables (before snapshots, restores, at close). */
@@ -165,12 +168,11 @@ interface AccountNumbers {
   reload(): void;
 }
 
-const numbering = new WeakMap<SqliteDatabase, AccountNumbers>();
-
-/** One numbering per connection: recovery and the store number accounts alike. */
+/**
+ * The connection's numbering, read from its table. The store and the recovery it runs
+ * (`SqliteHistoryStore.recover`) share one, so the store knows every number recovery gave.
+ */
 function accountNumbers(db: SqliteDatabase): AccountNumbers {
-  const existing = numbering.get(db);
-  if (existing !== undefined) return existing;
   const known = new Map<string, number>();
   const all = db.prepare('SELECT no, account FROM history_accounts');
   const insert = db.prepare('INSERT INTO history_accounts (account) VALUES (?)');
@@ -191,7 +193,6 @@ function accountNumbers(db: SqliteDatabase): AccountNumbers {
     find: (key) => known.get(key) ?? -1,
     reload,
   };
-  numbering.set(db, numbers);
   return numbers;
 }
 
@@ -262,8 +263,7 @@ class TableBuffer {
 }
 
 /** One buffer per history table, in the order journal rows carry them. */
-function tableBuffers(db: SqliteDatabase): TableBuffer[] {
-  const numbers = accountNumbers(db);
+function tableBuffers(db: SqliteDatabase, numbers: AccountNumbers): TableBuffer[] {
   return [
     // The filter columns last in a row's params (a version-7 journal row's lists are these without
     // them, schema.ts); account_no is the statement's own column, from the key (`accountAt`).
@@ -283,8 +283,12 @@ function tableBuffers(db: SqliteDatabase): TableBuffer[] {
  * Recovery runs it before anything reads the tables. Returns how many rows it inserted.
  */
 export function recoverHistoryRows(db: SqliteDatabase): number {
+  return recoverRows(db, accountNumbers(db));
+}
+
+function recoverRows(db: SqliteDatabase, numbers: AccountNumbers): number {
   const from = Number(readMeta(db, 'history_from')?.toString() ?? '0');
-  const buffers = tableBuffers(db);
+  const buffers = tableBuffers(db, numbers);
   let rows = 0;
   let next = from;
   for (const row of db.prepare('SELECT seq, count, history FROM journal WHERE seq >= ? AND history IS NOT NULL ORDER BY seq').iterate(from) as IterableIterator<{ seq: number; count: number; history: Buffer }>) {
@@ -308,8 +312,8 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   const { limits, seq, ensureTransaction, schedule, nextJournalRow } = options;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const ledgerDays = Math.max(retentionDays, MIN_LEDGER_RETENTION_DAYS);
-  const buffers = tableBuffers(db);
   const numbers = accountNumbers(db);
+  const buffers = tableBuffers(db, numbers);
   const [orders, fills, trades, ledger, candles, notes, points] = buffers as [TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer, TableBuffer];
   const setFrom = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', ?)");
   /** Closed orders not in the table yet, by id: `closedOrder` answers them without filling it. */
@@ -438,6 +442,7 @@ export function sqliteHistoryStore(db: SqliteDatabase, options: HistoryTableOpti
   };
 
   const store: SqliteHistoryStore = {
+    recover: () => recoverRows(db, numbers),
     kind: 'sqlite',
     muted: false,
     position: seq,

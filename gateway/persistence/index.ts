@@ -23,16 +23,11 @@
 import { statSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import type { EngineConfig } from '../../engine/index.ts';
-import { attachCandles } from '../candles.ts';
-import { createExchange, type Exchange } from '../exchange.ts';
-import { attachFundingRates } from '../funding-rates-store.ts';
-import { historyOf } from '../history.ts';
-import { createKeyRegistry } from '../keys.ts';
+import { createGateway } from '../gateway.ts';
 import type { GatewayState } from '../operation.ts';
 import { rateLimitConfig } from '../rate-limit/index.ts';
-import { attachServices } from '../services.ts';
 import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
-import { DEFAULT_RETENTION_DAYS, recoverHistoryRows, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
+import { DEFAULT_RETENTION_DAYS, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';
 import { createJournal, firstJournalSeq, pruneJournal, readJournal, type Journal } from './journal.ts';
 import { openDatabase, PersistenceError, readMeta, writeMeta, type SqliteDatabase, type SyncMode } from './schema.ts';
 
@@ -242,7 +237,7 @@ function sqlitePersistence(file: string, options: PersistenceOptions): Persisten
       journal.turnRows = history.rows;
       journal.onFailure = (err) => persistence.onFailure?.(err);
       // Before anything reads the tables: the rows that committed only inside journal rows.
-      recoverHistoryRows(db);
+      history.recover();
       journal.muted = true;
       // The tables already hold the history of every committed record (history-tables.ts).
       history.muted = true;
@@ -388,7 +383,7 @@ export function replayFile(file: string): { hash: string; replayed: number; stat
     if (stored === undefined) throw new PersistenceError(`${file} holds no engine configuration`);
     const first = firstJournalSeq(db);
     if (first !== null && first > 1) throw new PersistenceError(`${file}: the journal was pruned (it starts at ${first}); a from-scratch replay needs keepJournal`);
-    const state = bareState(createExchange(deserialize(stored) as EngineConfig, () => 0));
+    const state = bareState(deserialize(stored) as EngineConfig);
     const images = db.prepare('SELECT image FROM images WHERE id = ?');
     const ctx: ReplayContext = { state, initialImage: captureImage(state), imageById: (id) => (images.get(id) as { image: Buffer }).image };
     let replayed = 0;
@@ -402,23 +397,16 @@ export function replayFile(file: string): { hash: string; replayed: number; stat
   }
 }
 
-/** A gateway state with only what the durable image covers (no app, no clocks). */
-function bareState(exchange: Exchange): GatewayState {
-  historyOf(exchange);
-  attachCandles(exchange);
-  attachFundingRates(exchange);
-  const state: GatewayState = {
-    exchange,
-    keys: createKeyRegistry(),
+/**
+ * A gateway with no app and stopped clocks: the read models and service stores follow the
+ * engine's events in a replay as they did live.
+ */
+function bareState(engine: EngineConfig): GatewayState {
+  return createGateway({
+    engine,
+    clock: () => 0,
     config: { service: 'replay', version: 'replay', auth: true, rateLimit: rateLimitConfig({ enabled: true }) },
     clocks: () => ({ wallNs: 0n, simNs: 0n }),
     nowMs: () => 0,
-    ipBuckets: new Map(),
-    pools: new Map(),
-    replay: new Set(),
-    replayAges: new Map(),
-  };
-  // The service stores follow the engine's events in a replay as they did live.
-  attachServices(state);
-  return state;
+  });
 }

@@ -43,8 +43,9 @@ import {
   type OrderEvent,
   type WsChannel,
 } from '../../engine/index.ts';
-import { attachCandles, candleRecord, readCandles } from '../candles.ts';
-import { accountKeyOf, type Exchange } from '../exchange.ts';
+import { candleRecord, readCandles } from '../candles.ts';
+import { accountKeyOf } from '../account-key.ts';
+import type { Exchange } from '../exchange.ts';
 import { ALL_TIME } from '../history-store.ts';
 import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '../format.ts';
 import { marketRow, marketsById } from '../markets.ts';
@@ -165,9 +166,9 @@ function bookContents(exchange: Exchange, sub: Subscription): ReturnType<typeof 
 }
 
 
-const marketsSnapshot = (exchange: Exchange): Record<string, unknown> => ({
+const marketsSnapshot = (state: GatewayState): Record<string, unknown> => ({
   isSnapshot: true,
-  markets: Object.fromEntries(marketsById(exchange).map((ms) => [String(ms.spec.id), marketRow(exchange, ms)])),
+  markets: Object.fromEntries(marketsById(state.exchange).map((ms) => [String(ms.spec.id), marketRow(state, ms)])),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -344,7 +345,7 @@ function candleUpdates(state: GatewayState, sub: Subscription, events: readonly 
   const exchange = state.exchange;
   const timeframe = sub.timeframe!;
   const now = exchange.clock();
-  const [bar, previous] = readCandles(attachCandles(exchange), ms.spec.id, timeframe, { to: Number.MAX_SAFE_INTEGER, limit: 2 });
+  const [bar, previous] = readCandles(state.candles, ms.spec.id, timeframe, { to: Number.MAX_SAFE_INTEGER, limit: 2 });
   if (bar === undefined) return [];
   const out: Update[] = [];
   // A new bar opened: the one this subscriber saw last is final now; say so once.
@@ -422,10 +423,10 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     name: 'markets',
     scope: 'global',
     params: { ignoresId: true },
-    snapshot: (state) => marketsSnapshot(state.exchange),
+    snapshot: (state) => marketsSnapshot(state),
     updates: (state, _sub, events) => {
       const last = lastOf(events, (e) => e.type === 'market' || e.type === 'prices');
-      return last === undefined ? [] : [frame(last, marketsSnapshot(state.exchange))];
+      return last === undefined ? [] : [frame(last, marketsSnapshot(state))];
     },
   },
   oraclePrices: {
@@ -460,7 +461,7 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     snapshot: (state) => ({ isSnapshot: true, entries: [feeTierConfigEntry(state)] }),
     start: (state, sub) => void sub.seen.set('feeTierConfig', JSON.stringify(feeTierConfigEntry(state))),
     updates: (state, sub, events) => {
-      const entries: Record<string, unknown>[] = attributeUpdates(state.exchange, events).map((u) => ({ type: 'marketAttributes', ...u }));
+      const entries: Record<string, unknown>[] = attributeUpdates(state.marketAttributes, events).map((u) => ({ type: 'marketAttributes', ...u }));
       const config = feeTierConfigEntry(state);
       const text = JSON.stringify(config);
       if (sub.seen.get('feeTierConfig') !== text) {
@@ -479,9 +480,9 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
   marketAttributes: {
     name: 'marketAttributes',
     scope: 'global',
-    snapshot: (state) => ({ isSnapshot: true, entries: onlineAttributeBlocks(state.exchange) }),
+    snapshot: (state) => ({ isSnapshot: true, entries: onlineAttributeBlocks(state.marketAttributes) }),
     updates: (state, _sub, events) => {
-      const updates = attributeUpdates(state.exchange, events);
+      const updates = attributeUpdates(state.marketAttributes, events);
       return updates.length === 0 ? [] : [{ at: events.at(-1)!.globalSeq, contents: { isSnapshot: false, entries: updates } }];
     },
   },
@@ -630,12 +631,12 @@ export const CHANNELS: Readonly<Record<WsChannel, Channel>> = {
     params: { timeframe: true },
     snapshot: (state, sub) => {
       const exchange = state.exchange;
-      const bars = readCandles(attachCandles(exchange), sub.market!.spec.id, sub.timeframe!, { to: Number.MAX_SAFE_INTEGER, limit: LIMITS.candleSnapshotMax });
+      const bars = readCandles(state.candles, sub.market!.spec.id, sub.timeframe!, { to: Number.MAX_SAFE_INTEGER, limit: LIMITS.candleSnapshotMax });
       const now = exchange.clock();
       return { isSnapshot: true, candles: bars.map((bar) => candleRecord(sub.market!.spec, sub.timeframe!, bar, now)) };
     },
     start: (state, sub) => {
-      const [newest] = readCandles(attachCandles(state.exchange), sub.market!.spec.id, sub.timeframe!, { to: Number.MAX_SAFE_INTEGER, limit: 1 });
+      const [newest] = readCandles(state.candles, sub.market!.spec.id, sub.timeframe!, { to: Number.MAX_SAFE_INTEGER, limit: 1 });
       if (newest !== undefined) sub.seen.set('openTime', newest.openTime);
     },
     updates: candleUpdates,

@@ -16,9 +16,10 @@
  *   (the event's time, µs) and `marketSequenceNum`, a per-market counter of attribute updates
  *   starting at 1. `boundEvent` / `boundSide` would annotate band moves; without bands they
  *   never appear.
- * - One tracker per exchange (a WeakMap) keeps the last block sent and the counter per market,
- *   and the changes of one event batch are computed once and shared by every subscriber (the
- *   listener hands each subscriber the same array). The tracker starts from the blocks of the
+ * - One tracker per gateway (`createMarketAttributeTracker`, built by `createGateway`) keeps the
+ *   last block sent and the counter per market, and the changes of one event batch are computed
+ *   once and shared by every subscriber (the listener hands each subscriber the same array; the
+ *   tracker remembers the last batch it answered). The tracker starts from the blocks of the
  *   moment it is created, and a snapshot re-reads every block, so a change made while nobody
  *   listened is not sent again after it.
  */
@@ -48,24 +49,21 @@ export type MarketAttributeBlock = Record<(typeof MARKET_ATTRIBUTE_FIELDS)[numbe
 
 export type MarketAttributeUpdate = MarketAttributeBlock & { timestamp: number; marketSequenceNum: number };
 
-interface Tracker {
+export interface MarketAttributeTracker {
+  readonly exchange: Exchange;
   /** The last block sent (JSON) and the attribute-update counter, per marketId. */
   sent: Map<number, string>;
   seq: Map<number, number>;
+  /** The last event batch answered and its updates (every subscriber gets the same array). */
+  lastBatch: readonly EngineEvent[] | undefined;
+  lastUpdates: MarketAttributeUpdate[];
 }
-
-const trackers = new WeakMap<Exchange, Tracker>();
-const batches = new WeakMap<readonly EngineEvent[], MarketAttributeUpdate[]>();
 
 const streams = (ms: MarketState): boolean => ms.spec.status === 'ONLINE' && ms.spec.def.regularTradingHours !== null;
 
-function trackerOf(exchange: Exchange): Tracker {
-  let tracker = trackers.get(exchange);
-  if (tracker === undefined) {
-    tracker = { sent: new Map(), seq: new Map() };
-    for (const ms of exchange.engine.markets.values()) if (streams(ms)) tracker.sent.set(ms.spec.id, JSON.stringify(marketAttributeBlock(ms)));
-    trackers.set(exchange, tracker);
-  }
+export function createMarketAttributeTracker(exchange: Exchange): MarketAttributeTracker {
+  const tracker: MarketAttributeTracker = { exchange, sent: new Map(), seq: new Map(), lastBatch: undefined, lastUpdates: [] };
+  for (const ms of exchange.engine.markets.values()) if (streams(ms)) tracker.sent.set(ms.spec.id, JSON.stringify(marketAttributeBlock(ms)));
   return tracker;
 }
 
@@ -77,8 +75,8 @@ export function marketAttributeBlock(ms: MarketState): MarketAttributeBlock {
 }
 
 /** Every ONLINE market's block, ascending by marketId (the snapshot); resyncs the tracker. */
-export function onlineAttributeBlocks(exchange: Exchange): MarketAttributeBlock[] {
-  const tracker = trackerOf(exchange);
+export function onlineAttributeBlocks(tracker: MarketAttributeTracker): MarketAttributeBlock[] {
+  const exchange = tracker.exchange;
   const blocks: MarketAttributeBlock[] = [];
   for (const ms of marketsById(exchange)) {
     if (ms.spec.status !== 'ONLINE') continue;
@@ -90,10 +88,9 @@ export function onlineAttributeBlocks(exchange: Exchange): MarketAttributeBlock[
 }
 
 /** The attribute updates one command's events cause (computed once per batch). */
-export function attributeUpdates(exchange: Exchange, events: readonly EngineEvent[]): MarketAttributeUpdate[] {
-  const memo = batches.get(events);
-  if (memo !== undefined) return memo;
-  const tracker = trackerOf(exchange);
+export function attributeUpdates(tracker: MarketAttributeTracker, events: readonly EngineEvent[]): MarketAttributeUpdate[] {
+  if (tracker.lastBatch === events) return tracker.lastUpdates;
+  const exchange = tracker.exchange;
   const updates: MarketAttributeUpdate[] = [];
   const done = new Set<number>();
   for (const e of events) {
@@ -109,6 +106,7 @@ export function attributeUpdates(exchange: Exchange, events: readonly EngineEven
     tracker.seq.set(ms.spec.id, seq);
     updates.push({ ...block, timestamp: e.time, marketSequenceNum: seq });
   }
-  batches.set(events, updates);
+  tracker.lastBatch = events;
+  tracker.lastUpdates = updates;
   return updates;
 }

@@ -50,8 +50,7 @@ import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent } from '../../engine/index.ts';
 import { LIMITS } from '../../engine/spec.ts';
-import { attachCandles, isTimeframe } from '../candles.ts';
-import { historyOf } from '../history.ts';
+import { isTimeframe } from '../candles.ts';
 import { resolveMarket } from '../markets.ts';
 import type { Reply } from '../errors.ts';
 import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
@@ -411,10 +410,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return base;
   };
 
-  // The read models channels read (history, candles) must see a command's events before the
-  // fan-out does: their listeners go first (both are idempotent).
-  historyOf(state.exchange);
-  attachCandles(state.exchange);
+  // The read models channels read see a command's events before the fan-out does: createGateway
+  // added their listener first.
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
   const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>

@@ -18,7 +18,7 @@
  *   it moves on.
  */
 import { priceToTicks, type Engine, type MarketDef, type MarketSpec } from '../../engine/index.ts';
-import { createExchange, type Exchange } from '../../gateway/exchange.ts';
+import type { Exchange } from '../../gateway/exchange.ts';
 import { fundingRateString } from '../../gateway/funding-rates-store.ts';
 import { statSync } from 'node:fs';
 import { DEFAULT_AGENTS } from '../agents.ts';
@@ -87,7 +87,8 @@ export class Backtest {
     this.to = config.to ?? (this.replay ? undefined : this.from + HOUR_US);
     const time: SimTime = { now: Number.isFinite(this.from) ? this.from : 0 };
     this.time = time;
-    this.exchange = createExchange({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now);
+    this.gateway = new InProcessGateway({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now, STRATEGY_ADDRESS);
+    this.exchange = this.gateway.state.exchange;
     this.engine = this.exchange.engine;
     const byName = new Map<string, number>();
     for (const def of defs) {
@@ -109,7 +110,6 @@ export class Backtest {
     }
     this.orderLatency = latencyModel(config.latency?.order, seed * 3 + 1);
     this.cancelLatency = latencyModel(config.latency?.cancel ?? config.latency?.order, seed * 3 + 2);
-    this.gateway = new InProcessGateway(this.exchange, STRATEGY_ADDRESS);
     this.client = new BacktestClient(this.gateway, (op, body, kind) => this.write(op, body, kind), STRATEGY_ADDRESS, 0);
     this.recorder = new Recorder(this.engine, STRATEGY_ADDRESS, 0, config.sampleMs ?? 60_000);
     this.liquidity = new ReplayLiquidity(this.exchange, this.markets, time, this.replay);

@@ -24,7 +24,7 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';
-import type { BookEvent, OracleEvent, TradeEvent } from './line-scanner.ts';
+import type { BookEvent, OracleEvent, TradeEvent } from './market-events.ts';
 
 export const BINARY_MAGIC = 'PSMDBIN1';
 export const BINARY_FORMAT_NAME = 'perpsim-market-data-binary';

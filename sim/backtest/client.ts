@@ -16,10 +16,11 @@
 import type { ValidateFunction } from 'ajv';
 import { OPERATIONS } from '../../gateway/operations/index.ts';
 import type { GatewayState, Operation } from '../../gateway/operation.ts';
-import { createKeyRegistry, registerKey } from '../../gateway/keys.ts';
+import type { EngineConfig } from '../../engine/index.ts';
+import type { Clock } from '../../gateway/exchange.ts';
+import { createGateway } from '../../gateway/gateway.ts';
+import { registerKey } from '../../gateway/keys.ts';
 import { rateLimitConfig } from '../../gateway/rate-limit/index.ts';
-import type { Exchange } from '../../gateway/exchange.ts';
-import { createSchemaValidator } from '../../gateway/validator.ts';
 
 /** An operation's answer: the HTTP status and body the REST route would send. */
 export interface Reply {
@@ -33,30 +34,23 @@ export const DEFAULT_GTT_US = 40 * DAY_US;
 
 type Body = Record<string, unknown>;
 
-/** The gateway's operations over one exchange, without a transport. */
+/** The gateway's operations over one exchange (built here, read models and services included), without a transport. */
 export class InProcessGateway {
   readonly state: GatewayState;
   private readonly byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
-  /** The gateway's validator rules (gateway/validator.ts: fastify's coercion, finite numbers). */
-  private readonly ajv = createSchemaValidator();
   private readonly validators = new Map<Operation, ValidateFunction>();
   private requests = 0;
   readonly apiKey: string;
 
-  constructor(exchange: Exchange, address: string) {
-    this.state = {
-      exchange,
-      keys: createKeyRegistry(),
+  constructor(engine: EngineConfig, clock: Clock, address: string) {
+    this.state = createGateway({
+      engine,
+      clock,
       config: { service: 'api-gateway', version: 'perpsim-backtest', auth: false, rateLimit: rateLimitConfig({ enabled: false }) },
-      clocks: () => ({ wallNs: BigInt(exchange.clock()) * 1000n, simNs: BigInt(exchange.clock()) * 1000n }),
-      nowMs: () => Math.floor(exchange.clock() / 1000),
-      ipBuckets: new Map(),
-      pools: new Map(),
-      replay: new Set(),
-    replayAges: new Map(),
-      // The same validator checks batch elements inside the handlers.
-      validator: this.ajv,
-    };
+      clocks: () => ({ wallNs: BigInt(clock()) * 1000n, simNs: BigInt(clock()) * 1000n }),
+      nowMs: () => Math.floor(clock() / 1000),
+    });
+    const exchange = this.state.exchange;
     this.apiKey = address.slice(2).padEnd(64, '0');
     registerKey(this.state.keys, { apiKey: this.apiKey, address, accountIndex: undefined, apiWalletName: 'backtest', permissions: ['trade', 'withdraw'], validUntil: 0, createdAt: exchange.clock() });
   }
@@ -69,10 +63,10 @@ export class InProcessGateway {
     if (schema !== undefined) {
       let validate = this.validators.get(op);
       if (validate === undefined) {
-        validate = this.ajv.compile(schema);
+        validate = this.state.validator.compile(schema);
         this.validators.set(op, validate);
       }
-      if (!validate(payload)) return { status: 400, body: { error: this.ajv.errorsText(validate.errors), errorType: 'InvalidRequest' } };
+      if (!validate(payload)) return { status: 400, body: { error: this.state.validator.errorsText(validate.errors), errorType: 'InvalidRequest' } };
     }
     this.requests++;
     const headers = {

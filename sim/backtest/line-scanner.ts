@@ -22,6 +22,9 @@
 import type { MarketSpec } from '../../engine/index.ts';
 import { BOOK_RECORD, ORACLE_RECORD, TRADE_RECORD } from './binary-format.ts';
 import { MAX_DIGITS, unitsOf } from './decimal-units.ts';
+import type { BookEvent, OracleEvent, TradeEvent } from './market-events.ts';
+
+export type { BookEvent, OracleEvent, TradeEvent } from './market-events.ts';
 
 /** What the scanner needs of a market: its id and units (a MarketSpec, or its copy in a worker thread). */
 export interface ScanMarket {
@@ -30,9 +33,6 @@ export interface ScanMarket {
   step: Pick<MarketSpec['step'], 'scale' | 'mantissa'>;
 }
 
-export interface OracleEvent { type: 'oracle'; ts: number; lts: number; marketId: number; price: number }
-export interface TradeEvent { type: 'trade'; ts: number; lts: number; marketId: number; side: 0 | 1; price: number; size: number }
-export interface BookEvent { type: 'book'; ts: number; lts: number; marketId: number; snapshot: boolean; bids: number[]; asks: number[] }
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

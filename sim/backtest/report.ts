@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { MarketSpec } from '../../engine/index.ts';
-import type { FillPoint, Sample, Summary } from './summary.ts';
+import type { FillPoint, Sample, Summary } from './summary-types.ts';
 
 let bundle: string | undefined;
 

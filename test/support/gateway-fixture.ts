@@ -14,8 +14,9 @@ import type { FastifyInstance } from 'fastify';
 import { priceToTicks } from '../../engine/index.ts';
 import { buildApp } from '../../gateway/app.ts';
 import { scheme1Payload, scheme2Message, type JsonValue } from '../../gateway/auth/index.ts';
-import { createExchange, type Exchange } from '../../gateway/exchange.ts';
-import { createKeyRegistry, registerKey } from '../../gateway/keys.ts';
+import type { Exchange } from '../../gateway/exchange.ts';
+import { createGateway } from '../../gateway/gateway.ts';
+import { registerKey } from '../../gateway/keys.ts';
 import { openPersistence, type Persistence } from '../../gateway/persistence/index.ts';
 import type { GatewayState, Operation } from '../../gateway/operation.ts';
 import { rateLimitConfig, type RateLimitOptions } from '../../gateway/rate-limit/index.ts';
@@ -62,24 +63,20 @@ export const SQLITE_HISTORY = process.env.PERPSIM_TEST_HISTORY === 'sqlite';
 /** `operations`: the table the app serves (every operation by default). */
 export async function gateway(options: { rateLimit?: RateLimitOptions; persistence?: Persistence; operations?: readonly Operation[] } = {}): Promise<GatewayHarness> {
   const now = { us: T0_US };
-  const exchange = createExchange({ markets: defaultMarkets() }, () => now.us);
   const persistence = options.persistence ?? (SQLITE_HISTORY ? openPersistence({ file: ':memory:' }) : undefined);
+  const state = createGateway({
+    engine: { markets: defaultMarkets() },
+    clock: () => now.us,
+    config: { service: 'api-gateway', version: 'perpsim-test', auth: true, rateLimit: rateLimitConfig(options.rateLimit ?? {}) },
+    clocks: () => ({ wallNs: BigInt(now.us) * 1000n, simNs: BigInt(now.us) * 1000n }),
+    nowMs: () => Math.floor(now.us / 1000),
+  });
+  const exchange = state.exchange;
   for (const m of defaultMarkets()) {
     const ms = exchange.engine.markets.get(m.id)!;
     exchange.submit({ type: 'setOraclePrice', marketId: m.id, price: priceToTicks(ms.spec, DEFAULT_PRICES[m.displayName]!)! });
   }
-  const state: GatewayState = {
-    exchange,
-    keys: createKeyRegistry(),
-    config: { service: 'api-gateway', version: 'perpsim-test', auth: true, rateLimit: rateLimitConfig(options.rateLimit ?? {}) },
-    clocks: () => ({ wallNs: BigInt(now.us) * 1000n, simNs: BigInt(now.us) * 1000n }),
-    nowMs: () => Math.floor(now.us / 1000),
-    ipBuckets: new Map(),
-    pools: new Map(),
-    replay: new Set(),
-    replayAges: new Map(),
-    ...(persistence !== undefined && { committed: () => persistence.committed() }),
-  };
+  if (persistence !== undefined) state.committed = () => persistence.committed();
   persistence?.attach(state);
   const app = buildApp(state, options.operations);
   await app.ready();

@@ -1,36 +1,83 @@
 /**
- * The relative imports of a folder's TypeScript modules, and the cycles among them: a small
- * parser (static `import`/`export … from` only) for the no-cycle rule of engine/.
+ * The relative imports among a tree's modules, and the cycles among them: the no-cycle rule of
+ * engine/, gateway/, sim/ and client/. Type-only imports count: a cycle of types still ties the
+ * modules' definitions to each other.
+ *
+ * A module's imports are those es-module-lexer finds (static imports, re-exports, side-effect
+ * imports, literal dynamic imports; never text in comments or strings) in the JavaScript esbuild
+ * makes of it with every import kept: the lexer reads JavaScript, and TypeScript syntax (`x! / y`)
+ * can stop it. Type-only imports are kept by writing them as value imports first
+ * (`verbatimModuleSyntax` then keeps every import statement).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, normalize, relative, dirname } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
+import { transformSync } from 'esbuild';
+import { initSync, parse } from 'es-module-lexer';
 
 export interface ImportEdge {
   from: string;
   to: string;
-  /** `import type` / `export type`: erased at runtime. */
+  /** `import type` / `export type` / every name `type …`: erased at runtime. */
   typeOnly: boolean;
 }
 
+const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
+
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    if (d.name === 'node_modules' || d.name.startsWith('.')) return [];
+    if (d.isDirectory()) return sources(join(dir, d.name));
+    return SOURCE.test(d.name) && !d.name.endsWith('.d.ts') ? [join(dir, d.name)] : [];
+  });
 }
 
-/** Edges between modules of `root` (paths relative to it); imports leaving it are ignored. */
-export function importGraph(root: string): ImportEdge[] {
+/** Whether one import statement (its text) brings only types. */
+function typeOnlyStatement(statement: string): boolean {
+  if (/^(import|export)\s+type\b/.test(statement)) return true;
+  const names = /\{([^}]*)\}/.exec(statement)?.[1];
+  if (names === undefined || /^import\s+[\w$]+\s*,/.test(statement) || /^import\s+\*/.test(statement)) return false;
+  const list = names.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  return list.length > 0 && list.every((n) => n.startsWith('type '));
+}
+
+/** Static import and re-export statements of TypeScript text, for their type-only flags. */
+const STATEMENT = /^\s*(?:import|export)\s[^;]*?\bfrom\s*(['"])([^'"]+)\1/gms;
+
+/** The same module with its type-only imports and re-exports written as value ones. */
+function valueImports(text: string): string {
+  return text
+    .replace(/\b(import|export)\s+type(\s*[{*])/g, '$1$2')
+    .replace(/\bimport\s+type\s+([\w$]+\s+from\b)/g, 'import $1')
+    .replace(/^(\s*(?:import|export)\s*\{[^}]*\})/gm, (names) => names.replace(/([{,]\s*)type\s+(?=[\w$])/g, '$1'));
+}
+
+/** The relative imports of one module's text: specifier and whether only types come through it. */
+export function importsOf(text: string, name = 'module.ts'): { specifier: string; typeOnly: boolean }[] {
+  initSync();
+  const loader = name.endsWith('.tsx') ? 'tsx' : /\.[cm]?ts$/.test(name) ? 'ts' : 'js';
+  const js = transformSync(valueImports(text), { loader, format: 'esm', target: 'esnext', tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } }).code;
+  const typeOnly = new Map<string, boolean>();
+  for (const m of text.matchAll(STATEMENT)) typeOnly.set(m[2]!, (typeOnly.get(m[2]!) ?? true) && typeOnlyStatement(m[0].trim()));
+  const [imports] = parse(js, name);
+  const out: { specifier: string; typeOnly: boolean }[] = [];
+  for (const i of imports) {
+    if (i.n === undefined || !i.n.startsWith('.')) continue;
+    out.push({ specifier: i.n, typeOnly: i.d === -1 && (typeOnly.get(i.n) ?? false) });
+  }
+  return out;
+}
+
+/**
+ * Edges between the modules under `folders` of `root` (paths relative to `root`); imports of
+ * modules outside them are ignored.
+ */
+export function importGraph(root: string, folders: readonly string[] = ['.']): ImportEdge[] {
   const edges: ImportEdge[] = [];
-  const statement = /^\s*(import|export)\s+(type\s+)?([^;]*?)\s+from\s+'([^']+)'/gms;
-  for (const file of sources(root)) {
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(statement)) {
-      const spec = m[4]!;
-      if (!spec.startsWith('.')) continue;
-      const target = normalize(join(dirname(file), spec));
-      const to = relative(root, target);
-      if (to.startsWith('..')) continue;
-      // `import { type A, type B }` is as erased as `import type { A, B }`.
-      const names = m[3]!.replace(/[{}]/g, '').split(',').map((n) => n.trim()).filter((n) => n !== '');
-      const typeOnly = m[2] !== undefined || (names.length > 0 && names.every((n) => n.startsWith('type ')));
+  const inside = folders.map((f) => (f === '.' ? '' : normalize(f + '/')));
+  for (const file of folders.flatMap((f) => sources(join(root, f)))) {
+    for (const { specifier, typeOnly } of importsOf(readFileSync(file, 'utf8'), file)) {
+      const to = relative(root, normalize(join(dirname(file), specifier)));
+      if (to.startsWith('..') || !inside.some((prefix) => to.startsWith(prefix))) continue;
       edges.push({ from: relative(root, file), to, typeOnly });
     }
   }

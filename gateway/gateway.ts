@@ -1,0 +1,105 @@
+/**
+ * The gateway's composition root: `createGateway` builds the exchange, every read model, every
+ * service and the gateway's own collections once, as the required fields of one object
+ * (`GatewayState`), which is then handed to whoever needs it — buildApp (REST), attachWebSocket,
+ * persistence, the simulator's control API and the backtester. No module keeps state of its
+ * own beside it.
+ *
+ * Order (each step reads only what the steps before it built):
+ * 1. the exchange: the engine and the history lists it keeps itself (exchange.ts);
+ * 2. the read models fed by its events: candles, funding rates, market statistics, and the
+ *    market attribute blocks streamed (read on demand, not per event);
+ * 3. the services' stores: affiliate program, notifications, preferences, leaderboard,
+ *    portfolio; their engine hook (referral fees) is set in step 5;
+ * 4. the gateway's own collections and tools: API keys, rate-limit buckets and pools, replay
+ *    slots, spent nonces, per-wallet turns, the wallet-signature network, and the one schema
+ *    validator of REST, the WebSocket and in-process calls;
+ * 5. one exchange listener, added before any other: each command's events reach the read models,
+ *    then the services, and only then later listeners (the WebSocket fan-out, which reads the
+ *    read models). The listener reads the stores through the state on every call, so a restore
+ *    (persistence/) may replace a store's contents or a whole service store.
+ */
+import type { EngineConfig, EngineEvent } from '../engine/index.ts';
+import type { ArcusNetworkName, ServerClocks, WalletDomainConfig } from './auth/index.ts';
+import type { Verifier } from './auth/verifier.ts';
+import { addTrades, createCandleStore } from './candles.ts';
+import { createExchange, type Clock, type ExchangeLimits } from './exchange.ts';
+import { createFundingRateStore, recordFundingRate } from './funding-rates-store.ts';
+import { createKeyRegistry } from './keys.ts';
+import { createLeaderboardState } from './leaderboard.ts';
+import { createMarketStatsStore, recordTrades } from './market-stats.ts';
+import { DEFAULT_NETWORK, networkConfig } from './network.ts';
+import { createNotificationState } from './notifications.ts';
+import type { GatewayConfig, GatewayState } from './operation.ts';
+import { createPortfolioState } from './portfolio.ts';
+import { createPreferencesState } from './preferences.ts';
+import { createReferralState } from './referral.ts';
+import { followServices } from './services.ts';
+import { createSchemaValidator } from './validator.ts';
+import { createMarketAttributeTracker } from './ws/market-attributes.ts';
+
+export interface GatewayOptions {
+  /** The engine's markets, risk parameters and limits. */
+  engine: EngineConfig;
+  /** Stamps every command (Unix µs): the simulator's clock. */
+  clock: Clock;
+  /** The exchange's history bounds (exchange.ts); defaults otherwise. */
+  limits?: Partial<ExchangeLimits>;
+  config: GatewayConfig;
+  /** Wall and simulator clocks for the timestamp window (ns). */
+  clocks: () => ServerClocks;
+  /** Wall-clock milliseconds for rate limits and key expiry. */
+  nowMs: () => number;
+  /** Worker threads that verify Ed25519 signatures; inline on the event loop when absent. */
+  verifier?: Verifier;
+  /** The wallet-signature network (network.ts); the venue's testnet when absent. */
+  network?: ArcusNetworkName | WalletDomainConfig;
+}
+
+export function createGateway(options: GatewayOptions): GatewayState {
+  // 1. The exchange.
+  const exchange = createExchange(options.engine, options.clock, options.limits);
+  const state: GatewayState = {
+    exchange,
+    config: options.config,
+    clocks: options.clocks,
+    nowMs: options.nowMs,
+    ...(options.verifier !== undefined && { verifier: options.verifier }),
+    // 2. Read models. Closed candle bars live in the history store once SQLite installs one.
+    candles: createCandleStore(undefined, () => exchange.history.candles),
+    fundingRates: createFundingRateStore(),
+    marketStats: createMarketStatsStore(),
+    marketAttributes: createMarketAttributeTracker(exchange),
+    // 3. Services.
+    referral: createReferralState(),
+    notifications: createNotificationState(),
+    preferences: createPreferencesState(),
+    leaderboard: createLeaderboardState(),
+    portfolio: createPortfolioState(),
+    // 4. The gateway's own collections.
+    keys: createKeyRegistry(),
+    ipBuckets: new Map(),
+    pools: new Map(),
+    replay: new Set(),
+    replayAges: new Map(),
+    nonces: new Set(),
+    turns: new Map(),
+    network: options.network === undefined ? DEFAULT_NETWORK : networkConfig(options.network),
+    validator: createSchemaValidator(),
+  };
+  // 5. One listener, first: read models, then services.
+  const services = followServices(state);
+  const markets = exchange.engine.markets;
+  exchange.listeners.add((events: readonly EngineEvent[]) => {
+    for (const e of events) {
+      if (e.type === 'trades') {
+        const valueMul = markets.get(e.marketId)?.spec.valueMul;
+        if (valueMul === undefined) continue;
+        addTrades(state.candles, e, valueMul);
+        recordTrades(state.marketStats, e, valueMul);
+      } else if (e.type === 'fundingRate') recordFundingRate(state.fundingRates, e);
+    }
+    services(events);
+  });
+  return state;
+}
