@@ -71,6 +71,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     markEpoch: 0,
     wiring: { sink, hooks: undefined as unknown as MatchHooks, lookup: (id) => getOrder(orders, id), onFee: undefined },
     scratch: {
+      markets: [],
       touchedMarkets: [],
       touchedCount: 0,
       taker: null,

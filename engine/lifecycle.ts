@@ -97,7 +97,7 @@ function rest(engine: Engine, ms: MarketState, order: Order): void {
   makeLive(engine, ms, order);
   touch(engine, ms);
   insertOrder(ms.book, order);
-  markDirty(ms, order.side, order.price);
+  markDirty(engine, ms, order.side, order.price);
   emitOrder(engine, order);
 }
 
@@ -149,7 +149,7 @@ export function releaseLive(engine: Engine, order: Order): void {
 export function unrest(engine: Engine, ms: MarketState, order: Order): void {
   if (order.level === null) return;
   touch(engine, ms);
-  markDirty(ms, order.side, order.price);
+  markDirty(engine, ms, order.side, order.price);
   removeOrder(ms.book, order);
 }
 
@@ -171,7 +171,7 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   const taker = scratch.taker!;
   const ms = scratch.takerMarket!;
   touch(engine, ms);
-  markDirty(ms, maker.side, price);
+  markDirty(engine, ms, maker.side, price);
   const value = price * qty;
   taker.remaining -= qty;
   taker.filled += qty;
@@ -193,11 +193,12 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   const makerAm = maker.account.markets[ms.slot]!;
   emitPosition(engine, maker.account, makerAm);
   emitPosition(engine, taker.account, takerAm);
-  if (ms.tradesTaker !== taker) {
-    if (ms.trades.length > 0) emitTrades(engine, ms);
-    ms.tradesTaker = taker;
+  const mw = scratch.markets[ms.slot]!;
+  if (mw.tradesTaker !== taker) {
+    if (mw.trades.length > 0) emitTrades(engine, ms);
+    mw.tradesTaker = taker;
   }
-  ms.trades.push({
+  mw.trades.push({
     tradeId,
     price,
     size: qty,

@@ -5,9 +5,11 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { detachEngine, engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
+import { engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
 import type { Engine } from '../engine/index.ts';
 import { createPrng } from '../sim/prng.ts';
+import { encodeGraph } from '../gateway/persistence/graph-codec.ts';
+import { stateHash } from '../gateway/persistence/state-hash.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
 
 /** A seeded mix of resting orders, crossing orders and cancels on market 1. */
@@ -29,13 +31,8 @@ function trade(h: Harness, seed: number, n: number): void {
 }
 
 function image(engine: Engine): EngineState {
-  const reattach = detachEngine(engine);
-  try {
-    // The wiring and per-command scratch are not state: only engineState goes into an image.
-    return deserialize(serialize(engineState(engine))) as EngineState;
-  } finally {
-    reattach();
-  }
+  // The wiring and per-command scratch are not state: only engineState goes into an image.
+  return deserialize(serialize(engineState(engine))) as EngineState;
 }
 
 /**
@@ -45,6 +42,8 @@ function image(engine: Engine): EngineState {
 function asOldLayout(img: EngineState): void {
   Object.assign(img, { sink: undefined, hooks: undefined, lookup: undefined, onFee: undefined, touchedMarkets: [img.bySlot[0]], touchedCount: 0, taker: null, takerMarket: null, liquidating: undefined, riskQueue: [], ended: [null], endedCount: 0 });
   for (const ms of img.bySlot) {
+    // The per-market scratch sat on the market, and the spec reference had only the id.
+    Object.assign(ms, { touched: false, dirtyBids: [1], dirtyAsks: [], dirtyBidCount: 0, dirtyAskCount: 0, trades: [], tradesTaker: null, bboBefore: [0, 0, 0, 0], spec: { id: ms.spec.id } });
     delete (ms.book.bids as Partial<typeof ms.book.bids>).keys;
     delete (ms.book.asks as Partial<typeof ms.book.asks>).keys;
   }
@@ -83,4 +82,32 @@ describe('restore: a grafted image runs on as the original', () => {
       expect(restored.take()).toEqual(events);
     });
   }
+});
+
+describe('engineState: the durable data as plain data, built without touching the engine', () => {
+  it('holds no function, class instance, wiring or scratch, and leaves the engine as it was', () => {
+    const h = harness();
+    trade(h, 3, 200);
+    const before = stateHash(h.engine);
+    const state = engineState(h.engine);
+    // The persistence codec refuses functions and class instances outright.
+    expect(() => encodeGraph(state)).not.toThrow();
+    expect(Object.keys(state)).not.toContain('wiring');
+    expect(Object.keys(state)).not.toContain('scratch');
+    expect(Object.keys(state.accounts)).not.toContain('get');
+    expect(Object.keys(state.orders)).not.toContain('values');
+    for (const ms of state.bySlot) expect(Object.keys(ms)).not.toContain('dirtyBids');
+    expect(stateHash(h.engine)).toBe(before);
+    expect(typeof h.engine.accounts.get).toBe('function');
+    expect(h.engine.bySlot[0]!.spec.tick).toBeDefined();
+  });
+
+  it("a market's status comes back with the image", () => {
+    const original = harness();
+    trade(original, 4, 50);
+    original.run({ type: 'setMarketStatus', marketId: 1, status: 'OFFLINE' });
+    const restored = harness();
+    graftEngine(restored.engine, image(original.engine));
+    expect(restored.engine.bySlot[0]!.spec.status).toBe('OFFLINE');
+  });
 });

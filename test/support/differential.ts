@@ -27,20 +27,40 @@ function without(source: Slots, skip: ReadonlySet<string>): Slots {
   return out;
 }
 
-/** The sha256 of an engine's durable data (see the module comment). */
+/** Map-like readers of the account index and order table (code, whether present, stripped or left out). */
+const READERS = new Set(['get', 'has', 'values']);
+
+/**
+ * The sha256 of an engine's durable data (see the module comment). Both engines' graphs are
+ * brought to one view first: root keys sorted, wiring and scratch left out, the table readers
+ * left out, and each market's spec as its id (the reference's detach leaves `{ id }`, the live
+ * engine's image `{ id, status }`; the status is in the commands' events either way).
+ */
 export function engineDigest(engine: object, detach: (engine: never) => () => void): string {
   const restore = detach(engine as never);
   try {
     const root = engine as Slots;
     const views = new Map<unknown, Slots>();
-    for (const ms of root.bySlot as Slots[]) views.set(ms, without(ms, MARKET_SCRATCH));
+    for (const ms of root.bySlot as Slots[]) {
+      const view = without(ms, MARKET_SCRATCH);
+      view.spec = { id: (ms.spec as { id: number }).id };
+      views.set(ms, view);
+    }
     const view = without(root, NOT_STATE);
     view.bySlot = (root.bySlot as Slots[]).map((ms) => views.get(ms)!);
     view.markets = new Map([...(root.markets as Map<number, Slots>)].map(([id, ms]) => [id, views.get(ms)!]));
+    view.accounts = withoutKeepOrder(root.accounts as Slots, READERS);
+    view.orders = withoutKeepOrder(root.orders as Slots, READERS);
     return stateHash(view);
   } finally {
     restore();
   }
+}
+
+function withoutKeepOrder(source: Slots, skip: ReadonlySet<string>): Slots {
+  const out: Slots = {};
+  for (const key of Object.keys(source)) if (!skip.has(key)) out[key] = source[key];
+  return out;
 }
 
 /** Equality of plain data: numbers (NaN equal to NaN), bigints, strings, arrays, objects with keys in the same order. */
