@@ -14,7 +14,7 @@
  * Determinism: no clock, no randomness, iteration only over insertion-ordered collections or
  * sorted lists; the same command stream yields the same event stream.
  */
-import { createAccountIndex, findAccount, type Account } from './account.ts';
+import { activeMarkets, createAccountIndex, findAccount, type Account } from './account.ts';
 import { emitMarket, emitFundingRate, emitPrices, emitRejected, emitSwitch, flush } from './emit.ts';
 import { compactExpiry, createExpiry, dueOrders, hasDue } from './expiry.ts';
 import { checkFeeTiers } from './fees.ts';
@@ -183,7 +183,7 @@ export function apply(engine: Engine, command: Command): CommandResult {
     case 'forceLiquidation': {
       if (!validAccountRef(command.address, command.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
       const account = findAccount(engine.accounts, command.address, command.accountIndex);
-      if (account === undefined || !account.active.some((am) => am.size !== 0)) return invalid('InvalidRequest', 'the account has no position to liquidate', 'address');
+      if (account === undefined || !activeMarkets(account).some((am) => am.size !== 0)) return invalid('InvalidRequest', 'the account has no position to liquidate', 'address');
       forceLiquidate(engine, account);
       result = { kind: 'done' };
       break;

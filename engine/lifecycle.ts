@@ -7,7 +7,7 @@
  * `order` event. This module imports no command module (and nothing imports engine.ts), which
  * keeps engine/ free of import cycles.
  */
-import { linkOrder, unlinkOrder, type Account } from './account.ts';
+import { linkOrder, marketOf, unlinkOrder, type Account } from './account.ts';
 import { crosses, insertOrder, removeOrder } from './book.ts';
 import { emitFill, emitOrder, emitPosition, emitTrades, markDirty, touch } from './emit.ts';
 import { addExpiry } from './expiry.ts';
@@ -189,8 +189,8 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   const tradeId = engine.nextTradeId++;
   emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.closedPnl, makerSettled.effect);
   emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.closedPnl, takerSettled.effect);
-  const takerAm = taker.account.markets[ms.slot]!;
-  const makerAm = maker.account.markets[ms.slot]!;
+  const takerAm = marketOf(taker.account, ms.slot)!;
+  const makerAm = marketOf(maker.account, ms.slot)!;
   emitPosition(engine, maker.account, makerAm);
   emitPosition(engine, taker.account, takerAm);
   const mw = scratch.markets[ms.slot]!;

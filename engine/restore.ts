@@ -14,6 +14,8 @@
  * else is the image's.
  */
 import type { AccountIndex } from './account.ts';
+import { AccountMarket } from './position.ts';
+import { addSlot, createRiskTable, ensureRow, reserveAccounts, type RiskTable } from './risk-table.ts';
 import type { OrderTable } from './order-table.ts';
 import type { Engine, MarketState } from './state.ts';
 
@@ -118,10 +120,72 @@ function upgrade(engine: Engine): void {
       delete old.lifetimeVolume;
       delete old.lifetimeFeesPaid;
     }
-    if (account.sumChanges !== undefined) continue;
-    delete (account as unknown as Slots).riskSums;
-    Object.assign(account, { sumEpoch: -1, sumEq: 0, sumIm: 0, sumMm: 0, sumChanges: 0, quoteB: 0n, quoteF: 0 });
   }
+  if (!('markets' in (engine.accounts.all[0] ?? {}))) return;
+  engine.accounts.table = tableOfRecords(engine);
+}
+
+/** The per-market record of an image written before the risk table (one object per account and market). */
+interface MarketRecord {
+  openOrders: number;
+  openBuy: number;
+  openSell: number;
+  size: number;
+  listed: boolean;
+  isolated: boolean;
+  isolatedMargin: bigint;
+  leverage: number;
+  trigger: number;
+  triggerVersion: number;
+  cost: bigint;
+  realizedPnl: bigint;
+  fundingAllTime: bigint;
+  fundingSinceOpen: bigint;
+  fundingSinceChange: bigint;
+}
+
+/**
+ * Moves the per-market records and float margin sums of an image written before the risk table
+ * into a new table: rows in account order, then slot order; each account's active list keeps its
+ * order; float caches start invalid (they are rebuilt on first use, from the same values).
+ * Trigger versions are kept: the liquidation index's entries name them.
+ */
+function tableOfRecords(engine: Engine): RiskTable {
+  const t = createRiskTable();
+  for (const ms of engine.bySlot) addSlot(t, ms.spec.id);
+  reserveAccounts(t, engine.accounts.all.length);
+  for (const account of engine.accounts.all) {
+    const old = account as unknown as Slots & { markets: (MarketRecord | undefined)[]; active: unknown[] };
+    const rowOf = new Map<MarketRecord, number>();
+    old.markets.forEach((am, slot) => {
+      if (am === undefined) return;
+      const row = ensureRow(t, account.id, slot);
+      rowOf.set(am, row);
+      const view = new AccountMarket(t, row);
+      Object.assign(view, {
+        openOrders: am.openOrders,
+        openBuy: am.openBuy,
+        openSell: am.openSell,
+        size: am.size,
+        listed: am.listed,
+        isolated: am.isolated,
+        isolatedMargin: am.isolatedMargin,
+        leverage: am.leverage,
+        trigger: am.trigger,
+        triggerVersion: am.triggerVersion,
+        cost: am.cost,
+        realizedPnl: am.realizedPnl,
+        fundingAllTime: am.fundingAllTime,
+        fundingSinceOpen: am.fundingSinceOpen,
+        fundingSinceChange: am.fundingSinceChange,
+      });
+    });
+    account.active = (old.active as MarketRecord[]).map((am) => rowOf.get(am)!);
+    account.table = t;
+    account.quoteB = 0n;
+    for (const key of ['markets', 'riskSums', 'sumEpoch', 'sumEq', 'sumIm', 'sumMm', 'sumChanges', 'quoteF']) delete old[key];
+  }
+  return t;
 }
 
 function copyData(live: Slots, image: Slots): void {

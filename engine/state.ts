@@ -11,6 +11,7 @@ import { getOrCreateAccount, type Account, type AccountIndex } from './account.t
 import { createBook, type Book } from './book.ts';
 import type { Expiry } from './expiry.ts';
 import { createFundingState, type FundingState } from './funding.ts';
+import { addSlot } from './risk-table.ts';
 import { createMarketTriggers, type MarketTriggers } from './liquidation-index.ts';
 import type { MarketSpec } from './market.ts';
 import type { MatchHooks } from './matching.ts';
@@ -176,6 +177,7 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
   };
   engine.markets.set(spec.id, ms);
   engine.bySlot.push(ms);
+  addSlot(engine.accounts.table, spec.id);
   engine.scratch.markets.push({
     touched: false,
     dirtyBids: [],
@@ -194,5 +196,5 @@ export function invalid(errorType: ErrorType, error: string, field?: string): In
 }
 
 export function getAccount(engine: Engine, address: string, index: number): Account {
-  return getOrCreateAccount(engine.accounts, address, index, engine.bySlot.length);
+  return getOrCreateAccount(engine.accounts, address, index);
 }

@@ -10,7 +10,7 @@
  * Hooks read `state.<store>` on every call, never a captured object, so a restore may replace a
  * store wholesale.
  */
-import { accountView, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../engine/index.ts';
+import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../engine/index.ts';
 import { accountKeyOf } from './exchange.ts';
 import { formatOrder, usd } from './format.ts';
 import { createLeaderboardState, recordFill, recordFunding, type LeaderboardState } from './leaderboard.ts';
@@ -108,7 +108,7 @@ function measure(state: GatewayState, account: Account): Omit<Sample, 'time'> {
   const engine = state.exchange.engine;
   const view = accountView(engine, account);
   let unrealized = 0n;
-  for (const am of account.active) {
+  for (const am of activeMarkets(account)) {
     const ms = engine.bySlot[am.slot]!;
     const price = marginPrice(ms);
     if (am.size !== 0 && price > 0) unrealized += BigInt(am.size) * BigInt(price) * ms.spec.valueMul - am.cost;

@@ -20,7 +20,7 @@
  * subaccount pool is charged (the pools are for order and cancel writes).
  */
 import { Type } from 'typebox';
-import { findAccount } from '../../engine/index.ts';
+import { findAccount, marketOf } from '../../engine/index.ts';
 import { LIMITS } from '../../engine/spec.ts';
 import { fail, ok, type Reply } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
@@ -107,7 +107,8 @@ export const setLeverage: Operation = {
         status: result.leverageStatus,
       };
       if (body.isolated !== undefined) {
-        const isolated = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex)?.markets[ms.slot]?.isolated ?? false;
+        const holder = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex);
+        const isolated = (holder === undefined ? undefined : marketOf(holder, ms.slot))?.isolated ?? false;
         reply.marginMode = isolated ? 'ISOLATED' : 'CROSS';
       }
       if (!applied && result.rejectReason !== undefined) reply.rejectReason = result.rejectReason;

@@ -11,8 +11,12 @@
  */
 import * as live from '../../engine/index.ts';
 import * as reference from '../reference/engine/index.ts';
+import * as referenceAccount from '../reference/engine/account.ts';
+import * as referencePosition from '../reference/engine/position.ts';
 import type { Command, CommandResult, EngineEvent } from '../../engine/types.ts';
 import { stateHash } from '../../gateway/persistence/state-hash.ts';
+import { AccountMarket } from '../../engine/position.ts';
+import { AW, findRow, QUOTE_F, SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM } from '../../engine/risk-table.ts';
 import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind } from './differential-stream.ts';
 
 /** Fields of the engine that are wiring or per-command scratch, not state. */
@@ -27,16 +31,75 @@ function without(source: Slots, skip: ReadonlySet<string>): Slots {
   return out;
 }
 
-/** Map-like readers of the account index and order table (code, whether present, stripped or left out). */
-const READERS = new Set(['get', 'has', 'values']);
+/** Map-like readers of the account index and order table (code, whether present, stripped or left out), and the live engine's risk table. */
+const READERS = new Set(['get', 'has', 'values', 'table']);
+
+/** Key orders of the reference engine's account and per-market records: the layout both engines' digests use. */
+const ACCOUNT_KEYS = Object.keys(referenceAccount.getOrCreateAccount(referenceAccount.createAccountIndex(), '0x0', 0, 1));
+const MARKET_KEYS = Object.keys(referencePosition.createAccountMarket(0, 0));
+const ACCOUNT_SUMS: Record<string, number> = { sumEpoch: SUM_EPOCH, sumEq: SUM_EQ, sumIm: SUM_IM, sumMm: SUM_MM, sumChanges: SUM_CHANGES, quoteF: QUOTE_F };
+
+/**
+ * The live engine's accounts in the reference's layout: each account with its per-market records
+ * (from the risk table's rows) by slot and its active list, and its float margin sums; one view
+ * object per row, so the active list and the slot array share them as the reference's do.
+ */
+function liveAccountViews(engine: live.Engine): (value: object) => object {
+  const t = engine.accounts.table;
+  const slots = engine.bySlot.length;
+  const rows = new Map<number, Slots>();
+  const rowView = (row: number): Slots => {
+    let view = rows.get(row);
+    if (view === undefined) {
+      const am = new AccountMarket(t, row) as unknown as Slots;
+      view = {};
+      for (const key of MARKET_KEYS) view[key] = am[key];
+      rows.set(row, view);
+    }
+    return view;
+  };
+  const accounts = new Set<object>(engine.accounts.all);
+  return (value) => {
+    if (!accounts.has(value)) return value;
+    const account = value as live.Account;
+    const source = value as unknown as Slots;
+    const view: Slots = {};
+    for (const key of ACCOUNT_KEYS) {
+      if (key === 'markets') {
+        view.markets = Array.from({ length: slots }, (_, slot) => {
+          const row = findRow(t, account.id, slot);
+          return row < 0 ? undefined : rowView(row);
+        });
+      } else if (key === 'active') view.active = account.active.map(rowView);
+      else if (key in ACCOUNT_SUMS) view[key] = t.accountSums[account.id * AW + ACCOUNT_SUMS[key]!];
+      else view[key] = source[key];
+    }
+    return view;
+  };
+}
+
+/** The reference's accounts with their per-market arrays as long as the engine's market list (it grows them only on use). */
+function referenceAccountViews(engine: reference.Engine): (value: object) => object {
+  const accounts = new Set<object>(engine.accounts.all);
+  const slots = engine.bySlot.length;
+  return (value) => {
+    if (!accounts.has(value)) return value;
+    const view = { ...(value as unknown as Slots) };
+    const markets = view.markets as unknown[];
+    view.markets = Array.from({ length: slots }, (_, slot) => markets[slot]);
+    return view;
+  };
+}
 
 /**
  * The sha256 of an engine's durable data (see the module comment). Both engines' graphs are
  * brought to one view first: root keys sorted, wiring and scratch left out, the table readers
- * left out, and each market's spec as its id (the reference's detach leaves `{ id }`, the live
- * engine's image `{ id, status }`; the status is in the commands' events either way).
+ * left out, each market's spec as its id (the reference's detach leaves `{ id }`, the live
+ * engine's image `{ id, status }`; the status is in the commands' events either way), and the
+ * accounts in the reference's layout (the live engine keeps their per-market state in typed
+ * arrays: risk-table.ts).
  */
-export function engineDigest(engine: object, detach: (engine: never) => () => void): string {
+export function engineDigest(engine: object, detach: (engine: never) => () => void, substitute: (value: object) => object): string {
   const restore = detach(engine as never);
   try {
     const root = engine as Slots;
@@ -51,7 +114,7 @@ export function engineDigest(engine: object, detach: (engine: never) => () => vo
     view.markets = new Map([...(root.markets as Map<number, Slots>)].map(([id, ms]) => [id, views.get(ms)!]));
     view.accounts = withoutKeepOrder(root.accounts as Slots, READERS);
     view.orders = withoutKeepOrder(root.orders as Slots, READERS);
-    return stateHash(view);
+    return stateHash(view, substitute);
   } finally {
     restore();
   }
@@ -164,8 +227,8 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
     throw new DivergenceError(`seed ${seed}, command #${i} ${show(command)}: ${what}`);
   };
   const compareDigests = (i: number, command: Command): string => {
-    const a = engineDigest(liveEngine, live.detachEngine as never);
-    const b = engineDigest(refEngine, reference.detachEngine as never);
+    const a = engineDigest(liveEngine, live.detachEngine as never, liveAccountViews(liveEngine));
+    const b = engineDigest(refEngine, reference.detachEngine as never, referenceAccountViews(refEngine));
     digests++;
     if (a !== b) fail(i, command, `state hashes differ after it (live ${a}, reference ${b})`);
     return a;
