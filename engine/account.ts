@@ -163,6 +163,7 @@ const US_PER_DAY = 86_400_000_000;
 /**
  * Adds traded notional to the rolling 30-day window and the lifetime total; `valueF` is `value`
  * as an exact double or NaN (money.ts), taken off the fee tier's headroom (NaN empties it).
+ * `value` is read only when `valueF` is NaN.
  */
 export function addVolume(account: Account, value: bigint, valueF: number, time: number): void {
   account.tierHeadroom = valueF === valueF ? account.tierHeadroom - valueF : 0;

@@ -16,8 +16,8 @@
  */
 import { exactInteger, floorDivExact, mulExact } from './money.ts';
 import {
-  ACCOUNT, addSlot, CACHE_EPOCH, COST_F, createRiskTable, ensureRow, EQ_F, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL,
-  reserveAccounts, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable,
+  addSlot, CACHE_EPOCH, COST_F, createRiskTable, ensureRow, EQ_F, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL,
+  isExact, moneyAt, REALIZED_F, reserveAccounts, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable,
 } from './risk-table.ts';
 import type { PositionEffect } from './spec.ts';
 import type { SideCode } from './types.ts';
@@ -35,9 +35,6 @@ export class AccountMarket {
   ) {}
   get slot(): number {
     return this.t.rows[this.row * W + SLOT]!;
-  }
-  get accountId(): number {
-    return this.t.rows[this.row * W + ACCOUNT]!;
   }
   get marketId(): number {
     return this.t.marketIds[this.slot]!;
@@ -124,20 +121,21 @@ export class AccountMarket {
   set triggerVersion(v: number) {
     this.t.rows[this.row * W + TRIGGER_VERSION] = v;
   }
-  /** Signed cost basis of the open size, quote quantums; setting it keeps `costF` in step. */
+  /** Signed cost basis of the open size, quote quantums (a money cell: risk-table.ts). */
   get cost(): bigint {
-    return this.t.cost[this.row]!;
+    return moneyAt(this.t.rows[this.row * W + COST_F]!, this.t.cost[this.row]!);
   }
   set cost(v: bigint) {
     this.t.cost[this.row] = v;
     this.t.rows[this.row * W + COST_F] = Number(v);
   }
-  /** Realized PnL since the position opened (reset on open and flip). */
+  /** Realized PnL since the position opened (reset on open and flip); a money cell. */
   get realizedPnl(): bigint {
-    return this.t.realizedPnl[this.row]!;
+    return moneyAt(this.t.rows[this.row * W + REALIZED_F]!, this.t.realizedPnl[this.row]!);
   }
   set realizedPnl(v: bigint) {
     this.t.realizedPnl[this.row] = v;
+    this.t.rows[this.row * W + REALIZED_F] = Number(v);
   }
   get fundingAllTime(): bigint {
     return this.t.fundingAllTime[this.row]!;
@@ -191,12 +189,13 @@ export interface FillOutcome {
 }
 
 /**
- * Applies one fill of `qty` quantums worth `value` quote quantums to the position in row `row`,
- * writing the outcome into `out` (the fill path reuses one record). `valueF` is `value` as an
- * exact double or NaN; with it and an exactly representable cost basis the closing arithmetic
- * runs on doubles (money.ts), with the same integers as the bigint formulas.
+ * Applies one fill of `qty` quantums to the position in row `row`, writing the outcome into `out`
+ * (the fill path reuses one record). The fill's value in quote quantums is `valueF`, an exact
+ * double, or when that is NaN `valueB` (which may be left out otherwise); with an exact value
+ * and an exactly representable cost basis the arithmetic runs on doubles (money.ts), with the
+ * same integers as the bigint formulas.
  */
-export function applyFill(t: RiskTable, row: number, side: SideCode, qty: number, value: bigint, valueF: number, out: FillOutcome): void {
+export function applyFill(t: RiskTable, row: number, side: SideCode, qty: number, valueB: bigint | undefined, valueF: number, out: FillOutcome): void {
   const r = t.rows;
   const o = row * W;
   const before = r[o + SIZE]!;
@@ -204,13 +203,19 @@ export function applyFill(t: RiskTable, row: number, side: SideCode, qty: number
   const after = buy ? before + qty : before - qty;
   t.fundingSinceChange[row] = 0n;
   r[o + CACHE_EPOCH] = -1;
+  // Cost and realized PnL are money cells (risk-table.ts): the row's double is the value while it
+  // is below 2^52, so in-range arithmetic writes the double alone.
+  const costF = r[o + COST_F]!;
   if (before === 0 || (before > 0) === buy) {
-    const cost = t.cost[row]! + (buy ? value : -value);
-    t.cost[row] = cost;
-    r[o + COST_F] = Number(cost);
+    const sumF = isExact(costF) ? exactInteger(costF + (buy ? valueF : -valueF)) : NaN;
+    if (sumF === sumF) r[o + COST_F] = sumF;
+    else {
+      const value = valueB ?? BigInt(valueF);
+      setMoney(r, o + COST_F, t.cost, row, moneyAt(costF, t.cost[row]!) + (buy ? value : -value));
+    }
     r[o + SIZE] = after;
     if (before === 0) {
-      t.realizedPnl[row] = 0n;
+      r[o + REALIZED_F] = 0;
       t.fundingSinceOpen[row] = 0n;
     }
     out.effect = before === 0 ? (buy ? 'OPEN_LONG' : 'OPEN_SHORT') : buy ? 'ADD_LONG' : 'ADD_SHORT';
@@ -221,52 +226,62 @@ export function applyFill(t: RiskTable, row: number, side: SideCode, qty: number
   }
   const open = before > 0 ? before : -before;
   const closedQty = qty < open ? qty : open;
-  // `COST_F` is Number(cost), kept in step by every write of cost (all of them here): its sign is
-  // cost's, and below 2^52 it is cost exactly, so the bigint itself need not be read here.
-  const costF = r[o + COST_F]!;
+  // COST_F has cost's sign whichever way the cell holds it.
   const longBefore = costF >= 0;
   // The released basis and the closing value, exactly in doubles when they fit (NaN if not).
   const basisF = exactInteger(longBefore ? costF : -costF);
   const releasedF = closedQty === open ? basisF : floorDivExact(mulExact(basisF, closedQty), open);
   const closingF = closedQty === qty ? valueF : floorDivExact(mulExact(valueF, closedQty), qty);
-  let released: bigint;
-  let closingValue: bigint;
-  let realized: bigint;
-  let realizedF: number;
+  r[o + SIZE] = after;
+  out.closedQty = closedQty;
+  const realizedBefore = r[o + REALIZED_F]!;
   if (releasedF === releasedF && closingF === closingF) {
     // A long sells to close: proceeds minus basis. A short buys to close: basis minus cost.
-    realizedF = buy ? releasedF - closingF : closingF - releasedF;
-    realized = BigInt(realizedF);
-    released = BigInt(releasedF);
-    closingValue = closedQty === qty ? value : BigInt(closingF);
-  } else {
-    const cost = t.cost[row]!;
-    const basis = longBefore ? cost : -cost;
-    released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
-    closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
-    realized = buy ? released - closingValue : closingValue - released;
-    realizedF = NaN;
+    const realizedF = buy ? releasedF - closingF : closingF - releasedF;
+    out.realized = BigInt(realizedF);
+    out.realizedF = realizedF;
+    const totalF = isExact(realizedBefore) ? exactInteger(realizedBefore + realizedF) : NaN;
+    if (totalF === totalF) r[o + REALIZED_F] = totalF;
+    else setMoney(r, o + REALIZED_F, t.realizedPnl, row, moneyAt(realizedBefore, t.realizedPnl[row]!) + out.realized);
+    if (qty > open) {
+      // Opening part of a flip: the rest of the value, exact as the difference of two exact values.
+      const openingF = valueF - closingF;
+      r[o + COST_F] = buy ? openingF : -openingF;
+      r[o + REALIZED_F] = 0;
+      t.fundingSinceOpen[row] = 0n;
+      out.effect = buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT';
+      return;
+    }
+    // |costF| − releasedF: both exact and of one sign, so the difference is exact.
+    r[o + COST_F] = after === 0 ? 0 : longBefore ? costF - releasedF : costF + releasedF;
+    out.effect = before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT';
+    return;
   }
-  let cost = t.cost[row]! + (longBefore ? -released : released);
-  t.realizedPnl[row] = t.realizedPnl[row]! + realized;
-  r[o + SIZE] = after;
+  const value = valueB ?? BigInt(valueF);
+  const cost = moneyAt(costF, t.cost[row]!);
+  const basis = longBefore ? cost : -cost;
+  const released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
+  const closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
+  const realized = buy ? released - closingValue : closingValue - released;
   out.realized = realized;
-  out.realizedF = realizedF;
-  out.closedQty = closedQty;
+  out.realizedF = NaN;
+  setMoney(r, o + REALIZED_F, t.realizedPnl, row, moneyAt(realizedBefore, t.realizedPnl[row]!) + realized);
   if (qty > open) {
     const openingValue = value - closingValue;
-    cost = buy ? openingValue : -openingValue;
-    t.cost[row] = cost;
-    r[o + COST_F] = Number(cost);
-    t.realizedPnl[row] = 0n;
+    setMoney(r, o + COST_F, t.cost, row, buy ? openingValue : -openingValue);
+    r[o + REALIZED_F] = 0;
     t.fundingSinceOpen[row] = 0n;
     out.effect = buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT';
     return;
   }
-  if (after === 0) cost = 0n;
-  t.cost[row] = cost;
-  r[o + COST_F] = Number(cost);
+  setMoney(r, o + COST_F, t.cost, row, after === 0 ? 0n : cost + (longBefore ? -released : released));
   out.effect = before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT';
+}
+
+/** Writes a money cell from a bigint: its double (exact below 2^53, the value itself below 2^52) and its bigint column. */
+function setMoney(r: Float64Array, at: number, column: bigint[], row: number, value: bigint): void {
+  r[at] = Number(value);
+  column[row] = value;
 }
 
 /** Unrealized PnL at `price` ticks: size·price·mul − cost. */

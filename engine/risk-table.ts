@@ -9,7 +9,11 @@
  *   and their epoch, cost as a double, the liquidation trigger — so a command touches the index
  *   word and one or two cache lines, not an account → array → record → boxed-double chain;
  * - the bigint money of a row (cost, realized PnL, funding tallies, isolated pool) in columns by
- *   row; the per-account float margin sums in `accountSums`, `AW` doubles per account id.
+ *   row; the per-account float margin sums in `accountSums`, `AW` doubles per account id;
+ * - cost and realized PnL, which every fill changes, are money cells (`moneyAt`): the double in
+ *   the row is the value itself while its magnitude is below 2^52 (every such integer is exact
+ *   in a double), and the bigint column holds it beyond; a fill whose arithmetic stays in range
+ *   (money.ts) writes the double alone and allocates no bigint.
  * Everything here is plain data (typed arrays, arrays, numbers): it is part of the engine's
  * image as it stands. Callers use the named functions and the `AccountMarket` views of
  * position.ts, never the offsets.
@@ -34,7 +38,7 @@ export const COST_F = 11;
 export const TRIGGER = 12;
 export const TRIGGER_VERSION = 13;
 export const SLOT = 14;
-export const ACCOUNT = 15;
+export const REALIZED_F = 15;
 
 /** Doubles per account in `accountSums`. */
 export const AW = 8;
@@ -132,7 +136,6 @@ export function ensureRow(t: RiskTable, accountId: number, slot: number): number
   r[CACHE_EPOCH + o] = -1;
   r[TRIGGER + o] = NaN;
   r[SLOT + o] = slot;
-  r[ACCOUNT + o] = accountId;
   t.cost.push(0n);
   t.realizedPnl.push(0n);
   t.fundingAllTime.push(0n);
@@ -153,4 +156,20 @@ export function sizeAt(t: RiskTable, accountId: number, slot: number): number {
 export function openOrdersAt(t: RiskTable, accountId: number, slot: number): number {
   const row = t.rowIndex[accountId * t.slots + slot]! - 1;
   return row < 0 ? 0 : t.rows[row * W + OPEN_ORDERS]!;
+}
+
+/** Below this magnitude a money cell's double is its value (money.ts's bound). */
+const EXACT = 2 ** 52;
+
+/**
+ * The value of a money cell: the double `f` when it is below 2^52 in magnitude (then it is the
+ * value exactly), else the bigint column's `big`.
+ */
+export function moneyAt(f: number, big: bigint): bigint {
+  return f < EXACT && f > -EXACT ? BigInt(f) : big;
+}
+
+/** True when a money cell's double is its value (and an exact integer double fast path may use it). */
+export function isExact(f: number): boolean {
+  return f < EXACT && f > -EXACT;
 }

@@ -104,7 +104,8 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   noteTriggerChange(account, row);
   beginChange(account, row, engine.markEpoch);
   const valueF = mulExact(mulExact(price, qty), ms.spec.valueMulF);
-  const value = valueF === valueF ? BigInt(valueF) : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
+  // The bigint value only where no exact double stands for it (money.ts); the slow paths below make it on demand.
+  const value = valueF === valueF ? undefined : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
   const o = row * W;
   const before = t.rows[o + SIZE]!;
   applyFill(t, row, side, qty, value, valueF, out);
@@ -113,7 +114,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
   const ppm = role === 'ADL' ? 0 : role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm;
   const feeF = feeExact(valueF, ppm);
-  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value, ppm);
+  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value ?? BigInt(valueF), ppm);
   const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
   out.fee = fee;
   out.closedPnl = closedPnl;
@@ -125,7 +126,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
     const onFee = engine.wiring.onFee;
     if (onFee !== undefined) onFee(account, fee, engine.time);
   }
-  addVolume(account, value, valueF, engine.time);
+  addVolume(account, value ?? 0n, valueF, engine.time);
   if (t.rows[o + ISOLATED] === 1) {
     t.isolatedMargin[row] = t.isolatedMargin[row]! + closedPnl;
     settleIsolatedPool(engine, account, ms, after, before);
