@@ -12,7 +12,7 @@
 import type { FeeTier } from './types.ts';
 import type { Account, Order } from './records.ts';
 import { AccountMarket } from './position.ts';
-import { createRiskTable, ensureRow, findRow, LISTED, OPEN_ORDERS, openOrdersAt, reserveAccounts, SIZE, sizeAt, W, type RiskTable } from './risk-table.ts';
+import { createRiskTable, ensureRow, findRow, ISOLATED, LISTED, OPEN_ORDERS, openOrdersAt, reserveAccounts, SIZE, sizeAt, W, type RiskTable } from './risk-table.ts';
 
 export type { Account } from './records.ts';
 
@@ -151,7 +151,9 @@ export function refreshActive(account: Account, row: number): void {
   const t = account.table;
   const o = row * W;
   const r = t.rows;
-  const matters = r[o + SIZE] !== 0 || r[o + OPEN_ORDERS]! > 0 || t.isolatedMargin[row] !== 0n;
+  // Only an isolated row holds a pool (leaving isolated mode returns it), so a cross row never
+  // reads its bigint column: one cold read less per order and fill.
+  const matters = r[o + SIZE] !== 0 || r[o + OPEN_ORDERS]! > 0 || (r[o + ISOLATED] === 1 && t.isolatedMargin[row] !== 0n);
   if (matters === (r[o + LISTED] === 1)) return;
   r[o + LISTED] = matters ? 1 : 0;
   if (matters) account.active.push(row);
