@@ -97,8 +97,8 @@ export function graftEngine(live: Engine, image: EngineState): void {
 
 /**
  * Fills in what an image written before a layout change lacks: the level key arrays of the
- * book sides, the float margin sums on the account (they were a `riskSums` record) and the
- * pending parts of its lifetime tallies.
+ * book sides, the pending parts of the accounts' lifetime tallies, and the risk table (images
+ * before it held per-market records and float margin sums on the accounts: `tableOfRecords`).
  */
 function upgrade(engine: Engine): void {
   for (const ms of engine.bySlot) {
