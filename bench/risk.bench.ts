@@ -10,7 +10,8 @@
  *    avoids), timed on the same updates.
  * 2. Full engine: the issue 2 stream (bench/stream.ts, BENCH_OPS ops) through the engine with
  *    funded accounts — risk, matching and events — in ops/s.
- * Ends with one JSON line: {"bench":"risk","oracleTickMsMedian":…,"positions":…,"fullEngineOpsPerSec":…}.
+ * Ends with one JSON line: {"bench":"risk","oracleTickMsMedian":…,"positions":…,"fullEngineOpsPerSec":…,
+ * "fullEngineOpsPerCpuSecond":…}.
  */
 import { apply, createEngine, type Engine } from '../engine/index.ts';
 import { crossRisk } from '../engine/margin.ts';
@@ -138,5 +139,7 @@ for (let pass = 0; pass < 2; pass++) {
   const cpu = process.cpuUsage(c0);
   bestCpu = Math.max(bestCpu, OPS / ((cpu.user + cpu.system) / 1e6));
 }
-console.log(`full engine (risk + matching + events, funded accounts, issue 2 mix): ${fmt(best)} ops/s, ${fmt(bestCpu)} ops per CPU-second (target >= 1,000,000: ${best >= 1_000_000 ? 'met' : 'NOT met'})`);
-console.log(JSON.stringify({ bench: 'risk', oracleTickMsMedian: Number(median.toFixed(4)), positions, fullEngineOpsPerSec: Math.round(best), scanAllMsMedian: Number(scanMedian.toFixed(4)) }));
+console.log(`full engine (risk + matching + events, funded accounts, issue 2 mix): ${fmt(best)} ops/s, ${fmt(bestCpu)} ops per CPU-second (target >= 2,000,000: ${best >= 2_000_000 ? 'met' : 'NOT met'})`);
+console.log(
+  JSON.stringify({ bench: 'risk', oracleTickMsMedian: Number(median.toFixed(4)), positions, fullEngineOpsPerSec: Math.round(best), scanAllMsMedian: Number(scanMedian.toFixed(4)), fullEngineOpsPerCpuSecond: Math.round(bestCpu) }),
+);

@@ -11,7 +11,8 @@
  */
 import type { FeeTier } from './types.ts';
 import type { Account, Order } from './records.ts';
-import { createAccountMarket, type AccountMarket } from './position.ts';
+import { AccountMarket } from './position.ts';
+import { createRiskTable, ensureRow, findRow, ISOLATED, LISTED, OPEN_ORDERS, openOrdersAt, reserveAccounts, SIZE, sizeAt, W, type RiskTable } from './risk-table.ts';
 
 export type { Account } from './records.ts';
 
@@ -19,6 +20,8 @@ export interface AccountIndex {
   byAddress: Map<string, (Account | undefined)[]>;
   /** Every account in creation order (deterministic iteration). */
   all: Account[];
+  /** Per-account-per-market risk state and per-account margin sums, by account id. */
+  table: RiskTable;
   /** Map-like reads by `accountKey` for callers outside the hot path (tests, snapshots). */
   get(key: string): Account | undefined;
   values(): IterableIterator<Account>;
@@ -28,6 +31,7 @@ export function createAccountIndex(): AccountIndex {
   const index: AccountIndex = {
     byAddress: new Map(),
     all: [],
+    table: createRiskTable(),
     get: (key) => {
       const slash = key.lastIndexOf('/');
       return findAccount(index, key.slice(0, slash), Number(key.slice(slash + 1)));
@@ -46,11 +50,7 @@ export function findAccount(accounts: AccountIndex, address: string, index: numb
   return subs === undefined ? undefined : subs[index];
 }
 
-/**
- * `slots`: the number of markets now, so the per-market array is allocated with the account
- * (next to it in memory) rather than grown later somewhere else.
- */
-export function getOrCreateAccount(accounts: AccountIndex, address: string, index: number, slots = 0): Account {
+export function getOrCreateAccount(accounts: AccountIndex, address: string, index: number): Account {
   let subs = accounts.byAddress.get(address);
   if (subs === undefined) {
     subs = [];
@@ -58,26 +58,22 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
   }
   let account = subs[index];
   if (account === undefined) {
+    const id = accounts.all.length;
+    reserveAccounts(accounts.table, id + 1);
     account = {
       // The fields a place or cancel reads come first, so that they share the first cache lines.
-      markets: new Array<AccountMarket | undefined>(slots).fill(undefined),
+      id,
+      table: accounts.table,
       head: null,
       tail: null,
       liveCount: 0,
       seq: 0,
-      sumEpoch: -1,
-      sumEq: 0,
-      sumIm: 0,
-      sumMm: 0,
-      sumChanges: 0,
       quote: 0n,
       quoteB: 0n,
-      quoteF: 0,
       address,
       index,
       riskQueued: false,
       active: [],
-      id: accounts.all.length,
       key: accountKey(address, index),
       clientIds: new Map(),
       netDeposits: 0n,
@@ -109,27 +105,59 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
   return account;
 }
 
+/** Signed position of the account in a market slot, quantums (0 if it never traded there). */
 export function positionOf(account: Account, slot: number): number {
-  return account.markets[slot]?.size ?? 0;
+  return sizeAt(account.table, account.id, slot);
 }
 
-/** The account's record for a market, created (and marked active) on first use. */
-export function accountMarket(account: Account, slot: number, marketId: number): AccountMarket {
-  let am = account.markets[slot];
-  if (am === undefined) {
-    am = createAccountMarket(slot, marketId);
-    account.markets[slot] = am;
+/** Live orders of the account in a market slot. */
+export function openOrdersOf(account: Account, slot: number): number {
+  return openOrdersAt(account.table, account.id, slot);
+}
+
+/** The account's row for a market slot, created on first use. */
+export function marketRow(account: Account, slot: number): number {
+  return ensureRow(account.table, account.id, slot);
+}
+
+/** The account's record for a market, created on first use. */
+export function accountMarket(account: Account, slot: number): AccountMarket {
+  return new AccountMarket(account.table, ensureRow(account.table, account.id, slot));
+}
+
+/** The account's record for a market, or undefined when it never touched it. */
+export function marketOf(account: Account, slot: number): AccountMarket | undefined {
+  const row = findRow(account.table, account.id, slot);
+  return row < 0 ? undefined : new AccountMarket(account.table, row);
+}
+
+/** Records of every market the account touched, in slot order. */
+export function touchedMarkets(account: Account): AccountMarket[] {
+  const out: AccountMarket[] = [];
+  for (let slot = 0; slot < account.table.slots; slot++) {
+    const am = marketOf(account, slot);
+    if (am !== undefined) out.push(am);
   }
-  return am;
+  return out;
+}
+
+/** Records of the markets that matter for margin (position, live orders or isolated pool), in the order they became active. */
+export function activeMarkets(account: Account): AccountMarket[] {
+  return account.active.map((row) => new AccountMarket(account.table, row));
 }
 
 /** Keeps `active` to the markets that matter for margin; cheap to call after any change. */
-export function refreshActive(account: Account, am: AccountMarket): void {
-  const matters = am.size !== 0 || am.openOrders > 0 || am.isolatedMargin !== 0n;
-  if (matters === am.listed) return;
-  am.listed = matters;
-  if (matters) account.active.push(am);
-  else account.active.splice(account.active.indexOf(am), 1);
+export function refreshActive(account: Account, row: number): void {
+  const t = account.table;
+  const o = row * W;
+  const r = t.rows;
+  // Only an isolated row holds a pool (leaving isolated mode returns it), so a cross row never
+  // reads its bigint column: one cold read less per order and fill.
+  const matters = r[o + SIZE] !== 0 || r[o + OPEN_ORDERS]! > 0 || (r[o + ISOLATED] === 1 && t.isolatedMargin[row] !== 0n);
+  if (matters === (r[o + LISTED] === 1)) return;
+  r[o + LISTED] = matters ? 1 : 0;
+  if (matters) account.active.push(row);
+  else account.active.splice(account.active.indexOf(row), 1);
 }
 
 const US_PER_DAY = 86_400_000_000;
@@ -137,6 +165,7 @@ const US_PER_DAY = 86_400_000_000;
 /**
  * Adds traded notional to the rolling 30-day window and the lifetime total; `valueF` is `value`
  * as an exact double or NaN (money.ts), taken off the fee tier's headroom (NaN empties it).
+ * `value` is read only when `valueF` is NaN.
  */
 export function addVolume(account: Account, value: bigint, valueF: number, time: number): void {
   account.tierHeadroom = valueF === valueF ? account.tierHeadroom - valueF : 0;

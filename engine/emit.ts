@@ -15,18 +15,20 @@ import type { LeverageRejectReason, OrderStatus, PositionEffect, RejectionReason
 import type { EngineEvent, RejectedResult, SideCode, TransferEvent } from './types.ts';
 import type { Engine, MarketState } from './state.ts';
 
-export function markDirty(ms: MarketState, side: SideCode, price: number): void {
-  if (side === 0) ms.dirtyBids[ms.dirtyBidCount++] = price;
-  else ms.dirtyAsks[ms.dirtyAskCount++] = price;
+export function markDirty(engine: Engine, ms: MarketState, side: SideCode, price: number): void {
+  const mw = engine.scratch.markets[ms.slot]!;
+  if (side === 0) mw.dirtyBids[mw.dirtyBidCount++] = price;
+  else mw.dirtyAsks[mw.dirtyAskCount++] = price;
 }
 
 export function touch(engine: Engine, ms: MarketState): void {
-  if (ms.touched) return;
-  ms.touched = true;
+  const mw = engine.scratch.markets[ms.slot]!;
+  if (mw.touched) return;
+  mw.touched = true;
   ms.seq++;
   const bids = ms.book.bids;
   const asks = ms.book.asks;
-  const before = ms.bboBefore;
+  const before = mw.bboBefore;
   before[0] = bestPrice(bids);
   before[1] = bestSize(bids);
   before[2] = bestPrice(asks);
@@ -40,23 +42,24 @@ export function flush(engine: Engine): void {
   const touched = scratch.touchedMarkets;
   for (let i = 0; i < scratch.touchedCount; i++) {
     const ms = touched[i]!;
-    if (ms.trades.length > 0) emitTrades(engine, ms);
-    ms.tradesTaker = null;
-    const bids = levelSizes(ms.book.bids, ms.dirtyBids, ms.dirtyBidCount);
-    const asks = levelSizes(ms.book.asks, ms.dirtyAsks, ms.dirtyAskCount);
-    ms.dirtyBidCount = 0;
-    ms.dirtyAskCount = 0;
+    const mw = scratch.markets[ms.slot]!;
+    if (mw.trades.length > 0) emitTrades(engine, ms);
+    mw.tradesTaker = null;
+    const bids = levelSizes(ms.book.bids, mw.dirtyBids, mw.dirtyBidCount);
+    const asks = levelSizes(ms.book.asks, mw.dirtyAsks, mw.dirtyAskCount);
+    mw.dirtyBidCount = 0;
+    mw.dirtyAskCount = 0;
     const time = engine.time;
     engine.wiring.sink({ type: 'book', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bids, asks });
     const bidPrice = bestPrice(ms.book.bids);
     const bidSize = bestSize(ms.book.bids);
     const askPrice = bestPrice(ms.book.asks);
     const askSize = bestSize(ms.book.asks);
-    const b = ms.bboBefore;
+    const b = mw.bboBefore;
     if (b[0] !== bidPrice || b[1] !== bidSize || b[2] !== askPrice || b[3] !== askSize) {
       engine.wiring.sink({ type: 'bbo', globalSeq: nextGlobal(engine.seq), time, marketSeq: ms.seq, marketId: ms.spec.id, bidPrice, bidSize, askPrice, askSize });
     }
-    ms.touched = false;
+    mw.touched = false;
   }
   scratch.touchedCount = 0;
 }
@@ -142,7 +145,8 @@ export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: num
 }
 
 export function emitTrades(engine: Engine, ms: MarketState): void {
-  const taker = ms.tradesTaker!;
+  const mw = engine.scratch.markets[ms.slot]!;
+  const taker = mw.tradesTaker!;
   engine.wiring.sink({
     type: 'trades',
     globalSeq: nextGlobal(engine.seq),
@@ -151,9 +155,9 @@ export function emitTrades(engine: Engine, ms: MarketState): void {
     marketId: ms.spec.id,
     takerOrderId: taker.id,
     takerSide: taker.side,
-    entries: ms.trades,
+    entries: mw.trades,
   });
-  ms.trades = [];
+  mw.trades = [];
 }
 
 export function rejectCommand(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): RejectedResult {

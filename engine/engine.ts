@@ -14,7 +14,7 @@
  * Determinism: no clock, no randomness, iteration only over insertion-ordered collections or
  * sorted lists; the same command stream yields the same event stream.
  */
-import { createAccountIndex, findAccount, type Account } from './account.ts';
+import { activeMarkets, createAccountIndex, findAccount, type Account } from './account.ts';
 import { NO_LEVEL } from './book.ts';
 import { emitMarket, emitFundingRate, emitPrices, emitRejected, emitSwitch, flush } from './emit.ts';
 import { compactExpiry, createExpiry, dueOrders, hasDue } from './expiry.ts';
@@ -72,6 +72,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     markEpoch: 0,
     wiring: { sink, hooks: undefined as unknown as MatchHooks, lookup: (id) => getOrder(orders, id), onFee: undefined },
     scratch: {
+      markets: [],
       touchedMarkets: [],
       touchedCount: 0,
       taker: null,
@@ -183,7 +184,7 @@ export function apply(engine: Engine, command: Command): CommandResult {
     case 'forceLiquidation': {
       if (!validAccountRef(command.address, command.accountIndex)) return invalid('InvalidRequest', 'invalid account', 'accountIndex');
       const account = findAccount(engine.accounts, command.address, command.accountIndex);
-      if (account === undefined || !account.active.some((am) => am.size !== 0)) return invalid('InvalidRequest', 'the account has no position to liquidate', 'address');
+      if (account === undefined || !activeMarkets(account).some((am) => am.size !== 0)) return invalid('InvalidRequest', 'the account has no position to liquidate', 'address');
       forceLiquidate(engine, account);
       result = { kind: 'done' };
       break;

@@ -7,7 +7,7 @@
  * `order` event. This module imports no command module (and nothing imports engine.ts), which
  * keeps engine/ free of import cycles.
  */
-import { linkOrder, unlinkOrder, type Account } from './account.ts';
+import { linkOrder, marketOf, unlinkOrder, type Account } from './account.ts';
 import { crosses, insertOrder, NO_LEVEL, removeOrder } from './book.ts';
 import { emitFill, emitOrder, emitPosition, emitTrades, markDirty, touch } from './emit.ts';
 import { addExpiry } from './expiry.ts';
@@ -96,7 +96,7 @@ function rest(engine: Engine, ms: MarketState, order: Order): void {
   makeLive(engine, ms, order);
   touch(engine, ms);
   insertOrder(ms.book, order);
-  markDirty(ms, order.side, order.price);
+  markDirty(engine, ms, order.side, order.price);
   emitOrder(engine, order);
 }
 
@@ -147,7 +147,7 @@ export function releaseLive(engine: Engine, order: Order): void {
 export function unrest(engine: Engine, ms: MarketState, order: Order): void {
   if (order.level === NO_LEVEL) return;
   touch(engine, ms);
-  markDirty(ms, order.side, order.price);
+  markDirty(engine, ms, order.side, order.price);
   removeOrder(ms.book, order);
 }
 
@@ -169,7 +169,7 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   const taker = scratch.taker!;
   const ms = scratch.takerMarket!;
   touch(engine, ms);
-  markDirty(ms, maker.side, price);
+  markDirty(engine, ms, maker.side, price);
   const value = price * qty;
   taker.remaining -= qty;
   taker.filled += qty;
@@ -187,15 +187,16 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   const tradeId = engine.nextTradeId++;
   emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.closedPnl, makerSettled.effect);
   emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.closedPnl, takerSettled.effect);
-  const takerAm = taker.account.markets[ms.slot]!;
-  const makerAm = maker.account.markets[ms.slot]!;
+  const takerAm = marketOf(taker.account, ms.slot)!;
+  const makerAm = marketOf(maker.account, ms.slot)!;
   emitPosition(engine, maker.account, makerAm);
   emitPosition(engine, taker.account, takerAm);
-  if (ms.tradesTaker !== taker) {
-    if (ms.trades.length > 0) emitTrades(engine, ms);
-    ms.tradesTaker = taker;
+  const mw = scratch.markets[ms.slot]!;
+  if (mw.tradesTaker !== taker) {
+    if (mw.trades.length > 0) emitTrades(engine, ms);
+    mw.tradesTaker = taker;
   }
-  ms.trades.push({
+  mw.trades.push({
     tradeId,
     price,
     size: qty,

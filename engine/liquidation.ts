@@ -18,24 +18,29 @@
  *    covered by the fund.
  * Isolated positions liquidate alone, against their own pool.
  */
-import { accountMarket, rollingVolume, type Account } from './account.ts';
+import { accountMarket, activeMarkets, rollingVolume, type Account } from './account.ts';
 import { emitAdl, emitFill, emitLiquidation, emitOrder, emitPosition } from './emit.ts';
 import { tierFor } from './fees.ts';
 import { crossedTriggers, compactTriggers } from './liquidation-index.ts';
 import { crossRisk, isolatedRisk, marginPrice, notional, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
-import type { AccountMarket } from './position.ts';
+import { AccountMarket } from './position.ts';
+import { findRow, TRIGGER_VERSION, W } from './risk-table.ts';
 import { createSettled, dropTrigger, queueRisk, refreshTriggers, settleFill } from './risk.ts';
 import type { Engine, MarketState } from './state.ts';
 import { cancelScopeWith, newInternalOrder, runLiquidationOrder } from './lifecycle.ts';
 
 /** After a mark moved: re-evaluates the accounts whose triggers it crossed. */
 export function checkLiquidations(engine: Engine, ms: MarketState): void {
-  const isCurrent = (id: number, version: number): boolean => engine.accounts.all[id]!.markets[ms.slot]?.triggerVersion === version;
+  const t = engine.accounts.table;
+  const isCurrent = (id: number, version: number): boolean => {
+    const row = findRow(t, id, ms.slot);
+    return row >= 0 && t.rows[row * W + TRIGGER_VERSION] === version;
+  };
   const ids = crossedTriggers(ms.triggers, ms.markPrice, isCurrent);
   for (const id of ids) {
     const account = engine.accounts.all[id]!;
-    dropTrigger(account.markets[ms.slot]!);
+    dropTrigger(t, findRow(t, id, ms.slot));
     if (refreshTriggers(engine, account)) liquidate(engine, account);
   }
   compactTriggers(ms.triggers, ms.holders.size, isCurrent);
@@ -44,9 +49,9 @@ export function checkLiquidations(engine: Engine, ms: MarketState): void {
 /** Liquidates whatever of the account is below maintenance now. */
 export function liquidate(engine: Engine, account: Account): void {
   const cross = crossRisk(account, engine.bySlot);
-  const crossPositions = account.active.filter((am) => !am.isolated && am.size !== 0);
+  const crossPositions = activeMarkets(account).filter((am) => !am.isolated && am.size !== 0);
   if (crossPositions.length > 0 && cross.equity < cross.maintenance) liquidateScope(engine, account, undefined, cross);
-  for (const am of account.active.slice()) {
+  for (const am of activeMarkets(account)) {
     if (!am.isolated || am.size === 0) continue;
     const iso = isolatedRisk(engine.bySlot[am.slot]!, am);
     if (iso.equity < iso.maintenance) liquidateScope(engine, account, am, iso);
@@ -56,8 +61,8 @@ export function liquidate(engine: Engine, account: Account): void {
 
 /** Liquidates every scope of the account that holds a position, healthy or not. */
 export function forceLiquidate(engine: Engine, account: Account): void {
-  if (account.active.some((am) => !am.isolated && am.size !== 0)) liquidateScope(engine, account, undefined, crossRisk(account, engine.bySlot));
-  for (const am of account.active.slice()) {
+  if (activeMarkets(account).some((am) => !am.isolated && am.size !== 0)) liquidateScope(engine, account, undefined, crossRisk(account, engine.bySlot));
+  for (const am of activeMarkets(account)) {
     if (am.isolated && am.size !== 0) liquidateScope(engine, account, am, isolatedRisk(engine.bySlot[am.slot]!, am));
   }
   refreshTriggers(engine, account);
@@ -70,7 +75,7 @@ function scopeRisk(engine: Engine, account: Account, isolated: AccountMarket | u
 function liquidateScope(engine: Engine, account: Account, isolated: AccountMarket | undefined, risk: CrossRisk): void {
   emitLiquidation(engine, account, isolated?.marketId, risk.equity, risk.maintenance);
   cancelScopeWith(engine, account, isolated?.marketId, 'MARGIN_CANCELED');
-  const positions = isolated !== undefined ? [isolated] : account.active.filter((am) => !am.isolated && am.size !== 0);
+  const positions = isolated !== undefined ? [isolated] : activeMarkets(account).filter((am) => !am.isolated && am.size !== 0);
   const byNotional = positions
     .map((am) => ({ am, value: notional(am.size, marginPrice(engine.bySlot[am.slot]!), engine.bySlot[am.slot]!.spec.valueMul) }))
     .sort((a, b) => (a.value > b.value ? -1 : a.value < b.value ? 1 : a.am.slot - b.am.slot));
@@ -134,7 +139,7 @@ function deleverage(engine: Engine, account: Account, ms: MarketState, am: Accou
     : bankruptcy >= mark ? bankruptcy : Math.min(fundLimit, mark);
   const ranked: { other: Account; am: AccountMarket; score: number }[] = [];
   for (const other of ms.holders) {
-    const theirs = other.markets[ms.slot]!;
+    const theirs = new AccountMarket(other.table, findRow(other.table, other.id, ms.slot));
     if (other === account || (theirs.size > 0) === long) continue;
     const pnl = Number(unrealized(theirs, mark, ms.spec.valueMul));
     const basis = Number(theirs.cost < 0n ? -theirs.cost : theirs.cost) || 1;
@@ -159,7 +164,7 @@ function deleverage(engine: Engine, account: Account, ms: MarketState, am: Accou
   mine.status = 'ADL';
   emitOrder(engine, mine);
   engine.scratch.liquidating = undefined;
-  emitPosition(engine, account, accountMarket(account, ms.slot, ms.spec.id));
+  emitPosition(engine, account, accountMarket(account, ms.slot));
 }
 
 function adlFill(engine: Engine, ms: MarketState, liquidated: Order, counter: Order, price: number, qty: number): void {

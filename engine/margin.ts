@@ -15,9 +15,13 @@
  * - account equity (the account record's `equity`) = cross equity + Σ isolated equity.
  * Requirements round up, so margin is never understated.
  */
-import type { Account } from './account.ts';
+import { marketOf, type Account } from './account.ts';
 import type { MarketSpec } from './market.ts';
-import { createAccountMarket, type AccountMarket } from './position.ts';
+import { AccountMarket, createAccountMarket } from './position.ts';
+import {
+  AW, CACHE_EPOCH, COST_F, EQ_F, findRow, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, QUOTE_F, SIZE, SLOT,
+  SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM, W,
+} from './risk-table.ts';
 
 /** What margin needs to know of a market (MarketState satisfies it). */
 export interface PricedMarket {
@@ -95,7 +99,7 @@ export function crossRisk(account: Account, markets: readonly PricedMarket[], ex
   let extraDone = extra === undefined;
   const active = account.active;
   for (let i = 0; i < active.length; i++) {
-    const am = active[i]!;
+    const am = new AccountMarket(account.table, active[i]!);
     const m = markets[am.slot]!;
     if (am.isolated) {
       // The pool holds the position's margin; its orders reserve cross collateral.
@@ -116,7 +120,7 @@ export function crossRisk(account: Account, markets: readonly PricedMarket[], ex
     maintenance += maintenanceMargin(m, am);
   }
   if (!extraDone) {
-    const am = account.markets[extra!.slot] ?? EMPTY;
+    const am = marketOf(account, extra!.slot) ?? EMPTY;
     initial += initialMargin(markets[extra!.slot]!, am, extra!.buy, extra!.sell, extra!.price);
   }
   return { equity, initial, maintenance };
@@ -134,7 +138,10 @@ export function isolatedRisk(m: PricedMarket, am: AccountMarket): CrossRisk {
 /** Account equity as the account record reports it (cross + isolated). */
 export function accountEquity(account: Account, markets: readonly PricedMarket[]): bigint {
   let equity = crossRisk(account, markets).equity;
-  for (const am of account.active) if (am.isolated) equity += isolatedRisk(markets[am.slot]!, am).equity;
+  for (const row of account.active) {
+    const am = new AccountMarket(account.table, row);
+    if (am.isolated) equity += isolatedRisk(markets[am.slot]!, am).equity;
+  }
   return equity;
 }
 
@@ -148,67 +155,75 @@ export interface CrossRiskF {
   maintenance: number;
 }
 
-function initialMarginF(m: PricedMarket, am: AccountMarket, extraBuy: number, extraSell: number, fallbackPrice: number): number {
+/** initialMargin in floats, of row `o` (an offset into `r`; -1: a market never touched). */
+function initialMarginF(m: PricedMarket, r: Float64Array, o: number, extraBuy: number, extraSell: number, fallbackPrice: number): number {
   const price = marginPrice(m) || fallbackPrice;
   if (price <= 0) return 0;
-  const long = Math.abs(am.size + am.openBuy + extraBuy);
-  const short = Math.abs(am.size - am.openSell - extraSell);
-  return (long > short ? long : short) * price * m.spec.valueMulF * effectiveImfF(m, am);
+  const size = o < 0 ? 0 : r[o + SIZE]!;
+  const long = Math.abs(size + (o < 0 ? 0 : r[o + OPEN_BUY]!) + extraBuy);
+  const short = Math.abs(size - (o < 0 ? 0 : r[o + OPEN_SELL]!) - extraSell);
+  return (long > short ? long : short) * price * m.spec.valueMulF * effectiveImfF(m, o < 0 ? 0 : r[o + LEVERAGE]!);
 }
 
-function effectiveImfF(m: PricedMarket, am: AccountMarket): number {
+function effectiveImfF(m: PricedMarket, leverage: number): number {
   const base = (m.outsideRth ? m.spec.offHoursImfF : m.spec.imfF);
-  if (am.leverage <= 0) return base;
-  const byLeverage = 1 / am.leverage;
+  if (leverage <= 0) return base;
+  const byLeverage = 1 / leverage;
   return byLeverage > base ? byLeverage : base;
 }
 
 /**
  * The cross side in floats. An account keeps the sums of its markets' cached contributions
- * (`sumEq`, `sumIm`, `sumMm`), valid while no mark has moved anywhere since (`sumEpoch`, the engine's global mark
- * epoch): then this is O(1) however many markets the account trades; otherwise it walks the
- * active markets once and refreshes the sums. Callers that change an AccountMarket bracket the
- * change with `beginChange` / `endChange` so the sums stay true. `extraSlot` ≥ 0 adds
- * hypothetical orders in one market, as crossRisk's `extra` does. The result is a shared scratch
- * object, valid until the next call.
+ * (SUM_EQ, SUM_IM, SUM_MM in the risk table), valid while no mark has moved anywhere since
+ * (SUM_EPOCH, the engine's global mark epoch): then this is O(1) however many markets the
+ * account trades; otherwise it walks the active rows once and refreshes the sums. Callers that
+ * change a row bracket the change with `beginChange` / `endChange` so the sums stay true.
+ * `extraSlot` ≥ 0 adds hypothetical orders in one market, as crossRisk's `extra` does. The
+ * result is a shared scratch object, valid until the next call.
  */
 export function crossRiskF(account: Account, markets: readonly PricedMarket[], epoch: number, extraSlot = -1, extraBuy = 0, extraSell = 0, extraPrice = 0): CrossRiskF {
-  if (account.sumEpoch !== epoch) {
+  const t = account.table;
+  const r = t.rows;
+  const sums = t.accountSums;
+  const a = account.id * AW;
+  if (sums[a + SUM_EPOCH] !== epoch) {
     let eq = 0;
     let im = 0;
     let mm = 0;
     const active = account.active;
     for (let i = 0; i < active.length; i++) {
-      const am = active[i]!;
-      const m = markets[am.slot]!;
-      if (am.cacheEpoch !== m.markEpoch) cacheContribution(m, am);
-      eq += am.eqF;
-      im += am.imF;
-      mm += am.mmF;
+      const o = active[i]! * W;
+      const m = markets[r[o + SLOT]!]!;
+      if (r[o + CACHE_EPOCH] !== m.markEpoch) cacheContribution(m, r, o);
+      eq += r[o + EQ_F]!;
+      im += r[o + IM_F]!;
+      mm += r[o + MM_F]!;
     }
-    account.sumEq = eq;
-    account.sumIm = im;
-    account.sumMm = mm;
-    account.sumEpoch = epoch;
+    sums[a + SUM_EQ] = eq;
+    sums[a + SUM_IM] = im;
+    sums[a + SUM_MM] = mm;
+    sums[a + SUM_EPOCH] = epoch;
   }
-  let initial = account.sumIm;
+  let initial = sums[a + SUM_IM]!;
   if (extraSlot >= 0) {
     const m = markets[extraSlot]!;
-    const am = account.markets[extraSlot] ?? EMPTY;
-    const withExtra = initialMarginF(m, am, extraBuy, extraSell, extraPrice);
-    const ordersOnly = am.isolated ? withExtra - Math.abs(am.size) * marginPrice(m) * m.spec.valueMulF * effectiveImfF(m, am) : withExtra;
-    initial += ordersOnly - (am.listed ? am.imF : 0);
+    const row = findRow(t, account.id, extraSlot);
+    const o = row < 0 ? -1 : row * W;
+    const withExtra = initialMarginF(m, r, o, extraBuy, extraSell, extraPrice);
+    const isolated = o >= 0 && r[o + ISOLATED] === 1;
+    const ordersOnly = isolated ? withExtra - Math.abs(r[o + SIZE]!) * marginPrice(m) * m.spec.valueMulF * effectiveImfF(m, r[o + LEVERAGE]!) : withExtra;
+    initial += ordersOnly - (o >= 0 && r[o + LISTED] === 1 ? r[o + IM_F]! : 0);
   }
   // Comparing the bigint with the one last converted is a pointer check while the balance has
   // not changed, which spares reading the bigint itself (a cache miss on a cold account).
   if (account.quoteB !== account.quote) {
     account.quoteB = account.quote;
-    account.quoteF = Number(account.quote);
+    sums[a + QUOTE_F] = Number(account.quote);
   }
   const out = SCRATCH_F;
-  out.equity = account.quoteF + account.sumEq;
+  out.equity = sums[a + QUOTE_F]! + sums[a + SUM_EQ]!;
   out.initial = initial;
-  out.maintenance = account.sumMm;
+  out.maintenance = sums[a + SUM_MM]!;
   return out;
 }
 
@@ -218,47 +233,58 @@ export function crossRiskF(account: Account, markets: readonly PricedMarket[], e
  */
 const SCRATCH_F: CrossRiskF = { equity: 0, initial: 0, maintenance: 0 };
 
-/** Before changing `am`: takes its contribution out of the account's float sums. */
-export function beginChange(account: Account, am: AccountMarket, epoch: number): void {
+/** Before changing row `row`: takes its contribution out of the account's float sums. */
+export function beginChange(account: Account, row: number, epoch: number): void {
+  const t = account.table;
+  const sums = t.accountSums;
+  const a = account.id * AW;
   // Running sums drift by a rounding per change; rebuild them now and then.
-  if (++account.sumChanges > 1000) {
-    account.sumChanges = 0;
-    account.sumEpoch = -1;
+  if (++sums[a + SUM_CHANGES]! > 1000) {
+    sums[a + SUM_CHANGES] = 0;
+    sums[a + SUM_EPOCH] = -1;
   }
-  if (account.sumEpoch === epoch && am.listed) {
-    account.sumEq -= am.eqF;
-    account.sumIm -= am.imF;
-    account.sumMm -= am.mmF;
-  }
-}
-
-/** After changing `am` (and refreshing `listed`): puts its new contribution back. */
-export function endChange(account: Account, am: AccountMarket, markets: readonly PricedMarket[], epoch: number): void {
-  am.cacheEpoch = -1;
-  if (account.sumEpoch !== epoch) return;
-  if (am.listed) {
-    cacheContribution(markets[am.slot]!, am);
-    account.sumEq += am.eqF;
-    account.sumIm += am.imF;
-    account.sumMm += am.mmF;
+  const r = t.rows;
+  const o = row * W;
+  if (sums[a + SUM_EPOCH] === epoch && r[o + LISTED] === 1) {
+    sums[a + SUM_EQ] = sums[a + SUM_EQ]! - r[o + EQ_F]!;
+    sums[a + SUM_IM] = sums[a + SUM_IM]! - r[o + IM_F]!;
+    sums[a + SUM_MM] = sums[a + SUM_MM]! - r[o + MM_F]!;
   }
 }
 
-/** Fills an AccountMarket's float cross contributions at its market's current prices. */
-function cacheContribution(m: PricedMarket, am: AccountMarket): void {
+/** After changing row `row` (and refreshing its `listed` flag): puts its new contribution back. */
+export function endChange(account: Account, row: number, markets: readonly PricedMarket[], epoch: number): void {
+  const t = account.table;
+  const r = t.rows;
+  const o = row * W;
+  r[o + CACHE_EPOCH] = -1;
+  const sums = t.accountSums;
+  const a = account.id * AW;
+  if (sums[a + SUM_EPOCH] !== epoch) return;
+  if (r[o + LISTED] === 1) {
+    cacheContribution(markets[r[o + SLOT]!]!, r, o);
+    sums[a + SUM_EQ] = sums[a + SUM_EQ]! + r[o + EQ_F]!;
+    sums[a + SUM_IM] = sums[a + SUM_IM]! + r[o + IM_F]!;
+    sums[a + SUM_MM] = sums[a + SUM_MM]! + r[o + MM_F]!;
+  }
+}
+
+/** Fills a row's float cross contributions at its market's current prices. */
+function cacheContribution(m: PricedMarket, r: Float64Array, o: number): void {
   const price = marginPrice(m);
-  if (am.isolated) {
+  const size = r[o + SIZE]!;
+  if (r[o + ISOLATED] === 1) {
     // Only the orders of an isolated market draw on cross collateral.
-    am.eqF = 0;
-    am.mmF = 0;
-    am.imF = am.openOrders > 0 ? initialMarginF(m, am, 0, 0, 0) - Math.abs(am.size) * price * m.spec.valueMulF * effectiveImfF(m, am) : 0;
+    r[o + EQ_F] = 0;
+    r[o + MM_F] = 0;
+    r[o + IM_F] = r[o + OPEN_ORDERS]! > 0 ? initialMarginF(m, r, o, 0, 0, 0) - Math.abs(size) * price * m.spec.valueMulF * effectiveImfF(m, r[o + LEVERAGE]!) : 0;
   } else {
-    const live = am.size !== 0 && price > 0;
-    am.eqF = live ? am.size * price * m.spec.valueMulF - am.costF : 0;
-    am.mmF = live ? Math.abs(am.size) * price * m.spec.valueMulF * m.spec.mmfF : 0;
-    am.imF = initialMarginF(m, am, 0, 0, 0);
+    const live = size !== 0 && price > 0;
+    r[o + EQ_F] = live ? size * price * m.spec.valueMulF - r[o + COST_F]! : 0;
+    r[o + MM_F] = live ? Math.abs(size) * price * m.spec.valueMulF * m.spec.mmfF : 0;
+    r[o + IM_F] = initialMarginF(m, r, o, 0, 0, 0);
   }
-  am.cacheEpoch = m.markEpoch;
+  r[o + CACHE_EPOCH] = m.markEpoch;
 }
 
 /**
@@ -270,4 +296,4 @@ export function clearlyAbove(a: number, b: number): boolean {
 }
 
 /** An account's record for a market it never touched: no position, no orders, defaults. */
-const EMPTY: AccountMarket = createAccountMarket(-1, -1);
+const EMPTY: AccountMarket = createAccountMarket(0, -1);

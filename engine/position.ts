@@ -15,71 +15,161 @@
  * isolated margin pool), its resting-order exposure for initial margin, and funding totals.
  */
 import { exactInteger, floorDivExact, mulExact } from './money.ts';
+import {
+  addSlot, CACHE_EPOCH, COST_F, createRiskTable, ensureRow, EQ_F, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL,
+  isExact, moneyAt, REALIZED_F, reserveAccounts, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable,
+} from './risk-table.ts';
 import type { PositionEffect } from './spec.ts';
 import type { SideCode } from './types.ts';
 
-export interface AccountMarket {
-  slot: number;
-  marketId: number;
-  size: number;
-  cost: bigint;
-  /** `cost` as a double, kept in step for the float margin path (margin.ts). */
-  costF: number;
-  /** Realized PnL since the position opened (reset on open and flip). */
-  realizedPnl: bigint;
-  fundingAllTime: bigint;
-  fundingSinceOpen: bigint;
-  fundingSinceChange: bigint;
-  /** 0 = the market's default (its maximum). */
-  leverage: number;
-  isolated: boolean;
-  /** Collateral moved into the isolated position (quote quantums). */
-  isolatedMargin: bigint;
+/**
+ * One account's record in one market, as a view of its row in the risk table (risk-table.ts):
+ * reading or writing a field reads or writes the table. Views are made on demand and hold no
+ * state of their own, so two views of one row are the same record; the hot paths work on the
+ * row directly.
+ */
+export class AccountMarket {
+  constructor(
+    readonly t: RiskTable,
+    readonly row: number,
+  ) {}
+  get slot(): number {
+    return this.t.rows[this.row * W + SLOT]!;
+  }
+  get marketId(): number {
+    return this.t.marketIds[this.slot]!;
+  }
+  /** Signed quantums. */
+  get size(): number {
+    return this.t.rows[this.row * W + SIZE]!;
+  }
+  set size(v: number) {
+    this.t.rows[this.row * W + SIZE] = v;
+  }
   /** Live orders and the quantity they could still add on each side. */
-  openOrders: number;
-  openBuy: number;
-  openSell: number;
+  get openOrders(): number {
+    return this.t.rows[this.row * W + OPEN_ORDERS]!;
+  }
+  set openOrders(v: number) {
+    this.t.rows[this.row * W + OPEN_ORDERS] = v;
+  }
+  get openBuy(): number {
+    return this.t.rows[this.row * W + OPEN_BUY]!;
+  }
+  set openBuy(v: number) {
+    this.t.rows[this.row * W + OPEN_BUY] = v;
+  }
+  get openSell(): number {
+    return this.t.rows[this.row * W + OPEN_SELL]!;
+  }
+  set openSell(v: number) {
+    this.t.rows[this.row * W + OPEN_SELL] = v;
+  }
   /** In the account's `active` list. */
-  listed: boolean;
+  get listed(): boolean {
+    return this.t.rows[this.row * W + LISTED] === 1;
+  }
+  set listed(v: boolean) {
+    this.t.rows[this.row * W + LISTED] = v ? 1 : 0;
+  }
+  get isolated(): boolean {
+    return this.t.rows[this.row * W + ISOLATED] === 1;
+  }
+  set isolated(v: boolean) {
+    this.t.rows[this.row * W + ISOLATED] = v ? 1 : 0;
+  }
+  /** 0 = the market's default (its maximum). */
+  get leverage(): number {
+    return this.t.rows[this.row * W + LEVERAGE]!;
+  }
+  set leverage(v: number) {
+    this.t.rows[this.row * W + LEVERAGE] = v;
+  }
   /**
    * Float margin contributions (margin.ts `crossRiskF`), valid while `cacheEpoch` equals the
    * market's `markEpoch`; -1 after any change to this record.
    */
-  cacheEpoch: number;
-  eqF: number;
-  imF: number;
-  mmF: number;
+  get cacheEpoch(): number {
+    return this.t.rows[this.row * W + CACHE_EPOCH]!;
+  }
+  set cacheEpoch(v: number) {
+    this.t.rows[this.row * W + CACHE_EPOCH] = v;
+  }
+  get eqF(): number {
+    return this.t.rows[this.row * W + EQ_F]!;
+  }
+  get imF(): number {
+    return this.t.rows[this.row * W + IM_F]!;
+  }
+  get mmF(): number {
+    return this.t.rows[this.row * W + MM_F]!;
+  }
+  /** `cost` as a double, kept in step for the float margin path (margin.ts). */
+  get costF(): number {
+    return this.t.rows[this.row * W + COST_F]!;
+  }
   /** The liquidation trigger in force (NaN: none) and its index entry's version. */
-  trigger: number;
-  triggerVersion: number;
+  get trigger(): number {
+    return this.t.rows[this.row * W + TRIGGER]!;
+  }
+  set trigger(v: number) {
+    this.t.rows[this.row * W + TRIGGER] = v;
+  }
+  get triggerVersion(): number {
+    return this.t.rows[this.row * W + TRIGGER_VERSION]!;
+  }
+  set triggerVersion(v: number) {
+    this.t.rows[this.row * W + TRIGGER_VERSION] = v;
+  }
+  /** Signed cost basis of the open size, quote quantums (a money cell: risk-table.ts). */
+  get cost(): bigint {
+    return moneyAt(this.t.rows[this.row * W + COST_F]!, this.t.cost[this.row]!);
+  }
+  set cost(v: bigint) {
+    this.t.cost[this.row] = v;
+    this.t.rows[this.row * W + COST_F] = Number(v);
+  }
+  /** Realized PnL since the position opened (reset on open and flip); a money cell. */
+  get realizedPnl(): bigint {
+    return moneyAt(this.t.rows[this.row * W + REALIZED_F]!, this.t.realizedPnl[this.row]!);
+  }
+  set realizedPnl(v: bigint) {
+    this.t.realizedPnl[this.row] = v;
+    this.t.rows[this.row * W + REALIZED_F] = Number(v);
+  }
+  get fundingAllTime(): bigint {
+    return this.t.fundingAllTime[this.row]!;
+  }
+  set fundingAllTime(v: bigint) {
+    this.t.fundingAllTime[this.row] = v;
+  }
+  get fundingSinceOpen(): bigint {
+    return this.t.fundingSinceOpen[this.row]!;
+  }
+  set fundingSinceOpen(v: bigint) {
+    this.t.fundingSinceOpen[this.row] = v;
+  }
+  get fundingSinceChange(): bigint {
+    return this.t.fundingSinceChange[this.row]!;
+  }
+  set fundingSinceChange(v: bigint) {
+    this.t.fundingSinceChange[this.row] = v;
+  }
+  /** Collateral moved into the isolated position (quote quantums). */
+  get isolatedMargin(): bigint {
+    return this.t.isolatedMargin[this.row]!;
+  }
+  set isolatedMargin(v: bigint) {
+    this.t.isolatedMargin[this.row] = v;
+  }
 }
 
+/** A record of its own, in a table of its own (tests and the money property checks). */
 export function createAccountMarket(slot: number, marketId: number): AccountMarket {
-  return {
-    // The fields a place or cancel reads come first, so that they share the first cache lines.
-    openOrders: 0,
-    openBuy: 0,
-    openSell: 0,
-    size: 0,
-    listed: false,
-    isolated: false,
-    isolatedMargin: 0n,
-    leverage: 0,
-    cacheEpoch: -1,
-    eqF: 0,
-    imF: 0,
-    mmF: 0,
-    costF: 0,
-    slot,
-    marketId,
-    cost: 0n,
-    realizedPnl: 0n,
-    fundingAllTime: 0n,
-    fundingSinceOpen: 0n,
-    fundingSinceChange: 0n,
-    trigger: NaN,
-    triggerVersion: 0,
-  };
+  const t = createRiskTable();
+  for (let i = 0; i <= slot; i++) addSlot(t, i === slot ? marketId : -1);
+  reserveAccounts(t, 1);
+  return new AccountMarket(t, ensureRow(t, 0, slot));
 }
 
 /** One side's settlement of a fill (risk.ts `settleFill`); reused per side through the command scratch. */
@@ -99,24 +189,34 @@ export interface FillOutcome {
 }
 
 /**
- * Applies one fill of `qty` quantums worth `value` quote quantums to the position, writing the
- * outcome into `out` (the fill path reuses one record). `valueF` is `value` as an exact double
- * or NaN; with it and an exactly representable cost basis the closing arithmetic runs on
- * doubles (money.ts), with the same integers as the bigint formulas.
+ * Applies one fill of `qty` quantums to the position in row `row`, writing the outcome into `out`
+ * (the fill path reuses one record). The fill's value in quote quantums is `valueF`, an exact
+ * double, or when that is NaN `valueB` (which may be left out otherwise); with an exact value
+ * and an exactly representable cost basis the arithmetic runs on doubles (money.ts), with the
+ * same integers as the bigint formulas.
  */
-export function applyFill(am: AccountMarket, side: SideCode, qty: number, value: bigint, valueF: number, out: FillOutcome): void {
-  const before = am.size;
+export function applyFill(t: RiskTable, row: number, side: SideCode, qty: number, valueB: bigint | undefined, valueF: number, out: FillOutcome): void {
+  const r = t.rows;
+  const o = row * W;
+  const before = r[o + SIZE]!;
   const buy = side === 0;
   const after = buy ? before + qty : before - qty;
-  am.fundingSinceChange = 0n;
-  am.cacheEpoch = -1;
+  t.fundingSinceChange[row] = 0n;
+  r[o + CACHE_EPOCH] = -1;
+  // Cost and realized PnL are money cells (risk-table.ts): the row's double is the value while it
+  // is below 2^52, so in-range arithmetic writes the double alone.
+  const costF = r[o + COST_F]!;
   if (before === 0 || (before > 0) === buy) {
-    am.cost += buy ? value : -value;
-    am.costF = Number(am.cost);
-    am.size = after;
+    const sumF = isExact(costF) ? exactInteger(costF + (buy ? valueF : -valueF)) : NaN;
+    if (sumF === sumF) r[o + COST_F] = sumF;
+    else {
+      const value = valueB ?? BigInt(valueF);
+      setMoney(r, o + COST_F, t.cost, row, moneyAt(costF, t.cost[row]!) + (buy ? value : -value));
+    }
+    r[o + SIZE] = after;
     if (before === 0) {
-      am.realizedPnl = 0n;
-      am.fundingSinceOpen = 0n;
+      r[o + REALIZED_F] = 0;
+      t.fundingSinceOpen[row] = 0n;
     }
     out.effect = before === 0 ? (buy ? 'OPEN_LONG' : 'OPEN_SHORT') : buy ? 'ADD_LONG' : 'ADD_SHORT';
     out.realized = 0n;
@@ -126,48 +226,62 @@ export function applyFill(am: AccountMarket, side: SideCode, qty: number, value:
   }
   const open = before > 0 ? before : -before;
   const closedQty = qty < open ? qty : open;
-  // `costF` is Number(cost), kept in step by every write of cost (all of them here): its sign is
-  // cost's, and below 2^52 it is cost exactly, so the bigint itself need not be read here.
-  const longBefore = am.costF >= 0;
+  // COST_F has cost's sign whichever way the cell holds it.
+  const longBefore = costF >= 0;
   // The released basis and the closing value, exactly in doubles when they fit (NaN if not).
-  const basisF = exactInteger(longBefore ? am.costF : -am.costF);
+  const basisF = exactInteger(longBefore ? costF : -costF);
   const releasedF = closedQty === open ? basisF : floorDivExact(mulExact(basisF, closedQty), open);
   const closingF = closedQty === qty ? valueF : floorDivExact(mulExact(valueF, closedQty), qty);
-  let released: bigint;
-  let closingValue: bigint;
-  let realized: bigint;
-  let realizedF: number;
+  r[o + SIZE] = after;
+  out.closedQty = closedQty;
+  const realizedBefore = r[o + REALIZED_F]!;
   if (releasedF === releasedF && closingF === closingF) {
     // A long sells to close: proceeds minus basis. A short buys to close: basis minus cost.
-    realizedF = buy ? releasedF - closingF : closingF - releasedF;
-    realized = BigInt(realizedF);
-    released = BigInt(releasedF);
-    closingValue = closedQty === qty ? value : BigInt(closingF);
-  } else {
-    const basis = longBefore ? am.cost : -am.cost;
-    released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
-    closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
-    realized = buy ? released - closingValue : closingValue - released;
-    realizedF = NaN;
+    const realizedF = buy ? releasedF - closingF : closingF - releasedF;
+    out.realized = BigInt(realizedF);
+    out.realizedF = realizedF;
+    const totalF = isExact(realizedBefore) ? exactInteger(realizedBefore + realizedF) : NaN;
+    if (totalF === totalF) r[o + REALIZED_F] = totalF;
+    else setMoney(r, o + REALIZED_F, t.realizedPnl, row, moneyAt(realizedBefore, t.realizedPnl[row]!) + out.realized);
+    if (qty > open) {
+      // Opening part of a flip: the rest of the value, exact as the difference of two exact values.
+      const openingF = valueF - closingF;
+      r[o + COST_F] = buy ? openingF : -openingF;
+      r[o + REALIZED_F] = 0;
+      t.fundingSinceOpen[row] = 0n;
+      out.effect = buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT';
+      return;
+    }
+    // |costF| − releasedF: both exact and of one sign, so the difference is exact.
+    r[o + COST_F] = after === 0 ? 0 : longBefore ? costF - releasedF : costF + releasedF;
+    out.effect = before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT';
+    return;
   }
-  am.cost += longBefore ? -released : released;
-  am.realizedPnl += realized;
-  am.size = after;
+  const value = valueB ?? BigInt(valueF);
+  const cost = moneyAt(costF, t.cost[row]!);
+  const basis = longBefore ? cost : -cost;
+  const released = closedQty === open ? basis : (basis * BigInt(closedQty)) / BigInt(open);
+  const closingValue = closedQty === qty ? value : (value * BigInt(closedQty)) / BigInt(qty);
+  const realized = buy ? released - closingValue : closingValue - released;
   out.realized = realized;
-  out.realizedF = realizedF;
-  out.closedQty = closedQty;
+  out.realizedF = NaN;
+  setMoney(r, o + REALIZED_F, t.realizedPnl, row, moneyAt(realizedBefore, t.realizedPnl[row]!) + realized);
   if (qty > open) {
     const openingValue = value - closingValue;
-    am.cost = buy ? openingValue : -openingValue;
-    am.costF = Number(am.cost);
-    am.realizedPnl = 0n;
-    am.fundingSinceOpen = 0n;
+    setMoney(r, o + COST_F, t.cost, row, buy ? openingValue : -openingValue);
+    r[o + REALIZED_F] = 0;
+    t.fundingSinceOpen[row] = 0n;
     out.effect = buy ? 'FLIP_SHORT_TO_LONG' : 'FLIP_LONG_TO_SHORT';
     return;
   }
-  if (after === 0) am.cost = 0n;
-  am.costF = Number(am.cost);
+  setMoney(r, o + COST_F, t.cost, row, after === 0 ? 0n : cost + (longBefore ? -released : released));
   out.effect = before > 0 ? 'CLOSE_LONG' : 'CLOSE_SHORT';
+}
+
+/** Writes a money cell from a bigint: its double (exact below 2^53, the value itself below 2^52) and its bigint column. */
+function setMoney(r: Float64Array, at: number, column: bigint[], row: number, value: bigint): void {
+  r[at] = Number(value);
+  column[row] = value;
 }
 
 /** Unrealized PnL at `price` ticks: size·price·mul − cost. */

@@ -5,7 +5,7 @@
  * Declared together here so that the modules that work on them (order.ts, book.ts, account.ts)
  * need not import one another's types in a circle; each of them re-exports its record.
  */
-import type { AccountMarket } from './position.ts';
+import type { RiskTable } from './risk-table.ts';
 import type { CancelReason, OrderStatus, RejectionReason, TpslType } from './spec.ts';
 import type { FeeTier, OrderTypeCode, SideCode, TifCode } from './types.ts';
 
@@ -69,10 +69,13 @@ export interface Account {
   tail: Order | null;
   liveCount: number;
   clientIds: Map<string, Order>;
-  /** Per market slot (MarketState.slot). */
-  markets: (AccountMarket | undefined)[];
-  /** The AccountMarkets with a position, live orders or an isolated pool: what margin sums over. */
-  active: AccountMarket[];
+  /**
+   * The engine's risk table (risk-table.ts), which holds this account's per-market rows and
+   * float margin sums: read through account.ts and position.ts, never by offset.
+   */
+  table: RiskTable;
+  /** Rows of the markets with a position, live orders or an isolated pool: what margin sums over. */
+  active: number[];
   /** Collateral plus realized PnL, minus fees, funding and interest (netQuoteBalance). */
   quote: bigint;
   netDeposits: bigint;
@@ -117,18 +120,10 @@ export interface Account {
   /** In the engine's end-of-command risk queue. */
   riskQueued: boolean;
   /**
-   * Σ of the active markets' float margin contributions (margin.ts `crossRiskF`), valid at mark
-   * epoch `sumEpoch`; `sumChanges` counts the running updates since they were last rebuilt.
-   * Fields of the account rather than a record of their own: one cache miss less per command.
+   * The balance last converted to the double in the risk table's account sums (margin.ts
+   * `crossRiskF`): that double is `quote` while `quoteB` is the current `quote`.
    */
-  sumEpoch: number;
-  sumEq: number;
-  sumIm: number;
-  sumMm: number;
-  sumChanges: number;
-  /** `quote` as a double, valid while `quoteB` is the current `quote` (margin.ts). */
   quoteB: bigint;
-  quoteF: number;
   /**
    * What the last full trigger refresh used (risk.ts `refreshAfterFills`): the mark epoch it ran
    * at (-1: none valid), the number of cross positions and their per-position budget, and which

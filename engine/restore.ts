@@ -1,36 +1,67 @@
 /**
  * The engine as a copyable image, and grafting an image back into a live engine.
  *
- * Contract: the engine's durable data is `engineState(engine)`: everything but its wiring (the
- * event sink, match hooks, order lookup and fee hook) and its per-command scratch, which live
- * in two fields of their own and are never part of an image. What still needs taking out for a
- * structured clone (v8.serialize, done by the caller: the engine does no I/O) is the Map-like
- * readers of the account index and order table and the compiled market specs (big.js values,
- * class instances a clone would strip): `detachEngine` takes exactly those out and gives back a
- * function that puts them back. `graftEngine` copies a cloned image into a live engine built
- * from the same configuration: the live engine, its markets, account index and order table keep
- * their identity (the wiring closes over them, and the gateway and the simulator hold
- * references to markets), everything else is the image's.
+ * Contract: the engine's durable data is `engineState(engine)`, built explicitly and without
+ * touching the engine: every root field but the wiring (event sink, match hooks, order lookup,
+ * fee hook) and the per-command scratch (per-market dirty levels, trades and bbo included); the
+ * account index and order table as their data (their Map-like readers are named and left out
+ * by type); each market with its compiled spec (big.js values, rebuilt from configuration) as a
+ * reference `{ id, status }`. The result is plain data a structured clone (v8.serialize, done
+ * by the caller: the engine does no I/O) copies whole; nothing is taken out and put back.
+ * `graftEngine` copies a cloned image into a live engine built from the same configuration:
+ * the live engine, its markets, account index and order table keep their identity (the wiring
+ * closes over them, and the gateway and the simulator hold references to markets), everything
+ * else is the image's.
  */
+import type { AccountIndex } from './account.ts';
 import { NO_LEVEL, rebuildSide, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
 import { adoptOrder } from './order-record.ts';
-import { liveOrders } from './order-table.ts';
-import type { Engine } from './state.ts';
+import { liveOrders, type OrderTable } from './order-table.ts';
+import { AccountMarket } from './position.ts';
+import { addSlot, createRiskTable, ensureRow, reserveAccounts, type RiskTable } from './risk-table.ts';
+import type { Engine, MarketState } from './state.ts';
 import type { SideCode } from './types.ts';
 
-/** The engine's durable data: all of it but its wiring and per-command scratch. */
-export type EngineState = Omit<Engine, 'wiring' | 'scratch'>;
+/** The Map-like readers of the account index and order table: code, not data. */
+type Readers = 'get' | 'has' | 'values';
 
-/** The durable data of `engine` (a shallow view: its fields are the engine's own). */
-export function engineState(engine: Engine): EngineState {
-  const { wiring: _wiring, scratch: _scratch, ...state } = engine;
-  return state;
+/** What an image keeps of a market spec: enough to find the live spec again, and its status. */
+export interface SpecRef {
+  id: number;
+  status: MarketState['spec']['status'];
 }
 
-/** Placeholder of a detached market spec: enough to find the live spec again. */
-interface SpecRef {
-  id: number;
+export type MarketImage = Omit<MarketState, 'spec'> & { spec: SpecRef };
+
+/** The engine's durable data: all of it but its wiring, per-command scratch and table readers. */
+export interface EngineState extends Omit<Engine, 'wiring' | 'scratch' | 'accounts' | 'orders' | 'markets' | 'bySlot'> {
+  accounts: Omit<AccountIndex, Readers>;
+  orders: Omit<OrderTable, Readers>;
+  markets: Map<number, MarketImage>;
+  bySlot: MarketImage[];
+}
+
+/**
+ * The durable data of `engine`: a new root over the engine's own records (shared, not copied),
+ * valid until the next command runs.
+ */
+export function engineState(engine: Engine): EngineState {
+  const { wiring: _wiring, scratch: _scratch, accounts, orders, markets: _markets, bySlot, ...rest } = engine;
+  const { get: _ag, values: _av, ...accountData } = accounts;
+  const { get: _og, has: _oh, values: _ov, ...orderData } = orders;
+  const images = bySlot.map((ms): MarketImage => ({ ...ms, spec: { id: ms.spec.id, status: ms.spec.status } }));
+  return { ...rest, accounts: accountData, orders: orderData, markets: new Map(images.map((m) => [m.spec.id, m])), bySlot: images };
+}
+
+/**
+ * Kept for callers of the previous contract, which took the readers and specs out of the live
+ * engine before a clone: `engineState` now builds an image that needs nothing taken out, so
+ * this does nothing and its undo does nothing.
+ * @deprecated call `engineState` and clone its result.
+ */
+export function detachEngine(_engine: Engine): () => void {
+  return () => {};
 }
 
 /**
@@ -38,38 +69,11 @@ interface SpecRef {
  * state, never grafted.
  */
 const LEGACY_NOT_STATE = ['sink', 'hooks', 'lookup', 'onFee', 'touchedMarkets', 'touchedCount', 'taker', 'takerMarket', 'liquidating', 'riskQueue', 'ended', 'endedCount'];
+/** Market fields of images written while the per-market scratch sat on MarketState. */
+const LEGACY_MARKET_SCRATCH = ['touched', 'dirtyBids', 'dirtyAsks', 'dirtyBidCount', 'dirtyAskCount', 'trades', 'tradesTaker', 'bboBefore'];
 const TABLE_FUNCTIONS = ['get', 'has', 'values'] as const;
 
 type Slots = Record<string, unknown>;
-
-function strip(target: Slots, keys: readonly string[], saved: [Slots, string, unknown][]): void {
-  for (const key of keys) {
-    if (!(key in target)) continue;
-    saved.push([target, key, target[key]]);
-    target[key] = undefined;
-  }
-}
-
-/**
- * Takes the table readers and market specs out of `engine` so that `engineState(engine)` can be
- * structurally cloned; the returned function restores them. Nothing may run on the engine in
- * between.
- */
-export function detachEngine(engine: EngineState): () => void {
-  const saved: [Slots, string, unknown][] = [];
-  strip(engine.accounts as unknown as Slots, TABLE_FUNCTIONS, saved);
-  strip(engine.orders as unknown as Slots, TABLE_FUNCTIONS, saved);
-  for (const ms of engine.bySlot) {
-    saved.push([ms as unknown as Slots, 'spec', ms.spec]);
-    (ms as unknown as { spec: SpecRef }).spec = { id: ms.spec.id };
-  }
-  return () => {
-    for (let i = saved.length - 1; i >= 0; i--) {
-      const [target, key, value] = saved[i]!;
-      target[key] = value;
-    }
-  };
-}
 
 /**
  * Copies `image` (a clone of a detached engine built from the same markets) into `live`.
@@ -78,10 +82,13 @@ export function detachEngine(engine: EngineState): () => void {
 export function graftEngine(live: Engine, image: EngineState): void {
   if (image.bySlot.length !== live.bySlot.length) throw new Error(`the image has ${image.bySlot.length} markets, the engine ${live.bySlot.length}`);
   for (const copy of image.bySlot) {
-    const id = (copy.spec as unknown as SpecRef).id;
-    const target = live.markets.get(id);
-    if (target === undefined || target.slot !== copy.slot) throw new Error(`the image's market ${id} is not configured here`);
+    const ref: Partial<SpecRef> = copy.spec;
+    const target = live.markets.get(ref.id!);
+    if (target === undefined || target.slot !== copy.slot) throw new Error(`the image's market ${ref.id} is not configured here`);
     Object.assign(target, copy, { spec: target.spec });
+    // Images written before the spec reference carried the status leave the configured one.
+    if (ref.status !== undefined) target.spec.status = ref.status;
+    for (const key of LEGACY_MARKET_SCRATCH) delete (target as unknown as Slots)[key];
   }
   const skip = new Set<string>(['wiring', 'scratch', 'markets', 'bySlot', 'accounts', 'orders', ...LEGACY_NOT_STATE]);
   const from = image as unknown as Slots;
@@ -95,8 +102,9 @@ export function graftEngine(live: Engine, image: EngineState): void {
 /**
  * Gives the image's orders their class back, and fills in what an image written before a layout
  * change lacks: orders with every field their own (order-record.ts), books whose levels were linked
- * records (now typed-array records by handle, book.ts), the float margin sums on the account
- * (they were a `riskSums` record) and the pending parts of its lifetime tallies.
+ * records (now typed-array records by handle, book.ts), the pending parts of the accounts' lifetime
+ * tallies, and the risk table (images before it held per-market records and float margin sums on
+ * the accounts: `tableOfRecords`).
  */
 function upgrade(engine: Engine): void {
   // A clone keeps the orders' own fields and loses their class (order-record.ts).
@@ -123,10 +131,72 @@ function upgrade(engine: Engine): void {
       delete old.lifetimeVolume;
       delete old.lifetimeFeesPaid;
     }
-    if (account.sumChanges !== undefined) continue;
-    delete (account as unknown as Slots).riskSums;
-    Object.assign(account, { sumEpoch: -1, sumEq: 0, sumIm: 0, sumMm: 0, sumChanges: 0, quoteB: 0n, quoteF: 0 });
   }
+  if (!('markets' in (engine.accounts.all[0] ?? {}))) return;
+  engine.accounts.table = tableOfRecords(engine);
+}
+
+/** The per-market record of an image written before the risk table (one object per account and market). */
+interface MarketRecord {
+  openOrders: number;
+  openBuy: number;
+  openSell: number;
+  size: number;
+  listed: boolean;
+  isolated: boolean;
+  isolatedMargin: bigint;
+  leverage: number;
+  trigger: number;
+  triggerVersion: number;
+  cost: bigint;
+  realizedPnl: bigint;
+  fundingAllTime: bigint;
+  fundingSinceOpen: bigint;
+  fundingSinceChange: bigint;
+}
+
+/**
+ * Moves the per-market records and float margin sums of an image written before the risk table
+ * into a new table: rows in account order, then slot order; each account's active list keeps its
+ * order; float caches start invalid (they are rebuilt on first use, from the same values).
+ * Trigger versions are kept: the liquidation index's entries name them.
+ */
+function tableOfRecords(engine: Engine): RiskTable {
+  const t = createRiskTable();
+  for (const ms of engine.bySlot) addSlot(t, ms.spec.id);
+  reserveAccounts(t, engine.accounts.all.length);
+  for (const account of engine.accounts.all) {
+    const old = account as unknown as Slots & { markets: (MarketRecord | undefined)[]; active: unknown[] };
+    const rowOf = new Map<MarketRecord, number>();
+    old.markets.forEach((am, slot) => {
+      if (am === undefined) return;
+      const row = ensureRow(t, account.id, slot);
+      rowOf.set(am, row);
+      const view = new AccountMarket(t, row);
+      Object.assign(view, {
+        openOrders: am.openOrders,
+        openBuy: am.openBuy,
+        openSell: am.openSell,
+        size: am.size,
+        listed: am.listed,
+        isolated: am.isolated,
+        isolatedMargin: am.isolatedMargin,
+        leverage: am.leverage,
+        trigger: am.trigger,
+        triggerVersion: am.triggerVersion,
+        cost: am.cost,
+        realizedPnl: am.realizedPnl,
+        fundingAllTime: am.fundingAllTime,
+        fundingSinceOpen: am.fundingSinceOpen,
+        fundingSinceChange: am.fundingSinceChange,
+      });
+    });
+    account.active = (old.active as MarketRecord[]).map((am) => rowOf.get(am)!);
+    account.table = t;
+    account.quoteB = 0n;
+    for (const key of ['markets', 'riskSums', 'sumEpoch', 'sumEq', 'sumIm', 'sumMm', 'sumChanges', 'quoteF']) delete old[key];
+  }
+  return t;
 }
 
 /** A book side as images before the typed-array levels hold it: linked level records, worst to best. */

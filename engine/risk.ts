@@ -14,14 +14,15 @@
  *   whether it is below maintenance now.
  * The book and matching never import this module.
  */
-import { accountMarket, addFeePaid, addVolume, feeTier, positionOf, refreshActive, type Account } from './account.ts';
+import { addFeePaid, addVolume, feeTier, marketRow, positionOf, refreshActive, type Account } from './account.ts';
 import { fee as feeOf, feeExact } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
 import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import { mulExact } from './money.ts';
-import { applyFill, type AccountMarket, type Settled } from './position.ts';
+import { AccountMarket, applyFill, type Settled } from './position.ts';
+import { findRow, ISOLATED, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable } from './risk-table.ts';
 
 export type { Settled } from './position.ts';
 import type { RejectionReason } from './spec.ts';
@@ -67,13 +68,15 @@ export function reduceAllowance(order: Order): number {
 
 /** Keeps the account's open-order exposure in step with its live orders. */
 export function addExposure(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, orders: number): void {
-  const am = accountMarket(account, ms.slot, ms.spec.id);
-  beginChange(account, am, engine.markEpoch);
-  if (side === 0) am.openBuy += qty;
-  else am.openSell += qty;
-  am.openOrders += orders;
-  refreshActive(account, am);
-  endChange(account, am, engine.bySlot, engine.markEpoch);
+  const row = marketRow(account, ms.slot);
+  beginChange(account, row, engine.markEpoch);
+  const r = account.table.rows;
+  const o = row * W;
+  if (side === 0) r[o + OPEN_BUY] = r[o + OPEN_BUY]! + qty;
+  else r[o + OPEN_SELL] = r[o + OPEN_SELL]! + qty;
+  r[o + OPEN_ORDERS] = r[o + OPEN_ORDERS]! + orders;
+  refreshActive(account, row);
+  endChange(account, row, engine.bySlot, engine.markEpoch);
 }
 
 /** Marks an account for the end-of-command re-check (liquidation, MARGIN_CANCELED). */
@@ -96,18 +99,22 @@ export function createSettled(): Settled {
  * doubles when they fit (money.ts), with one bigint conversion each, else in bigint.
  */
 export function settleFill(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, price: number, role: 'MAKER' | 'TAKER' | 'ADL', out: Settled): void {
-  const am = accountMarket(account, ms.slot, ms.spec.id);
-  noteTriggerChange(account, am);
-  beginChange(account, am, engine.markEpoch);
+  const row = marketRow(account, ms.slot);
+  const t = account.table;
+  noteTriggerChange(account, row);
+  beginChange(account, row, engine.markEpoch);
   const valueF = mulExact(mulExact(price, qty), ms.spec.valueMulF);
-  const value = valueF === valueF ? BigInt(valueF) : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
-  const before = am.size;
-  applyFill(am, side, qty, value, valueF, out);
+  // The bigint value only where no exact double stands for it (money.ts); the slow paths below make it on demand.
+  const value = valueF === valueF ? undefined : BigInt(price) * BigInt(qty) * ms.spec.valueMul;
+  const o = row * W;
+  const before = t.rows[o + SIZE]!;
+  applyFill(t, row, side, qty, value, valueF, out);
+  const after = t.rows[o + SIZE]!;
   const tier = feeTier(engine.risk.feeTiers, account, engine.time);
   // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
   const ppm = role === 'ADL' ? 0 : role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm;
   const feeF = feeExact(valueF, ppm);
-  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value, ppm);
+  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value ?? BigInt(valueF), ppm);
   const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
   out.fee = fee;
   out.closedPnl = closedPnl;
@@ -119,19 +126,19 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
     const onFee = engine.wiring.onFee;
     if (onFee !== undefined) onFee(account, fee, engine.time);
   }
-  addVolume(account, value, valueF, engine.time);
-  if (am.isolated) {
-    am.isolatedMargin += closedPnl;
-    settleIsolatedPool(engine, account, ms, am.size, before);
+  addVolume(account, value ?? 0n, valueF, engine.time);
+  if (t.rows[o + ISOLATED] === 1) {
+    t.isolatedMargin[row] = t.isolatedMargin[row]! + closedPnl;
+    settleIsolatedPool(engine, account, ms, after, before);
   } else {
     account.quote += closedPnl;
   }
-  if (before === 0 && am.size !== 0) ms.holders.add(account);
-  else if (before !== 0 && am.size === 0) ms.holders.delete(account);
-  ms.openInterest += (am.size > 0 ? am.size : 0) - (before > 0 ? before : 0);
-  if (am.size === 0 || (before !== 0 && (before > 0) !== (am.size > 0))) dropTrigger(am);
-  refreshActive(account, am);
-  endChange(account, am, engine.bySlot, engine.markEpoch);
+  if (before === 0 && after !== 0) ms.holders.add(account);
+  else if (before !== 0 && after === 0) ms.holders.delete(account);
+  ms.openInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+  if (after === 0 || (before !== 0 && (before > 0) !== (after > 0))) dropTrigger(t, row);
+  refreshActive(account, row);
+  endChange(account, row, engine.bySlot, engine.markEpoch);
 }
 
 /**
@@ -139,7 +146,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
  * collateral, a decrease releases its share of the pool, a close releases all of it.
  */
 function settleIsolatedPool(engine: Engine, account: Account, ms: MarketState, after: number, before: number): void {
-  const am = account.markets[ms.slot]!;
+  const am = new AccountMarket(account.table, findRow(account.table, account.id, ms.slot));
   const absBefore = Math.abs(before);
   const absAfter = Math.abs(after);
   if (after === 0) {
@@ -196,10 +203,12 @@ export function refreshTriggers(engine: Engine, account: Account): boolean {
   // Cross markets with a position or resting orders: the slack is shared over all of them, so
   // that an order filling into a new position leaves the others' budgets in force.
   let crossMarkets = 0;
-  for (const am of account.active) {
-    if (am.isolated) continue;
+  const t = account.table;
+  const r = t.rows;
+  for (const row of account.active) {
+    if (r[row * W + ISOLATED] === 1) continue;
     crossMarkets++;
-    if (am.size !== 0) crossPositions++;
+    if (r[row * W + SIZE] !== 0) crossPositions++;
   }
   // "Below maintenance" is decided exactly when the slack is near zero; far from it the float
   // sums are plenty, and triggers are approximate by design (they only ask for a re-check).
@@ -216,8 +225,8 @@ export function refreshTriggers(engine: Engine, account: Account): boolean {
     }
   }
   const budget = (crossSlack / crossMarkets) * TRIGGER_SHARE;
-  for (const am of account.active) {
-    if (am.size !== 0 && setTrigger(engine, account, am, budget)) below = true;
+  for (const row of account.active) {
+    if (t.rows[row * W + SIZE] !== 0 && setTrigger(engine, account, row, budget)) below = true;
   }
   if (clear && !below) {
     account.triggersAt = engine.markEpoch;
@@ -238,8 +247,11 @@ export function refreshTriggers(engine: Engine, account: Account): boolean {
 export function refreshAfterFills(engine: Engine, account: Account): boolean {
   const slot = account.triggerSlot;
   if (slot < 0 || account.triggersAt !== engine.markEpoch) return refreshTriggers(engine, account);
-  const am = account.markets[slot]!;
-  const cross = !am.isolated && am.size !== 0;
+  const t = account.table;
+  const row = findRow(t, account.id, slot);
+  const o = row * W;
+  const size = t.rows[o + SIZE]!;
+  const cross = t.rows[o + ISOLATED] !== 1 && size !== 0;
   const count = account.triggerCount - (account.triggerSlotCross ? 1 : 0) + (cross ? 1 : 0);
   let budget = account.triggerBudget;
   if (count > 0) {
@@ -253,7 +265,7 @@ export function refreshAfterFills(engine: Engine, account: Account): boolean {
   account.triggerSlot = -1;
   account.triggerCount = count;
   account.triggerBudget = budget;
-  if (am.size !== 0 && setTrigger(engine, account, am, budget)) {
+  if (size !== 0 && setTrigger(engine, account, row, budget)) {
     account.triggersAt = -1;
     return true;
   }
@@ -264,11 +276,14 @@ export function refreshAfterFills(engine: Engine, account: Account): boolean {
  * Notes, before a fill changes `am`, which of the account's markets changed since its triggers
  * were computed (-1 none, a slot, or -2 for several).
  */
-export function noteTriggerChange(account: Account, am: AccountMarket): void {
+export function noteTriggerChange(account: Account, row: number): void {
+  const r = account.table.rows;
+  const o = row * W;
+  const slot = r[o + SLOT]!;
   if (account.triggerSlot === -1) {
-    account.triggerSlot = am.slot;
-    account.triggerSlotCross = !am.isolated && am.size !== 0;
-  } else if (account.triggerSlot !== am.slot) {
+    account.triggerSlot = slot;
+    account.triggerSlotCross = r[o + ISOLATED] !== 1 && r[o + SIZE] !== 0;
+  } else if (account.triggerSlot !== slot) {
     account.triggerSlot = -2;
   }
 }
@@ -277,33 +292,40 @@ export function noteTriggerChange(account: Account, am: AccountMarket): void {
  * Gives one open position a trigger from `crossBudget` (an isolated one from its own pool);
  * returns true when an isolated position is below maintenance.
  */
-function setTrigger(engine: Engine, account: Account, am: AccountMarket, crossBudget: number): boolean {
-  const ms = engine.bySlot[am.slot]!;
+function setTrigger(engine: Engine, account: Account, row: number, crossBudget: number): boolean {
+  const t = account.table;
+  const o = row * W;
+  const ms = engine.bySlot[t.rows[o + SLOT]!]!;
   const price = marginPrice(ms);
   if (price <= 0) return false;
   let below = false;
   let budget = crossBudget;
-  if (am.isolated) {
-    const iso = isolatedRisk(ms, am);
+  if (t.rows[o + ISOLATED] === 1) {
+    const iso = isolatedRisk(ms, new AccountMarket(t, row));
     if (iso.equity < iso.maintenance) below = true;
     budget = Number(iso.equity - iso.maintenance) - 1e9;
   }
-  const long = am.size > 0;
-  const abs = long ? am.size : -am.size;
+  const r = t.rows;
+  const size = r[o + SIZE]!;
+  const long = size > 0;
+  const abs = long ? size : -size;
   const perTick = abs * ms.spec.valueMulF * (long ? 1 - ms.spec.mmfF : 1 + ms.spec.mmfF);
   const trigger = triggerPrice(long, price, budget < 0 ? 0 : budget, perTick);
   // Keep the trigger in force when the new one would fire later: the old one is safe.
-  if (long ? trigger <= am.trigger : trigger >= am.trigger) return below;
-  am.trigger = trigger;
-  am.triggerVersion++;
-  addTrigger(ms.triggers, long, trigger, account.id, am.triggerVersion);
+  const current = r[o + TRIGGER]!;
+  if (long ? trigger <= current : trigger >= current) return below;
+  r[o + TRIGGER] = trigger;
+  const version = r[o + TRIGGER_VERSION]! + 1;
+  r[o + TRIGGER_VERSION] = version;
+  addTrigger(ms.triggers, long, trigger, account.id, version);
   return below;
 }
 
 /** Forgets a position's trigger (it fired, or the position closed) so the next one is pushed. */
-export function dropTrigger(am: AccountMarket): void {
-  am.trigger = NaN;
-  am.triggerVersion++;
+export function dropTrigger(t: RiskTable, row: number): void {
+  const o = row * W;
+  t.rows[o + TRIGGER] = NaN;
+  t.rows[o + TRIGGER_VERSION] = t.rows[o + TRIGGER_VERSION]! + 1;
 }
 
 function exactSlack(engine: Engine, account: Account): bigint {
@@ -344,7 +366,8 @@ export function accountView(engine: Engine, account: Account): AccountView {
   // Funding accrues from the start of the current hour; before the first settlement of a market
   // its `nextAt` is not set yet, so the hour is the engine clock's.
   const HOUR = 3_600_000_000;
-  for (const am of account.active) {
+  for (const row of account.active) {
+    const am = new AccountMarket(account.table, row);
     const ms = engine.bySlot[am.slot]!;
     if (am.isolated) {
       const iso = isolatedRisk(ms, am);

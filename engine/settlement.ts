@@ -15,7 +15,7 @@ import { closeHour, fundingPayment, HOUR_US, nextHour } from './funding.ts';
 import { liquidate } from './liquidation.ts';
 import { refreshTriggers } from './risk.ts';
 import type { Engine } from './state.ts';
-import type { Account } from './account.ts';
+import { marketOf, type Account } from './account.ts';
 
 const US_PER_YEAR = 365n * 24n * 3_600_000_000n;
 
@@ -45,7 +45,7 @@ function settleHour(engine: Engine): void {
     if (rate === 0n) continue;
     let sum = 0n;
     for (const account of ms.holders) {
-      const am = account.markets[ms.slot]!;
+      const am = marketOf(account, ms.slot)!;
       const payment = fundingPayment(am.size, ms.oraclePrice, ms.spec.valueMul, rate);
       if (payment === 0n) continue;
       sum += payment;

@@ -11,6 +11,7 @@ import { getOrCreateAccount, type Account, type AccountIndex } from './account.t
 import { createBook, type Book } from './book.ts';
 import type { Expiry } from './expiry.ts';
 import { createFundingState, type FundingState } from './funding.ts';
+import { addSlot } from './risk-table.ts';
 import { createMarketTriggers, type MarketTriggers } from './liquidation-index.ts';
 import type { MarketSpec } from './market.ts';
 import type { MatchHooks } from './matching.ts';
@@ -66,7 +67,13 @@ export interface MarketState {
   triggers: MarketTriggers;
   /** Untriggered TPSL orders by trigger price (tpsl.ts), keyed by orderId. */
   tpslTriggers: MarketTriggers;
-  // Per-command scratch, reset by flush.
+}
+
+/**
+ * One market's per-command working data (emit.ts), kept in the command scratch by market slot
+ * rather than on MarketState: reset by `flush`, never part of an image.
+ */
+export interface MarketScratch {
   touched: boolean;
   /** Prices whose level changed in this command; only the first `dirtyBidCount` are current. */
   dirtyBids: number[];
@@ -126,6 +133,8 @@ export interface EngineWiring {
 
 /** Working data of the command in progress; every field is back to empty when `apply` returns. */
 export interface CommandScratch {
+  /** Per-command working data of each market, by slot. */
+  markets: MarketScratch[];
   /** Markets changed by the current command; the first `touchedCount` are current. */
   touchedMarkets: MarketState[];
   touchedCount: number;
@@ -165,6 +174,11 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     openInterest: 0,
     triggers: createMarketTriggers(),
     tpslTriggers: createMarketTriggers(),
+  };
+  engine.markets.set(spec.id, ms);
+  engine.bySlot.push(ms);
+  addSlot(engine.accounts.table, spec.id);
+  engine.scratch.markets.push({
     touched: false,
     dirtyBids: [],
     dirtyAsks: [],
@@ -173,9 +187,7 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     trades: [],
     tradesTaker: null,
     bboBefore: [0, 0, 0, 0],
-  };
-  engine.markets.set(spec.id, ms);
-  engine.bySlot.push(ms);
+  });
   return ms;
 }
 
@@ -184,5 +196,5 @@ export function invalid(errorType: ErrorType, error: string, field?: string): In
 }
 
 export function getAccount(engine: Engine, address: string, index: number): Account {
-  return getOrCreateAccount(engine.accounts, address, index, engine.bySlot.length);
+  return getOrCreateAccount(engine.accounts, address, index);
 }

@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { POSITION_SIDES } from '../engine/spec.ts';
-import { type Account, type AccountMarket, type MarketState } from '../engine/index.ts';
+import { activeMarkets, type Account, type AccountMarket, type MarketState } from '../engine/index.ts';
 import { effectiveImfPpm, marginPrice, unrealized } from '../engine/margin.ts';
 import type { Exchange } from './exchange.ts';
 import { averagePrice, price, size, usd } from './format.ts';
@@ -71,7 +71,7 @@ export function positionRecord(account: Account, am: AccountMarket, ms: MarketSt
 
 export function positionRecords(exchange: Exchange, account: Account, withFunding = true): Record<string, PositionRecord> {
   const out: Record<string, PositionRecord> = {};
-  const open = account.active.filter((am) => am.size !== 0).sort((a, b) => a.marketId - b.marketId);
+  const open = activeMarkets(account).filter((am) => am.size !== 0).sort((a, b) => a.marketId - b.marketId);
   for (const am of open) out[String(am.marketId)] = positionRecord(account, am, exchange.engine.bySlot[am.slot]!, withFunding);
   return out;
 }

@@ -9,7 +9,7 @@
  *   leaderboard totals (fills, funding) and portfolio samples; createGateway calls it from its
  *   one listener after the read models.
  */
-import { accountView, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../engine/index.ts';
+import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../engine/index.ts';
 import { accountKeyOf } from './account-key.ts';
 import { formatOrder, usd } from './format.ts';
 import { recordFill, recordFunding } from './leaderboard.ts';
@@ -95,7 +95,7 @@ function measure(state: GatewayState, account: Account): Omit<Sample, 'time'> {
   const engine = state.exchange.engine;
   const view = accountView(engine, account);
   let unrealized = 0n;
-  for (const am of account.active) {
+  for (const am of activeMarkets(account)) {
     const ms = engine.bySlot[am.slot]!;
     const price = marginPrice(ms);
     if (am.size !== 0 && price > 0) unrealized += BigInt(am.size) * BigInt(price) * ms.spec.valueMul - am.cost;

@@ -12,7 +12,7 @@
  *   `takeProbability` per step.
  * Both draw from a seeded PRNG.
  */
-import { accountOrders, findAccount, LIMITS, onTierTick, type BatchOrder, type Engine, type MarketState } from '../engine/index.ts';
+import { accountOrders, findAccount, positionOf, LIMITS, onTierTick, type BatchOrder, type Engine, type MarketState } from '../engine/index.ts';
 import type { Exchange } from '../gateway/exchange.ts';
 import { createPrng, type Prng } from './prng.ts';
 
@@ -82,7 +82,7 @@ export function requote(exchange: Exchange, agents: Agents, ms: MarketState): vo
   const engine: Engine = exchange.engine;
   const now = exchange.clock();
   const account = engine.accounts.get(`${maker.address}/${maker.accountIndex}`);
-  const inventory = account?.markets[ms.slot]?.size ?? 0;
+  const inventory = account === undefined ? 0 : positionOf(account, ms.slot);
   const inventoryUsd = (inventory * oracle * Number(ms.spec.valueMul)) / 1e18;
   const { levels, spacingBps, levelNotionalUsd, skewBpsPer10k } = agents.params;
   const skew = Math.round((oracle * (inventoryUsd / 10_000) * skewBpsPer10k) / 10_000);

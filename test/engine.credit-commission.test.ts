@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { touchedMarkets } from '../engine/account.ts';
 import type { Engine, TransferEvent } from '../engine/index.ts';
 import { ALICE, BOB, CAROL, harness } from './support/engine-fixture.ts';
 
@@ -7,7 +8,7 @@ function held(engine: Engine): bigint {
   let total = engine.insuranceFund - engine.risk.insuranceFund + engine.feesCollected + engine.lendingVault;
   for (const account of engine.accounts.values()) {
     total += account.quote;
-    for (const am of account.markets) if (am !== undefined) total += am.isolatedMargin - am.cost;
+    for (const am of touchedMarkets(account)) total += am.isolatedMargin - am.cost;
   }
   return total;
 }

@@ -88,6 +88,18 @@ describe('the live engine behaves exactly as the reference engine', () => {
     expect(moved).toBe(true);
   });
 
+  it("a difference in the risk table is caught: one quantum of a row's funding tally", () => {
+    const run = () =>
+      runDifferential({
+        seed: 5,
+        commands: 600,
+        digestEvery: 100,
+        tamper: { at: 250, apply: (engine) => void (engine.accounts.table.fundingAllTime[0] = engine.accounts.table.fundingAllTime[0]! + 1n) },
+      });
+    expect(run).toThrow(DivergenceError);
+    expect(run).toThrow(/seed 5, command #2\d\d .*differ/);
+  });
+
   it('the reference engine is self-contained: it imports nothing from the live engine/', () => {
     const dir = new URL('./reference/engine/', import.meta.url);
     const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));

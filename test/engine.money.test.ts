@@ -23,6 +23,25 @@ import type { FeeTier } from '../engine/types.ts';
 
 const int = fc.oneof(fc.integer({ min: 0, max: 2 ** 20 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
 
+/**
+ * Two positions fed the same fills, one with the exact double of each fill's value (the fast
+ * path) and one without (the bigint path); each fill checks they agree exactly.
+ */
+function bothPaths(): (buy: boolean, qty: number, value: bigint, valueF: number) => void {
+  const fast = createAccountMarket(0, 1);
+  const slow = createAccountMarket(0, 1);
+  const a: FillOutcome = { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0 };
+  const b: FillOutcome = { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0 };
+  return (buy, qty, value, valueF) => {
+    applyFill(fast.t, fast.row, buy ? 0 : 1, qty, value, valueF, a);
+    applyFill(slow.t, slow.row, buy ? 0 : 1, qty, value, NaN, b);
+    expect([fast.size, fast.cost, fast.costF, fast.realizedPnl]).toEqual([slow.size, slow.cost, slow.costF, slow.realizedPnl]);
+    expect([a.effect, a.realized, a.closedQty]).toEqual([b.effect, b.realized, b.closedQty]);
+    if (a.realizedF === a.realizedF) expect(BigInt(a.realizedF)).toBe(a.realized);
+    expect(fast.costF).toBe(Number(fast.cost));
+  };
+}
+
 describe('mulExact and floorDivExact give the bigint result or NaN', () => {
   it('mulExact', () => {
     fc.assert(
@@ -69,19 +88,8 @@ describe('applyFill gives the same position and outcome with or without the doub
     const fill = fc.record({ buy: fc.boolean(), qty: fc.integer({ min: 1, max: 10 ** 7 }), price: fc.integer({ min: 1, max: 10 ** 7 }) });
     fc.assert(
       fc.property(fc.array(fill, { minLength: 1, maxLength: 30 }), (fills) => {
-        const fast = createAccountMarket(0, 1);
-        const slow = createAccountMarket(0, 1);
-        const a: FillOutcome = { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0 };
-        const b: FillOutcome = { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0 };
-        for (const { buy, qty, price } of fills) {
-          const value = BigInt(price) * BigInt(qty) * 10_000n;
-          const valueF = mulExact(mulExact(price, qty), 10_000);
-          applyFill(fast, buy ? 0 : 1, qty, value, valueF, a);
-          applyFill(slow, buy ? 0 : 1, qty, value, NaN, b);
-          expect([fast.size, fast.cost, fast.costF, fast.realizedPnl]).toEqual([slow.size, slow.cost, slow.costF, slow.realizedPnl]);
-          expect([a.effect, a.realized, a.closedQty]).toEqual([b.effect, b.realized, b.closedQty]);
-          if (a.realizedF === a.realizedF) expect(BigInt(a.realizedF)).toBe(a.realized);
-        }
+        const fillBoth = bothPaths();
+        for (const { buy, qty, price } of fills) fillBoth(buy, qty, BigInt(price) * BigInt(qty) * 10_000n, mulExact(mulExact(price, qty), 10_000));
       }),
     );
   });
@@ -146,6 +154,58 @@ describe('lifetime tallies with a pending exact double equal plain bigint sums',
           expect(rollingVolume({ ...account, rollingDay: -1 }, time + 10 * DAY)).toBe([...byDay].filter(([d]) => d > day + 10 - 30).reduce((t, [, x]) => t + x, 0n));
         }
       }),
+    );
+  });
+});
+
+/**
+ * The range checks at their boundary: operands drawn so that products, quotients and cost
+ * bases land within a few units of 2^52 (the fast path's bound) and 2^53 (where doubles stop
+ * holding every integer). Wherever the double path answers it must give the bigint result bit
+ * for bit, and it may decline (NaN) only where the exact result is at or past the bound.
+ */
+describe('the double fast path and the bigint path agree at the 2^52 / 2^53 boundary', () => {
+  const TWO52 = 2 ** 52;
+  const near = (bound: number): fc.Arbitrary<[number, number]> =>
+    fc.tuple(fc.integer({ min: 1, max: 2 ** 26 }), fc.integer({ min: -4, max: 4 })).map(([b, d]) => [Math.max(1, Math.floor(bound / b) + d), b]);
+
+  it('mulExact: exact below the bound, NaN only at or past it', () => {
+    fc.assert(
+      fc.property(fc.oneof(near(TWO52), near(2 ** 53)), fc.boolean(), ([a, b], neg) => {
+        const x = neg ? -a : a;
+        const p = mulExact(x, b);
+        const exact = BigInt(x) * BigInt(b);
+        if (p === p) expect(BigInt(p)).toBe(exact);
+        else expect(exact >= BigInt(TWO52) - 1n || exact <= -BigInt(TWO52) + 1n).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('feeExact: the bigint fee wherever it answers, for notionals around 2^52 / ppm', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1_000_000, max: 1_000_000 }).filter((p) => p !== 0), fc.integer({ min: -4, max: 4 }), (ppm, d) => {
+        const value = Math.floor(TWO52 / Math.abs(ppm)) + d;
+        const f = feeExact(value, ppm);
+        if (f === f) expect(BigInt(f)).toBe(fee(BigInt(value), ppm));
+        else expect(BigInt(value) * BigInt(Math.abs(ppm)) >= BigInt(TWO52) - 1n).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('applyFill: positions whose cost basis and fill values straddle 2^52 and 2^53 end alike on both paths', () => {
+    const fill = fc.record({ buy: fc.boolean(), qty: fc.integer({ min: 1, max: 2 ** 20 }), bound: fc.constantFrom(TWO52, 2 ** 53, 2 ** 51), d: fc.integer({ min: -3, max: 3 }) });
+    fc.assert(
+      fc.property(fc.array(fill, { minLength: 1, maxLength: 12 }), (fills) => {
+        const fillBoth = bothPaths();
+        for (const { buy, qty, bound, d } of fills) {
+          // A price that puts this fill's value within a few quantums of the bound.
+          const price = Math.max(1, Math.floor(bound / qty) + d);
+          fillBoth(buy, qty, BigInt(price) * BigInt(qty), mulExact(price, qty));
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { positionOf } from '../engine/account.ts';
 import { ALICE, BOB, CAROL, DAY_US, harness, idOf, orderUpdates } from './support/engine-fixture.ts';
 import type { EngineEvent, FillEvent, TradesEvent } from '../engine/index.ts';
 
@@ -219,7 +220,7 @@ describe('REDUCE_ONLY_WOULD_INCREASE: reduce-only order would open or increase t
     expect(orderUpdates(h.take()).filter((u) => u.orderId === id)).toEqual([
       { orderId: id, status: 'CANCELED', reason: 'REDUCE_ONLY_WOULD_INCREASE', remaining: 600, filled: 400, price: 1000 },
     ]);
-    expect(h.engine.accounts.get(ALICE + '/0')?.markets[0]?.size).toBe(0);
+    expect(positionOf(h.engine.accounts.get(ALICE + '/0')!, 0)).toBe(0);
   });
 
   it('cancels a resting reduce-only order whose position is gone when it would fill', () => {

@@ -5,12 +5,14 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { detachEngine, engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
+import { engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
 import type { Engine } from '../engine/index.ts';
 import { levelCount, type BookSide } from '../engine/book.ts';
 import type { Order } from '../engine/order.ts';
 import { OrderRecord, ORDER_FIELDS } from '../engine/order-record.ts';
 import { createPrng } from '../sim/prng.ts';
+import { encodeGraph } from '../gateway/persistence/graph-codec.ts';
+import { stateHash } from '../gateway/persistence/state-hash.ts';
 import { harness, TEST_ACCOUNTS, type Harness } from './support/engine-fixture.ts';
 
 /** A seeded mix of resting orders, crossing orders and cancels on market 1. */
@@ -32,13 +34,8 @@ function trade(h: Harness, seed: number, n: number): void {
 }
 
 function image(engine: Engine): EngineState {
-  const reattach = detachEngine(engine);
-  try {
-    // The wiring and per-command scratch are not state: only engineState goes into an image.
-    return deserialize(serialize(engineState(engine))) as EngineState;
-  } finally {
-    reattach();
-  }
+  // The wiring and per-command scratch are not state: only engineState goes into an image.
+  return deserialize(serialize(engineState(engine))) as EngineState;
 }
 
 /**
@@ -52,6 +49,8 @@ function asOldLayout(img: EngineState): void {
   for (const chunk of img.orders.chunks) for (const order of chunk?.slots ?? []) if (order !== undefined) asPlainOrder(order);
   let resting = 0;
   for (const ms of img.bySlot) {
+    // The per-market scratch sat on the market, and the spec reference had only the id.
+    Object.assign(ms, { touched: false, dirtyBids: [1], dirtyAsks: [], dirtyBidCount: 0, dirtyAskCount: 0, trades: [], tradesTaker: null, bboBefore: [0, 0, 0, 0], spec: { id: ms.spec.id } });
     resting += levelCount(ms.book.bids) + levelCount(ms.book.asks);
     const book = ms.book as unknown as Record<'bids' | 'asks', unknown>;
     book.bids = linkedSide(ms.book.bids);
@@ -122,4 +121,32 @@ describe('restore: a grafted image runs on as the original', () => {
       expect(restored.take()).toEqual(events);
     });
   }
+});
+
+describe('engineState: the durable data as plain data, built without touching the engine', () => {
+  it('holds no function, class instance, wiring or scratch, and leaves the engine as it was', () => {
+    const h = harness();
+    trade(h, 3, 200);
+    const before = stateHash(h.engine);
+    const state = engineState(h.engine);
+    // The persistence codec refuses functions and class instances outright.
+    expect(() => encodeGraph(state)).not.toThrow();
+    expect(Object.keys(state)).not.toContain('wiring');
+    expect(Object.keys(state)).not.toContain('scratch');
+    expect(Object.keys(state.accounts)).not.toContain('get');
+    expect(Object.keys(state.orders)).not.toContain('values');
+    for (const ms of state.bySlot) expect(Object.keys(ms)).not.toContain('dirtyBids');
+    expect(stateHash(h.engine)).toBe(before);
+    expect(typeof h.engine.accounts.get).toBe('function');
+    expect(h.engine.bySlot[0]!.spec.tick).toBeDefined();
+  });
+
+  it("a market's status comes back with the image", () => {
+    const original = harness();
+    trade(original, 4, 50);
+    original.run({ type: 'setMarketStatus', marketId: 1, status: 'OFFLINE' });
+    const restored = harness();
+    graftEngine(restored.engine, image(original.engine));
+    expect(restored.engine.bySlot[0]!.spec.status).toBe('OFFLINE');
+  });
 });

@@ -19,6 +19,7 @@
  * maintenance rule applies to every account, cross side and isolated position, after every
  * command, without exemptions.
  */
+import { positionOf, touchedMarkets } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { apply, createEngine, type Engine } from '../engine/engine.ts';
@@ -245,7 +246,7 @@ function onEvent(run: Run, e: EngineEvent): void {
         // position event, or the previous ADL fill (the liquidated side gets one position event
         // after all its ADL fills).
         const slot = engine.markets.get(e.marketId)!.slot;
-        const now = engine.accounts.get(e.address + '/' + e.accountIndex)!.markets[slot]!.size;
+        const now = positionOf(engine.accounts.get(e.address + '/' + e.accountIndex)!, slot);
         const key = amKey(e.address, e.accountIndex, e.marketId);
         const before = run.lastSize.get(key) ?? 0;
         run.lastSize.set(key, Math.abs(now));
@@ -367,7 +368,7 @@ function moneyRule(run: Run): string[] {
   let held = 0n;
   for (const a of engine.accounts.values()) {
     held += a.quote;
-    for (const am of a.markets) if (am !== undefined) held += am.isolatedMargin - am.cost;
+    for (const am of touchedMarkets(a)) held += am.isolatedMargin - am.cost;
   }
   const outside = engine.insuranceFund - run.initialFund + engine.feesCollected + engine.lendingVault;
   const net = engine.deposited - engine.withdrawn;
@@ -389,7 +390,7 @@ function netRule(run: Run): string[] {
     let longs = 0;
     let shorts = 0;
     for (const a of run.engine.accounts.values()) {
-      const size = a.markets[ms.slot]?.size ?? 0;
+      const size = positionOf(a, ms.slot);
       if (size > 0) longs += size;
       else shorts -= size;
     }
@@ -408,7 +409,7 @@ function maintenanceRule(run: Run): string[] {
   const out: string[] = [];
   for (const a of engine.accounts.values()) {
     let crossPositions = 0;
-    for (const am of a.markets) {
+    for (const am of touchedMarkets(a)) {
       if (am === undefined || am.size === 0) continue;
       if (!am.isolated) {
         crossPositions++;
@@ -439,7 +440,7 @@ function triggersRule(run: Run): string[] {
   for (const a of engine.accounts.values()) {
     let loss = 0;
     let positions = 0;
-    for (const am of a.markets) {
+    for (const am of touchedMarkets(a)) {
       if (am === undefined || am.size === 0 || am.isolated) continue;
       const ms = engine.bySlot[am.slot]!;
       const price = ms.markPrice > 0 ? ms.markPrice : ms.oraclePrice;

@@ -9,6 +9,7 @@
  *
  * Engine bugs found while writing these are kept at the bottom as regressions.
  */
+import { marketOf } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import { lifetimeFeesPaid, lifetimeVolume } from '../engine/account.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -36,7 +37,7 @@ function account(h: Harness, address: string, index = 0): NonNullable<ReturnType
 
 function position(h: Harness, address: string, marketId = 1, index = 0): { size: number; cost: bigint; isolatedMargin: bigint } {
   const slot = h.engine.markets.get(marketId)!.slot;
-  const am = account(h, address, index).markets[slot];
+  const am = marketOf(account(h, address, index), slot);
   return { size: am?.size ?? 0, cost: am?.cost ?? 0n, isolatedMargin: am?.isolatedMargin ?? 0n };
 }
 
@@ -914,7 +915,7 @@ describe('regressions found by these tests (issue 3)', () => {
     expect(ofType(h.take(), 'liquidation')).toEqual([]);
     const r = h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -20n * USD });
     const slot = h.engine.markets.get(1)!.slot;
-    const iso = isolatedRisk(h.engine.bySlot[slot]!, account(h, ALICE).markets[slot]!);
+    const iso = isolatedRisk(h.engine.bySlot[slot]!, marketOf(account(h, ALICE), slot)!);
     expect({ r, pool: position(h, ALICE).isolatedMargin, equityAboveMaintenance: iso.equity >= iso.maintenance }).toEqual({
       r: { kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' },
       pool: 50n * USD,

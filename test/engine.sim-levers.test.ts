@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { positionOf } from '../engine/account.ts';
 import { accountView } from '../engine/risk.ts';
 import { ALICE, BOB, harness, idOf, orderUpdates } from './support/engine-fixture.ts';
 
@@ -65,7 +66,7 @@ describe('forceLiquidation liquidates an account whatever its margin', () => {
     const events = h.take();
     expect(events.some((e) => e.type === 'liquidation' && e.address === ALICE)).toBe(true);
     expect(orderUpdates(events).some((u) => u.status === 'LIQUIDATED')).toBe(true);
-    expect(h.engine.accounts.get(ALICE + '/0')!.markets[0]!.size).toBe(0);
+    expect(positionOf(h.engine.accounts.get(ALICE + '/0')!, 0)).toBe(0);
     expect(h.run({ type: 'forceLiquidation', address: ALICE, accountIndex: 0 })).toMatchObject({ kind: 'invalid' });
   });
 });

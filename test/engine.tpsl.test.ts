@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { positionOf } from '../engine/account.ts';
 import { ALICE, BOB, CAROL, harness, idOf, orderUpdates, type Harness } from './support/engine-fixture.ts';
 import type { BatchOrder, CommandResult, OrderEvent } from '../engine/index.ts';
 import { levelCount } from '../engine/book.ts';
@@ -42,7 +43,7 @@ describe('STOP_LOSS / TAKE_PROFIT orders wait untriggered until the mark crosses
     const events = orderEvents(h, id);
     expect(events.map((e) => e.status)).toEqual(['TPSL_TRIGGERED', 'FILLED']);
     expect(events[1]).toMatchObject({ tpslType: 'STOP_LOSS', triggerPrice: 960, filled: 1000 });
-    expect(h.engine.accounts.get(ALICE + '/0')!.markets[0]!.size).toBe(0);
+    expect(positionOf(h.engine.accounts.get(ALICE + '/0')!, 0)).toBe(0);
   });
 
   it('a LIMIT TPSL leg is placed GTT and rests when it does not cross', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { marketOf, positionOf } from '../engine/account.ts';
 import { findAccount, type EngineEvent, type LeverageEvent, type PositionEvent, type TransferEvent } from '../engine/index.ts';
 import { registerKey } from '../gateway/keys.ts';
 import { setNetwork } from '../gateway/network.ts';
@@ -51,11 +52,12 @@ async function openLong(h: GatewayHarness, buyer: Wallet, seller: Wallet, size: 
   expect(ask.statusCode).toBe(202);
   const bid = await h.app.inject({ method: 'POST', ...placeOrderRequest(h, buyer, { side: 'BUY', quantity: size, price: '97000.0' }) });
   expect(bid.statusCode).toBe(202);
-  expect(findAccount(h.exchange.engine.accounts, buyer.address, 0)?.markets[h.exchange.engine.markets.get(1)!.slot]?.size).toBeGreaterThan(0);
+  expect(positionOf(findAccount(h.exchange.engine.accounts, buyer.address, 0)!, h.exchange.engine.markets.get(1)!.slot)).toBeGreaterThan(0);
 }
 
 function btcAccountMarket(h: GatewayHarness, address: string, accountIndex = 0) {
-  return findAccount(h.exchange.engine.accounts, address, accountIndex)?.markets[h.exchange.engine.markets.get(1)!.slot];
+  const holder = findAccount(h.exchange.engine.accounts, address, accountIndex);
+  return holder === undefined ? undefined : marketOf(holder, h.exchange.engine.markets.get(1)!.slot);
 }
 
 function quoteOf(h: GatewayHarness, address: string, accountIndex = 0): bigint | undefined {

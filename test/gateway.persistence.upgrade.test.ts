@@ -11,11 +11,19 @@ import { copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type Server } from '../sim/server.ts';
+import { activeMarkets, findAccount, positionOf } from '../engine/index.ts';
 import { wallet } from './support/gateway-fixture.ts';
 import { get, tempDb } from './support/persistence-fixture.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/db-before-engine-wiring.sqlite3', import.meta.url));
+/**
+ * Written by the version before the risk table (per-account-per-market records as objects):
+ * Alice and Bob funded with 100,000 USD each, Alice's three 0.5 ETH bids at 3296-3298, Bob's
+ * 0.7 IOC sell at 3297 (Alice long 0.7 at 3297.7143; 0.3 left at 3297 and 0.5 at 3296), then a clean stop.
+ */
+const BEFORE_RISK_TABLE = fileURLToPath(new URL('./fixtures/db-before-risk-table.sqlite3', import.meta.url));
 const alice = wallet(0xa1);
+const bob = wallet(0xb2);
 
 let servers: Server[] = [];
 afterEach(async () => {
@@ -45,5 +53,31 @@ describe('a database written before the engine wiring change opens in this versi
     const second = await open(db);
     expect(second.persistence.hash()).toBe(hash);
     expect(second.exchange.engine.orders.size).toBe(5);
+  });
+});
+
+describe('a database written before the risk table opens in this version', () => {
+  it('moves the positions into the table: the same positions, orders and margin, and a hash stable across a restart', async () => {
+    const db = tempDb('old.sqlite3');
+    copyFileSync(BEFORE_RISK_TABLE, db);
+    const first = await open(db);
+    const positions = (await get(first, `/v1/positions?address=${alice.address}`)).body as { positions: Record<string, Record<string, unknown>> };
+    // What the version that wrote the file answered for the same position.
+    expect(positions.positions['2']).toMatchObject({ side: 'LONG', size: '0.7', averageEntryPrice: '3297.7143', leverage: '25.00', marginMode: 'CROSS', borrowedCapital: '-2284.8', marginUsed: '95.2' });
+    const short = (await get(first, `/v1/positions?address=${bob.address}`)).body as { positions: Record<string, Record<string, unknown>> };
+    expect(short.positions['2']).toMatchObject({ side: 'SHORT', size: '-0.7' });
+    const orders = (await get(first, `/v1/orders?address=${alice.address}`)).body as { total: number; orders: { price: string; remainingSize: string }[] };
+    expect(orders.orders.filter((o) => o.remainingSize !== '0.0').map((o) => o.price)).toEqual(['3297.00', '3296.00']);
+    const engine = first.exchange.engine;
+    const slot = engine.markets.get(2)!.slot;
+    const holder = findAccount(engine.accounts, alice.address, 0)!;
+    expect(positionOf(holder, slot)).toBeGreaterThan(0);
+    expect(activeMarkets(holder).map((am) => [am.marketId, am.openOrders])).toEqual([[2, 2]]);
+    const hash = first.persistence.hash();
+    await first.close();
+    servers = [];
+    const second = await open(db);
+    expect(second.persistence.hash()).toBe(hash);
+    expect((await get(second, `/v1/positions?address=${alice.address}`)).body).toEqual(positions);
   });
 });

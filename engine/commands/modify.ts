@@ -127,7 +127,7 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
     return orderResult(target);
   }
   touch(engine, ms);
-  markDirty(ms, target.side, target.price);
+  markDirty(engine, ms, target.side, target.price);
   if (c.price === target.price && newRemaining <= target.remaining) {
     // Same price, smaller size: keeps its place in the queue.
     if (newRemaining < target.remaining) {
@@ -141,7 +141,7 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
     target.price = c.price;
     target.remaining = newRemaining;
     insertOrder(ms.book, target);
-    markDirty(ms, target.side, target.price);
+    markDirty(engine, ms, target.side, target.price);
   }
   target.size = c.size;
   emitOrder(engine, target);

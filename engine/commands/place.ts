@@ -3,6 +3,7 @@
  * rejections: client ids, open-order cap, TPSL shape, risk pre-trade) → execute through the
  * lifecycle, or wait untriggered (TPSL) until the mark reaches the trigger (`triggerTpsl`).
  */
+import { openOrdersOf, positionOf } from '../account.ts';
 import { crossedTriggers, compactTriggers, addTrigger } from '../liquidation-index.ts';
 import { emitOrder } from '../emit.ts';
 import { execute, finish, makeLive, releaseLive } from '../lifecycle.ts';
@@ -119,7 +120,7 @@ function admit(engine: Engine, ms: MarketState, order: Order): RejectionReason |
     if (account.clientIds.has(order.clientId)) return 'DUPLICATE_CLIENT_ID';
     if (account.clientIds.size >= LIMITS.liveClientIdsPerAccount) return 'TOO_MANY_CLIENT_IDS';
   }
-  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && (account.markets[ms.slot]?.openOrders ?? 0) >= engine.limits.openOrdersPerMarket) {
+  if ((order.tif === TIF_GTT || order.tif === TIF_ALO) && openOrdersOf(account, ms.slot) >= engine.limits.openOrdersPerMarket) {
     return 'OPEN_ORDER_CAP_EXCEEDED';
   }
   if (order.tpslType !== undefined) {
@@ -158,7 +159,7 @@ export function triggerTpsl(engine: Engine, ms: MarketState): void {
     order.status = 'TPSL_TRIGGERED';
     if (order.isPositionTpsl) {
       // A position TPSL closes whatever position there is when it fires.
-      const position = order.account.markets[ms.slot]?.size ?? 0;
+      const position = positionOf(order.account, ms.slot);
       order.size = order.remaining = Math.abs(position);
     }
     emitOrder(engine, order);

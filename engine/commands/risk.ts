@@ -3,7 +3,7 @@
  * withdrawals, transfers between subaccounts, leverage and margin mode, isolated margin moves.
  * Each re-arms the account's liquidation triggers (risk.ts `refreshTriggers`) after it.
  */
-import { accountMarket, refreshActive } from '../account.ts';
+import { accountMarket, marketOf, refreshActive } from '../account.ts';
 import { emitLeverage, emitPosition, emitTransfer } from '../emit.ts';
 import { beginChange, crossRisk, endChange, isolatedRisk, marginPrice, positionInitialMargin, unrealized } from '../margin.ts';
 import { refreshTriggers, withdrawable } from '../risk.ts';
@@ -121,7 +121,7 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): ResultOf<Set
   const ms = engine.markets.get(c.marketId);
   if (ms === undefined || ms.spec.status !== 'ONLINE') return invalid('InvalidRequest', 'unknown market', 'marketId');
   const account = getAccount(engine, c.address, c.accountIndex);
-  const am = accountMarket(account, ms.slot, ms.spec.id);
+  const am = accountMarket(account, ms.slot);
   const isolated = c.isolated ?? am.isolated;
   const current = am.leverage > 0 ? am.leverage : ms.spec.maxLeverage;
   const reject = (reason: 'INVALID_LEVERAGE' | 'UNDERCOLLATERALIZED' | 'HAS_OPEN_POSITION'): LeverageResult => {
@@ -132,7 +132,7 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): ResultOf<Set
   if (isolated !== am.isolated && am.size !== 0) return reject('HAS_OPEN_POSITION');
   const previous = { leverage: am.leverage, isolated: am.isolated };
   const prior = crossRisk(account, engine.bySlot);
-  beginChange(account, am, engine.markEpoch);
+  beginChange(account, am.row, engine.markEpoch);
   am.leverage = c.leverage;
   am.isolated = isolated;
   // Leaving isolated mode (no position, checked above) returns the pool to cross collateral.
@@ -140,22 +140,22 @@ export function setLeverage(engine: Engine, c: SetLeverageCommand): ResultOf<Set
   if (returned !== 0n) {
     account.quote += returned;
     am.isolatedMargin = 0n;
-    refreshActive(account, am);
+    refreshActive(account, am.row);
   }
-  endChange(account, am, engine.bySlot, engine.markEpoch);
+  endChange(account, am.row, engine.bySlot, engine.markEpoch);
   // A higher requirement must still be covered; a lower one is always fine.
   const cross = crossRisk(account, engine.bySlot);
   const iso = am.isolated && am.size !== 0 ? isolatedRisk(ms, am) : undefined;
   if ((cross.initial > cross.equity && cross.initial > prior.initial) || (iso !== undefined && iso.initial > iso.equity)) {
-    beginChange(account, am, engine.markEpoch);
+    beginChange(account, am.row, engine.markEpoch);
     am.leverage = previous.leverage;
     am.isolated = previous.isolated;
     if (returned !== 0n) {
       account.quote -= returned;
       am.isolatedMargin = returned;
-      refreshActive(account, am);
+      refreshActive(account, am.row);
     }
-    endChange(account, am, engine.bySlot, engine.markEpoch);
+    endChange(account, am.row, engine.bySlot, engine.markEpoch);
     return reject('UNDERCOLLATERALIZED');
   }
   emitLeverage(engine, account, ms.spec.id, c.leverage, isolated, undefined, c.requestId);
@@ -168,7 +168,7 @@ export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginComm
   const ms = engine.markets.get(c.marketId);
   if (ms === undefined) return invalid('InvalidRequest', 'unknown market', 'marketId');
   const account = getAccount(engine, c.address, c.accountIndex);
-  const am = account.markets[ms.slot];
+  const am = marketOf(account, ms.slot);
   if (am === undefined || !am.isolated) return invalid('InvalidRequest', 'market is not in isolated mode for this account', 'marketId');
   if (c.amount > 0n) {
     if (withdrawable(engine, account) < c.amount) return { kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' };
@@ -182,9 +182,9 @@ export function adjustIsolatedMargin(engine: Engine, c: AdjustIsolatedMarginComm
     am.isolatedMargin -= take;
     account.quote += take;
   }
-  beginChange(account, am, engine.markEpoch);
-  refreshActive(account, am);
-  endChange(account, am, engine.bySlot, engine.markEpoch);
+  beginChange(account, am.row, engine.markEpoch);
+  refreshActive(account, am.row);
+  endChange(account, am.row, engine.bySlot, engine.markEpoch);
   emitPosition(engine, account, am, c.requestId);
   refreshTriggers(engine, account);
   return { kind: 'margin' };

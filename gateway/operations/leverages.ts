@@ -7,7 +7,7 @@
  * changes it; `marginMode` is CROSS or ISOLATED. `market` narrows the list to one market (400
  * when unresolvable). An address with no activity reads the defaults.
  */
-import { findAccount, type MarketState } from '../../engine/index.ts';
+import { findAccount, marketOf, type MarketState } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';
 import { ok } from '../errors.ts';
 import { marketsById } from '../markets.ts';
@@ -25,7 +25,7 @@ export type LeverageRow = Static<typeof LeverageRowSchema>;
 export type LeveragesReply = Static<(typeof LEVERAGES_RESPONSES)[200]>;
 
 export function leverageRow(acct: Account | undefined, ms: MarketState): LeverageRow {
-  const am = acct?.markets[ms.slot];
+  const am = acct === undefined ? undefined : marketOf(acct, ms.slot);
   const isolated = am?.isolated ?? false;
   return {
     marketId: ms.spec.id,

@@ -20,7 +20,7 @@
  * subaccount pool is charged (the pools are for order and cancel writes).
  */
 import { Type, type Static } from 'typebox';
-import { findAccount } from '../../engine/index.ts';
+import { findAccount, marketOf } from '../../engine/index.ts';
 import { LIMITS, MARGIN_MODES } from '../../engine/spec.ts';
 import { fail, ok, type Refusal } from '../errors.ts';
 import { resolveMarket } from '../markets.ts';
@@ -116,7 +116,8 @@ export const setLeverage: Operation<typeof SET_LEVERAGE_RESPONSES> = {
         status: result.leverageStatus,
       };
       if (body.isolated !== undefined) {
-        const isolated = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex)?.markets[ms.slot]?.isolated ?? false;
+        const holder = findAccount(state.exchange.engine.accounts, ctx.address, accountIndex);
+        const isolated = (holder === undefined ? undefined : marketOf(holder, ms.slot))?.isolated ?? false;
         reply.marginMode = isolated ? 'ISOLATED' : 'CROSS';
       }
       if (!applied && result.rejectReason !== undefined) reply.rejectReason = result.rejectReason;

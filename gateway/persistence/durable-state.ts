@@ -23,7 +23,7 @@
  *   journal record. Gateway records are applied in journal order with the engine commands.
  */
 import { deserialize, serialize } from 'node:v8';
-import { detachEngine, engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
+import { engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
 import type { CandleStore } from '../candles.ts';
 import type { Exchange } from '../exchange.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
@@ -163,12 +163,7 @@ export function stateHash(state: GatewayState): string {
 }
 
 export function captureImage(state: GatewayState): Buffer {
-  const reattach = detachEngine(state.exchange.engine);
-  try {
-    return serialize(encodeGraph(durableParts(state)));
-  } finally {
-    reattach();
-  }
+  return serialize(encodeGraph(durableParts(state)));
 }
 
 function refill<K, V>(live: Map<K, V>, image: Map<K, V>): void;

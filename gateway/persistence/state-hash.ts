@@ -21,7 +21,11 @@ class Token {
 
 const FLUSH_AT = 1 << 16;
 
-export function stateHash(root: unknown): string {
+/**
+ * `substitute`, when given, names what to walk in place of an object (a view of it in another
+ * layout, for comparing two engines' states); the object keeps its identity for back-references.
+ */
+export function stateHash(root: unknown, substitute?: (value: object) => object): string {
   const hash = createHash('sha256');
   const ids = new Map<object, number>();
   const stack: unknown[] = [root];
@@ -62,26 +66,27 @@ export function stateHash(root: unknown): string {
             break;
           }
           ids.set(value, ids.size);
-          if (ArrayBuffer.isView(value)) {
-            out += 'Y' + value.constructor.name + value.byteLength + ':';
+          const node = substitute === undefined ? value : substitute(value);
+          if (ArrayBuffer.isView(node)) {
+            out += 'Y' + node.constructor.name + node.byteLength + ':';
             flush(hash);
-            hash.update(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-          } else if (Array.isArray(value)) {
-            out += 'A' + value.length + ':';
-            for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-          } else if (value instanceof Map) {
-            out += 'M' + value.size + ':';
-            const entries = [...value];
+            hash.update(new Uint8Array(node.buffer, node.byteOffset, node.byteLength));
+          } else if (Array.isArray(node)) {
+            out += 'A' + node.length + ':';
+            for (let i = node.length - 1; i >= 0; i--) stack.push(node[i]);
+          } else if (node instanceof Map) {
+            out += 'M' + node.size + ':';
+            const entries = [...node];
             for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]![1], entries[i]![0]);
-          } else if (value instanceof Set) {
-            out += 'S' + value.size + ':';
-            const items = [...value];
+          } else if (node instanceof Set) {
+            out += 'S' + node.size + ':';
+            const items = [...node];
             for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
           } else {
-            const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
-            const keys = Object.keys(value);
+            const proto = Object.getPrototypeOf(node) as { constructor?: { name?: string } } | null;
+            const keys = Object.keys(node);
             out += 'O' + (proto === null ? '' : (proto.constructor?.name ?? '?')) + keys.length + ':';
-            const record = value as Record<string, unknown>;
+            const record = node as Record<string, unknown>;
             for (let i = keys.length - 1; i >= 0; i--) stack.push(record[keys[i]!], new Token('k' + keys[i]!.length + ':' + keys[i]!));
           }
           break;

@@ -12,7 +12,7 @@
  * prices and consumes it. Oracle prices and funding rates of markets where the strategy has no
  * order and no position are applied when it next acts there (the replay's fast path).
  */
-import { bestLevel, findAccount, priceToTicks, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+import { activeMarkets, bestLevel, findAccount, marketOf, priceToTicks, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import type { Exchange } from '../../gateway/exchange.ts';
 import { DEFAULT_GTT_US } from './client.ts';
@@ -128,7 +128,7 @@ export class ReplayLiquidity {
   /** The strategy has an order or a position in `m`: replayed prices must reach the engine at once. */
   isLive(m: MarketRuntime): boolean {
     const account = findAccount(this.engine.accounts, STRATEGY_ADDRESS, 0);
-    const am = account?.markets[this.engine.markets.get(m.spec.id)!.slot];
+    const am = account === undefined ? undefined : marketOf(account, this.engine.markets.get(m.spec.id)!.slot);
     return am !== undefined && (am.size !== 0 || am.openOrders > 0);
   }
 
@@ -205,7 +205,7 @@ export class ReplayLiquidity {
       if (ask > 0 && ask < (bestLevel(ms.book.asks)?.price ?? Infinity)) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, 1);
       // Deeper levels only where the new mark may reach a trigger.
       const [low, high] = this.markRange(m);
-      const am = account.markets[ms.slot];
+      const am = marketOf(account, ms.slot);
       const size = am?.size ?? 0;
       const need = [0, 0];
       if (size !== 0 && (size > 0 ? !(am!.trigger < low) : !(am!.trigger > high))) {
@@ -219,7 +219,7 @@ export class ReplayLiquidity {
       if (need[1]! > 0) this.materialize(m, 1, 0, placed, need[1]);
     }
     if (allPositions) {
-      for (const am of account.active) {
+      for (const am of activeMarkets(account)) {
         const other = this.markets.get(am.marketId);
         if (other === undefined || other === m || am.size === 0 || !other.replayOpened) continue;
         this.materialize(other, am.size > 0 ? 1 : 0, am.size > 0 ? 0 : Number.MAX_SAFE_INTEGER, placed, Math.abs(am.size));

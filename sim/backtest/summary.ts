@@ -19,7 +19,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { accountView, findAccount, type Engine, type FillEvent, type MarketSpec } from '../../engine/index.ts';
+import { accountView, activeMarkets, findAccount, marketOf, type Engine, type FillEvent, type MarketSpec } from '../../engine/index.ts';
 import { usd } from '../../gateway/format.ts';
 import type { Reply } from './client.ts';
 import { renderReport } from './report.ts';
@@ -103,7 +103,7 @@ export class Recorder {
     const prices: Record<number, number> = {};
     for (const ms of this.engine.markets.values()) {
       const spec = ms.spec;
-      const am = account?.markets[ms.slot];
+      const am = account === undefined ? undefined : marketOf(account, ms.slot);
       positions[spec.id] = ((am?.size ?? 0) * spec.step.mantissa) / 10 ** spec.step.scale;
       const ticks = priceOf(spec.id) || this.lastTrades.get(spec.id) || 0;
       prices[spec.id] = (ticks * spec.tick.mantissa) / 10 ** spec.tick.scale;
@@ -171,7 +171,7 @@ export class Recorder {
     const view = account === undefined ? undefined : accountView(this.engine, account);
     const equity = view?.equity ?? this.balance;
     let isolated = 0n;
-    if (account !== undefined) for (const am of account.active) isolated += am.isolatedMargin;
+    if (account !== undefined) for (const am of activeMarkets(account)) isolated += am.isolatedMargin;
     const unrealized = view === undefined ? 0n : view.equity - view.netQuoteBalance - view.accruedFunding - isolated;
     let peak = -Infinity;
     let maxDd = 0;

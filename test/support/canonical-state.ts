@@ -49,6 +49,8 @@ const MARKET_SCRATCH = new Set(['touched', 'dirtyBids', 'dirtyAsks', 'dirtyBidCo
  */
 const ORDER_LINKS = new Set(['level', 'prev', 'next', 'aPrev', 'aNext', 'spare', 'updatedAt']);
 const ACCOUNT_LINKS = new Set(['head', 'tail']);
+/** Map-like readers of the account index (code, stripped or left out) and the live engine's risk table (seen through the accounts). */
+const ACCOUNT_INDEX_READERS = new Set(['get', 'has', 'values', 'table']);
 
 /** The layout of the reference engine: linked records (also the live engine's until it moves). */
 export const LINKED_LAYOUT: StateLayout = {
@@ -93,21 +95,31 @@ interface LinkedLevel {
 }
 
 /** The canonical copy of `engine`'s durable data (call with the engine detached). */
-export function canonicalState(engine: object, layout: StateLayout): unknown {
+export function canonicalState(engine: object, layout: StateLayout, substitute?: (value: object) => object): unknown {
   const memo = new Map<object, unknown>();
+  // A substituted object's view, mapped back to the object: the copy is remembered for both, so
+  // that the object is one copy however it is reached (orders point back at their account).
+  const viewOf = new Map<object, object>();
+  const remember = (source: object, out: unknown): void => {
+    memo.set(source, out);
+    const original = viewOf.get(source);
+    if (original !== undefined) memo.set(original, out);
+  };
 
   const record = (source: object, skip: ReadonlySet<string>, extra?: (out: Slots) => void): Slots => {
     const out = Object.create(Object.getPrototypeOf(source) as object | null) as Slots;
-    memo.set(source, out);
+    remember(source, out);
     const from = source as Slots;
     for (const key of Object.keys(from).sort()) if (!skip.has(key)) out[key] = copy(from[key]);
     extra?.(out);
     return out;
   };
 
+  // A market's spec is its id (its status is in the commands' events; the reference's detach leaves `{ id }`).
   const market = (ms: object): Slots =>
-    record(ms, new Set([...MARKET_SCRATCH, 'book']), (out) => {
+    record(ms, new Set([...MARKET_SCRATCH, 'book', 'spec']), (out) => {
       out.book = { bids: side(ms, 0), asks: side(ms, 1) };
+      out.spec = { id: (ms as { spec: { id: number } }).spec.id };
     });
 
   const side = (ms: object, s: 0 | 1): unknown[] =>
@@ -117,22 +129,29 @@ export function canonicalState(engine: object, layout: StateLayout): unknown {
     if (typeof value !== 'object' || value === null) return value;
     const seen = memo.get(value);
     if (seen !== undefined) return seen;
+    if (substitute !== undefined) {
+      const view = substitute(value);
+      if (view !== value) {
+        viewOf.set(view, value);
+        return copy(view);
+      }
+    }
     if (ArrayBuffer.isView(value)) return value;
     if (Array.isArray(value)) {
       const out: unknown[] = [];
-      memo.set(value, out);
+      remember(value, out);
       for (let i = 0; i < value.length; i++) out.push(copy(value[i]));
       return out;
     }
     if (value instanceof Map) {
       const out = new Map();
-      memo.set(value, out);
+      remember(value, out);
       for (const [k, v] of value) out.set(copy(k), copy(v));
       return out;
     }
     if (value instanceof Set) {
       const out = new Set();
-      memo.set(value, out);
+      remember(value, out);
       for (const v of value) out.add(copy(v));
       return out;
     }
@@ -140,7 +159,7 @@ export function canonicalState(engine: object, layout: StateLayout): unknown {
       const names = layout.orderFields;
       if (names === undefined) return record(value, ORDER_LINKS);
       const out: Slots = {};
-      memo.set(value, out);
+      remember(value, out);
       for (const key of [...names].sort()) if (!ORDER_LINKS.has(key)) out[key] = copy((value as Slots)[key]);
       return out;
     }
@@ -155,7 +174,8 @@ export function canonicalState(engine: object, layout: StateLayout): unknown {
   const root = engine as Slots;
   // Markets first, so that each is one object however it is reached.
   const bySlot = (root.bySlot as object[]).map(market);
-  return record(engine, new Set([...NOT_STATE, 'orders', 'bySlot', 'markets']), (out) => {
+  return record(engine, new Set([...NOT_STATE, 'orders', 'bySlot', 'markets', 'accounts']), (out) => {
+    out.accounts = record(root.accounts as object, ACCOUNT_INDEX_READERS);
     out.bySlot = bySlot;
     out.markets = new Map([...(root.markets as Map<number, object>)].map(([id, ms]) => [id, memo.get(ms)]));
     out.orders = layout.liveOrders(engine).map(copy);

@@ -11,26 +11,89 @@
  */
 import * as live from '../../engine/index.ts';
 import * as reference from '../reference/engine/index.ts';
+import * as referenceAccount from '../reference/engine/account.ts';
+import * as referencePosition from '../reference/engine/position.ts';
 import type { Command, CommandResult, EngineEvent } from '../../engine/types.ts';
 import { stateHash } from '../../gateway/persistence/state-hash.ts';
 import { canonicalState, LINKED_LAYOUT, type StateLayout } from './canonical-state.ts';
 import { LIVE_LAYOUT } from './live-layout.ts';
+import { AccountMarket } from '../../engine/position.ts';
+import { AW, findRow, QUOTE_F, SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM } from '../../engine/risk-table.ts';
 import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind } from './differential-stream.ts';
 
 type Slots = Record<string, unknown>;
 
+/** Key orders of the reference engine's account and per-market records: the layout both engines' digests use. */
+const ACCOUNT_KEYS = Object.keys(referenceAccount.getOrCreateAccount(referenceAccount.createAccountIndex(), '0x0', 0, 1));
+const MARKET_KEYS = Object.keys(referencePosition.createAccountMarket(0, 0));
+const ACCOUNT_SUMS: Record<string, number> = { sumEpoch: SUM_EPOCH, sumEq: SUM_EQ, sumIm: SUM_IM, sumMm: SUM_MM, sumChanges: SUM_CHANGES, quoteF: QUOTE_F };
+
 /**
- * The sha256 of an engine's durable data, read through its `layout` so that two storages of
- * the same state hash alike (test/support/canonical-state.ts).
+ * The live engine's accounts in the reference's layout: each account with its per-market records
+ * (from the risk table's rows) by slot and its active list, and its float margin sums; one view
+ * object per row, so the active list and the slot array share them as the reference's do.
  */
-export function engineDigest(engine: object, detach: (engine: never) => () => void, layout: StateLayout): string {
+export function liveAccountViews(engine: live.Engine): (value: object) => object {
+  const t = engine.accounts.table;
+  const slots = engine.bySlot.length;
+  const rows = new Map<number, Slots>();
+  const rowView = (row: number): Slots => {
+    let view = rows.get(row);
+    if (view === undefined) {
+      const am = new AccountMarket(t, row) as unknown as Slots;
+      view = {};
+      for (const key of MARKET_KEYS) view[key] = am[key];
+      rows.set(row, view);
+    }
+    return view;
+  };
+  const accounts = new Set<object>(engine.accounts.all);
+  return (value) => {
+    if (!accounts.has(value)) return value;
+    const account = value as live.Account;
+    const source = value as unknown as Slots;
+    const view: Slots = {};
+    for (const key of ACCOUNT_KEYS) {
+      if (key === 'markets') {
+        view.markets = Array.from({ length: slots }, (_, slot) => {
+          const row = findRow(t, account.id, slot);
+          return row < 0 ? undefined : rowView(row);
+        });
+      } else if (key === 'active') view.active = account.active.map(rowView);
+      else if (key in ACCOUNT_SUMS) view[key] = t.accountSums[account.id * AW + ACCOUNT_SUMS[key]!];
+      else view[key] = source[key];
+    }
+    return view;
+  };
+}
+
+/** The reference's accounts with their per-market arrays as long as the engine's market list (it grows them only on use). */
+export function referenceAccountViews(engine: reference.Engine): (value: object) => object {
+  const accounts = new Set<object>(engine.accounts.all);
+  const slots = engine.bySlot.length;
+  return (value) => {
+    if (!accounts.has(value)) return value;
+    const view = { ...(value as unknown as Slots) };
+    const markets = view.markets as unknown[];
+    view.markets = Array.from({ length: slots }, (_, slot) => markets[slot]);
+    return view;
+  };
+}
+
+/**
+ * The sha256 of an engine's durable data, read through its `layout` (orders and book) and with
+ * its accounts seen through `substitute` (the risk table's rows in the reference's per-market
+ * records), so that two storages of the same state hash alike (test/support/canonical-state.ts).
+ */
+export function engineDigest(engine: object, detach: (engine: never) => () => void, layout: StateLayout, substitute: (value: object) => object): string {
   const restore = detach(engine as never);
   try {
-    return stateHash(canonicalState(engine, layout));
+    return stateHash(canonicalState(engine, layout, substitute));
   } finally {
     restore();
   }
 }
+
 
 /** Equality of plain data: numbers (NaN equal to NaN), bigints, strings, arrays, objects with keys in the same order. */
 export function sameData(a: unknown, b: unknown): boolean {
@@ -133,8 +196,8 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
     throw new DivergenceError(`seed ${seed}, command #${i} ${show(command)}: ${what}`);
   };
   const compareDigests = (i: number, command: Command): string => {
-    const a = engineDigest(liveEngine, live.detachEngine as never, LIVE_LAYOUT);
-    const b = engineDigest(refEngine, reference.detachEngine as never, LINKED_LAYOUT);
+    const a = engineDigest(liveEngine, live.detachEngine as never, LIVE_LAYOUT, liveAccountViews(liveEngine));
+    const b = engineDigest(refEngine, reference.detachEngine as never, LINKED_LAYOUT, referenceAccountViews(refEngine));
     digests++;
     if (a !== b) fail(i, command, `state hashes differ after it (live ${a}, reference ${b})`);
     return a;
@@ -175,7 +238,7 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
   return { seed, commands, events, digests, digest, commandCounts, eventCounts, orderStatusCounts, liveSeconds, referenceSeconds };
 }
 
-function copyCommand(command: Command): Command {
+export function copyCommand(command: Command): Command {
   if (command.type === 'batchPlace') return { ...command, orders: command.orders.map((o) => ({ ...o })) };
   if (command.type === 'addMarket') return { ...command, market: structuredClone(command.market) };
   return { ...command };
