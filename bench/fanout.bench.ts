@@ -49,7 +49,7 @@ const CONNECT_DEADLINE_MS = 120_000;
 const HEALTH_EVERY_MS = 50;
 const RSS_EVERY_MS = 250;
 const MB = 1024 * 1024;
-/** The interface's simultaneous (and new per minute) WebSocket connections per IP; the socket applies them even with --no-rate-limits. */
+/** The interface's simultaneous (and new per minute) WebSocket connections per IP: --no-rate-limits lifts them, but the clients stay within them (as a real venue's would). */
 const CONNECTIONS_PER_IP = 50;
 
 // ---------------------------------------------------------------------------------------------

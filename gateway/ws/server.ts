@@ -62,11 +62,18 @@ import {
   beginPost,
   closeConnection,
   endPost,
+  FRESH_WS_IP,
+  ipScope,
+  newConnectionState,
   openConnection,
+  PRUNE_EVERY_MS,
   receiveFrame,
   removeSubscription,
+  wsIpIsFresh,
   type WsConnectionState,
+  type WsFrameKind,
   type WsIpState,
+  type WsMessageResult,
 } from '../rate-limit/index.ts';
 import { CHANNELS, isChannelName, type Subscription, type Update } from './channels.ts';
 
@@ -110,6 +117,8 @@ export function textFrame(payload: string): Buffer {
 interface Connection {
   ws: WebSocket;
   ip: string;
+  /** Whether the per-IP limits apply (not with rate limits off or an allowlisted IP); its IP's counters are in `ips` if so. */
+  perIp: boolean;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
   /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
@@ -240,13 +249,29 @@ export interface SendQueue {
 export interface WsHandle {
   /** The send queue of every open connection (tests and benches watch slow consumers with it). */
   sendQueues(): SendQueue[];
+  /** How many IPs the per-IP limits hold counters for (tests watch that they are forgotten). */
+  trackedIps(): number;
   close(): void;
 }
 
 export function attachWebSocket(app: FastifyInstance, state: GatewayState, options: WsOptions = {}): WsHandle {
   const wss = new WebSocketServer({ noServer: true, maxPayload: state.config.rateLimit.ws.maxFrameBytes });
   const connections = new Set<Connection>();
+  // Per-IP counters; an entry equal to a new IP's is dropped (on close, and swept from the tick).
   const ips = new Map<string, WsIpState>();
+  let ipsSweptAtMs = -Infinity;
+  const sweepIps = (nowMs: number): void => {
+    if (nowMs - ipsSweptAtMs < PRUNE_EVERY_MS && nowMs >= ipsSweptAtMs) return;
+    ipsSweptAtMs = nowMs;
+    for (const [ip, counters] of ips) if (wsIpIsFresh(counters, nowMs, state.config.rateLimit.ws)) ips.delete(ip);
+  };
+  /** A client frame against its IP's message limit (passed untouched where per-IP limits do not apply). */
+  const countFrame = (c: Connection, kind: WsFrameKind): WsMessageResult => {
+    if (!c.perIp) return { allowed: true, ip: FRESH_WS_IP };
+    const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
+    ips.set(c.ip, counted.ip);
+    return counted;
+  };
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
@@ -494,6 +519,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const periodic = setInterval(() => {
     const now = state.exchange.clock();
     const nowMs = Date.now();
+    sweepIps(state.nowMs());
     // A periodic frame depends on the subscription's identity only: built once per tick.
     const built = new Map<string, Buffer | undefined>();
     for (const c of connections) {
@@ -609,10 +635,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (c.subs.has(sub.key)) return fail(c, 400, 'already subscribed');
-    const ip = ips.get(c.ip)!;
-    const added = addSubscription(ip, c.limits, state.config.rateLimit.ws);
+    const added = addSubscription(c.perIp ? ips.get(c.ip)! : FRESH_WS_IP, c.limits, state.config.rateLimit.ws);
     if (!added.accepted) return fail(c, 429, 'too many subscriptions');
-    ips.set(c.ip, added.ip);
+    if (c.perIp) ips.set(c.ip, added.ip);
     c.limits = added.connection;
     c.subs.set(sub.key, sub);
     c.plan = planOf(c);
@@ -629,8 +654,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
     c.plan = planOf(c);
-    const removed = removeSubscription(ips.get(c.ip)!, c.limits);
-    ips.set(c.ip, removed.ip);
+    const removed = removeSubscription(c.perIp ? ips.get(c.ip)! : FRESH_WS_IP, c.limits);
+    if (c.perIp) ips.set(c.ip, removed.ip);
     c.limits = removed.connection;
     send(c, { type: 'unsubscribed', ...frameBase(sub) });
   };
@@ -733,14 +758,12 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       msg = JSON.parse(text) as Record<string, unknown>;
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new Error('not an object');
     } catch {
-      const counted = receiveFrame(ips.get(c.ip), 'malformed', state.nowMs(), state.config.rateLimit.ws);
-      ips.set(c.ip, counted.ip);
+      countFrame(c, 'malformed');
       return fail(c, 400, 'malformed frame: expected a JSON object');
     }
     const type = printable(msg.type);
     const kind = type === 'subscribe' || type === 'unsubscribe' || type === 'post' || type === 'get' ? type : 'malformed';
-    const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
-    ips.set(c.ip, counted.ip);
+    const counted = countFrame(c, kind);
     if (!counted.allowed) return fail(c, 429, 'too many messages', { retryAfterMs: counted.retryAfterMs });
     switch (kind) {
       case 'subscribe':
@@ -760,14 +783,20 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const path = (req.url ?? '').split('?')[0];
     if (path !== WS_PATH) return socket.destroy();
     const ip = req.socket.remoteAddress ?? '';
-    const opened = openConnection(ips.get(ip), state.nowMs(), state.config.rateLimit.ws);
-    ips.set(ip, opened.ip);
-    if (!opened.accepted) {
-      socket.write('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n\r\n');
-      return socket.destroy();
+    // --no-rate-limits (a fixture's or a benchmark's thousands of sockets) and allowlisted IPs: no per-IP limit.
+    const perIp = ipScope(state.config.rateLimit, ip) === 'enforce';
+    let limits = newConnectionState(state.nowMs());
+    if (perIp) {
+      const opened = openConnection(ips.get(ip), state.nowMs(), state.config.rateLimit.ws);
+      ips.set(ip, opened.ip);
+      if (!opened.accepted) {
+        socket.write('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n\r\n');
+        return socket.destroy();
+      }
+      limits = opened.connection;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
+      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -777,13 +806,17 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         connections.delete(c);
         dirty.delete(c);
         c.pending.length = 0;
-        ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
+        if (!perIp) return;
+        const left = closeConnection(ips.get(ip)!, c.limits);
+        if (wsIpIsFresh(left, state.nowMs(), state.config.rateLimit.ws)) ips.delete(ip);
+        else ips.set(ip, left);
       });
       ws.on('error', () => ws.terminate());
     });
   });
 
   return {
+    trackedIps: () => ips.size,
     sendQueues: () => [...connections].map((c) => ({ bufferedBytes: c.ws.bufferedAmount, queuedFrames: c.queuedFrames, degraded: c.degradedSince !== undefined, subscriptions: c.subs.size })),
     close(): void {
       state.exchange.listeners.delete(listener);
