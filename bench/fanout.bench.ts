@@ -49,7 +49,7 @@ const CONNECT_DEADLINE_MS = 120_000;
 const HEALTH_EVERY_MS = 50;
 const RSS_EVERY_MS = 250;
 const MB = 1024 * 1024;
-/** The interface's simultaneous (and new per minute) WebSocket connections per IP; the socket applies them even with --no-rate-limits. */
+/** The interface's simultaneous (and new per minute) WebSocket connections per IP: --no-rate-limits lifts them, but the clients stay within them (as a real venue's would). */
 const CONNECTIONS_PER_IP = 50;
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +218,9 @@ function startClients(): { ask(task: ToWorker): Promise<Counts>; stop(): Promise
 interface Samples {
   rss: number[];
   heap: number[];
+  /** The server's V8 heap as committed (heapTotal) and its memory outside the heap that V8 knows of (external). */
+  heapTotal: number[];
+  external: number[];
   /** The server's event-loop delay per probe period, ms. */
   loopP99: number[];
   loopMax: number[];
@@ -231,6 +234,8 @@ function sampleMemory(server: ServerProcess, into: Samples): () => void {
     if (m !== undefined && m !== last) {
       last = m;
       into.heap.push(m.heapUsed);
+      into.heapTotal.push(m.heapTotal);
+      into.external.push(m.external);
       into.loopP99.push(m.loopDelayP99Ms);
       into.loopMax.push(m.loopDelayMaxMs);
     }
@@ -257,9 +262,10 @@ async function main(): Promise<void> {
     // Start: the funded server, before any socket, after a second's rest.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const rssStart = server.rssBytes();
-    const heapStart = server.memory()?.heapUsed ?? 0;
+    const memoryStart = server.memory();
+    const heapStart = memoryStart?.heapUsed ?? 0;
 
-    const peak: Samples = { rss: [], heap: [], loopP99: [], loopMax: [] };
+    const peak: Samples = { rss: [], heap: [], heapTotal: [], external: [], loopP99: [], loopMax: [] };
     const stopPeak = sampleMemory(server, peak);
     const connectStart = performance.now();
     const connected = await clients.ask({ kind: 'connect', url: server.url.replace(/^http/, 'ws') + '/v1/ws', total: CONFIG.connections, paused: CONFIG.paused });
@@ -328,7 +334,7 @@ async function main(): Promise<void> {
     stopPeak();
 
     // Every socket closes; the server settles.
-    const after: Samples = { rss: [], heap: [], loopP99: [], loopMax: [] };
+    const after: Samples = { rss: [], heap: [], heapTotal: [], external: [], loopP99: [], loopMax: [] };
     const closing = await clients.ask({ kind: 'close' });
     const stopAfter = sampleMemory(server, after);
     await new Promise((resolve) => setTimeout(resolve, CONFIG.settleMs));
@@ -353,6 +359,10 @@ async function main(): Promise<void> {
       heapStartMb: round(heapStart / MB),
       heapPeakMb: round(Math.max(0, ...peak.heap) / MB),
       heapAfterCloseMb: round(Math.min(...after.heap) / MB),
+      heapTotalStartMb: round((memoryStart?.heapTotal ?? 0) / MB),
+      heapTotalAfterCloseMb: round(Math.min(...after.heapTotal) / MB),
+      externalStartMb: round((memoryStart?.external ?? 0) / MB),
+      externalAfterCloseMb: round(Math.min(...after.external) / MB),
       serverLoopDelayP99Ms: round(percentile(peak.loopP99, 50)),
       serverLoopDelayMaxMs: round(Math.max(0, ...peak.loopMax)),
       serverCpuCores: round(serverCpuShare, 2),
@@ -369,7 +379,7 @@ async function main(): Promise<void> {
     console.log(`  order acknowledgement       p50 ${figures.ackP50Ms} ms, p99 ${figures.ackP99Ms} ms (target p99 ≤ 100 ms)`);
     console.log(`  server event loop           delay p99 ${figures.serverLoopDelayP99Ms} ms (median of the half-second periods' p99), max ${figures.serverLoopDelayMaxMs} ms`);
     console.log(`  server RSS                  start ${figures.rssStartMb} MB, peak ${figures.rssPeakMb} MB (target ≤ 1,024), after close ${figures.rssAfterCloseMb} MB = ${figures.rssAfterToStart} × start (target ≤ 1.2)`);
-    console.log(`  server heap used            start ${figures.heapStartMb} MB, peak ${figures.heapPeakMb} MB, after close ${figures.heapAfterCloseMb} MB`);
+    console.log(`  server heap used            start ${figures.heapStartMb} MB, peak ${figures.heapPeakMb} MB, after close ${figures.heapAfterCloseMb} MB (committed ${figures.heapTotalStartMb} → ${figures.heapTotalAfterCloseMb} MB; external ${figures.externalStartMb} → ${figures.externalAfterCloseMb} MB)`);
     console.log(`  server CPU                  ${figures.serverCpuCores} cores busy during the drive, ${figures.serverCpuMsPer1kFrames} ms per 1,000 frames delivered (load average ${figures.loadAverage} on ${availableParallelism()} cores)`);
     console.log(`  reading clients             ${figures.framesToReaders.toLocaleString('en-US')} channel frames, ${figures.readerMbPerSec} MB/s, ${figures.readersDegraded} degraded notices`);
     console.log(`  slow consumers              ${figures.closedSlowConsumer} closed with 1008 during the drive (${figures.pausedClosedByServer} of the paused ones); ${closing.open} open when the clients closed`);

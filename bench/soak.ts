@@ -64,6 +64,8 @@ interface Sample {
   t: number;
   rss: number;
   heap: number;
+  /** The V8 heap as committed (heapTotal): the part of the RSS that the heap holds, used or not. */
+  heapTotal: number;
   /** Memory outside the JS heap that V8 knows of (Buffers and other ArrayBuffers included). */
   external: number;
 }
@@ -110,9 +112,11 @@ interface ModeResult {
   mode: string;
   rssFloorsMb: number[];
   heapFloorsMb: number[];
+  heapTotalFloorsMb: number[];
   externalFloorsMb: number[];
   rssSlopeMbPerMin: number;
   heapSlopeMbPerMin: number;
+  heapTotalSlopeMbPerMin: number;
   rssStartMb: number;
   rssEndMb: number;
   load: LoadSummary;
@@ -121,12 +125,14 @@ interface ModeResult {
 async function soak(mode: string): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'perpsim-soak-'));
   const args = mode === 'db' ? ['--db', join(dir, 'soak.db')] : ['--memory'];
-  const server = await startServerProcess([...args, '--port', '0']);
+  // BENCH_SERVER_NODE_ARGS: node options for the server's process (as in bench:fanout), e.g. a V8 heap flag to compare.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const server = await startServerProcess([...args, '--port', '0'], { nodeArgs });
   const samples: Sample[] = [];
   const t0 = performance.now();
   const timer = setInterval(() => {
     const m = server.memory();
-    samples.push({ t: (performance.now() - t0) / 1000, rss: server.rssBytes(), heap: m?.heapUsed ?? Number.NaN, external: m?.external ?? Number.NaN });
+    samples.push({ t: (performance.now() - t0) / 1000, rss: server.rssBytes(), heap: m?.heapUsed ?? Number.NaN, heapTotal: m?.heapTotal ?? Number.NaN, external: m?.external ?? Number.NaN });
   }, 1_000);
   try {
     const rssStart = server.rssBytes();
@@ -140,14 +146,16 @@ async function soak(mode: string): Promise<ModeResult> {
     }
     // A window with fewer than half its samples (the run's tail) is left out.
     const full = [...windows.entries()].filter(([, ss]) => ss.length >= WINDOW_S / 2).sort(([a], [b]) => a - b);
-    const floors = full.map(([w, ss]) => ({ minute: (WARMUP_S + (w + 0.5) * WINDOW_S) / 60, rss: Math.min(...ss.map((s) => s.rss)) / MB, heap: Math.min(...ss.map((s) => s.heap)) / MB, external: Math.min(...ss.map((s) => s.external)) / MB }));
+    const floors = full.map(([w, ss]) => ({ minute: (WARMUP_S + (w + 0.5) * WINDOW_S) / 60, rss: Math.min(...ss.map((s) => s.rss)) / MB, heap: Math.min(...ss.map((s) => s.heap)) / MB, heapTotal: Math.min(...ss.map((s) => s.heapTotal)) / MB, external: Math.min(...ss.map((s) => s.external)) / MB }));
     return {
       mode,
       rssFloorsMb: floors.map((f) => round(f.rss, 1)),
       heapFloorsMb: floors.map((f) => round(f.heap, 1)),
+      heapTotalFloorsMb: floors.map((f) => round(f.heapTotal, 1)),
       externalFloorsMb: floors.map((f) => round(f.external, 1)),
       rssSlopeMbPerMin: round(slope(floors.map((f) => ({ x: f.minute, y: f.rss })))),
       heapSlopeMbPerMin: round(slope(floors.map((f) => ({ x: f.minute, y: f.heap })))),
+      heapTotalSlopeMbPerMin: round(slope(floors.map((f) => ({ x: f.minute, y: f.heapTotal })))),
       rssStartMb: round(rssStart / MB, 1),
       rssEndMb: round(server.rssBytes() / MB, 1),
       load,
@@ -164,7 +172,7 @@ const results: ModeResult[] = [];
 for (const mode of MODES) {
   const r = await soak(mode);
   results.push(r);
-  console.log(`  ${mode.padEnd(6)} RSS floors ${r.rssFloorsMb.join(', ')} MB: slope ${r.rssSlopeMbPerMin} MB/min (target ≤ 1); heap floors ${r.heapFloorsMb.join(', ')} MB: slope ${r.heapSlopeMbPerMin} MB/min; external ${r.externalFloorsMb.join(', ')} MB`);
+  console.log(`  ${mode.padEnd(6)} RSS floors ${r.rssFloorsMb.join(', ')} MB: slope ${r.rssSlopeMbPerMin} MB/min (target ≤ 1); heap floors ${r.heapFloorsMb.join(', ')} MB: slope ${r.heapSlopeMbPerMin} MB/min; heap committed ${r.heapTotalFloorsMb.join(', ')} MB: slope ${r.heapTotalSlopeMbPerMin} MB/min; external ${r.externalFloorsMb.join(', ')} MB`);
   console.log(`         RSS ${r.rssStartMb} MB at start, ${r.rssEndMb} MB at the end; ${r.load.acknowledged} of ${r.load.sent} orders acknowledged, ack p99 ${r.load.ackP99Ms} ms`);
 }
 const by = (mode: string): ModeResult | undefined => results.find((r) => r.mode === mode);
@@ -177,6 +185,8 @@ console.log(
     dbHeapSlopeMbPerMin: by('db')?.heapSlopeMbPerMin ?? null,
     memoryRssSlopeMbPerMin: by('memory')?.rssSlopeMbPerMin ?? null,
     memoryHeapSlopeMbPerMin: by('memory')?.heapSlopeMbPerMin ?? null,
+    dbHeapTotalSlopeMbPerMin: by('db')?.heapTotalSlopeMbPerMin ?? null,
+    memoryHeapTotalSlopeMbPerMin: by('memory')?.heapTotalSlopeMbPerMin ?? null,
     dbRssFloorsMb: by('db')?.rssFloorsMb ?? null,
     memoryRssFloorsMb: by('memory')?.rssFloorsMb ?? null,
     loadAverage: round(loadavg()[0]!, 1),

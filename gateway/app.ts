@@ -11,7 +11,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { admitRequest, rateLimitedReply, settleResponse } from './rate-limit/index.ts';
+import { admitRequest, PRUNE_EVERY_MS, pruneFullBuckets, rateLimitedReply, settleResponse } from './rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from './operation.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { geoOf } from './geo.ts';
@@ -107,6 +107,8 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
   });
   void app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Full buckets are dropped now and then (a full bucket is what a missing one means).
+  let bucketsSweptAtMs = -Infinity;
   void app.register(async (api) => {
     for (const op of operations) {
       const weighted = op.weight;
@@ -122,12 +124,17 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
         handler: async (req, reply) => {
           const ip = req.ip;
           if (ipLimited) {
+            const nowMs = state.nowMs();
+            if (nowMs - bucketsSweptAtMs >= PRUNE_EVERY_MS || nowMs < bucketsSweptAtMs) {
+              bucketsSweptAtMs = nowMs;
+              pruneFullBuckets(state.ipBuckets, nowMs, state.config.rateLimit.ipBucket);
+            }
             const admission = admitRequest(state.config.rateLimit, {
               ip,
               operation: weighted,
               params: req.query as Record<string, string | undefined>,
               bucket: state.ipBuckets.get(ip),
-              nowMs: state.nowMs(),
+              nowMs,
             });
             if (admission.kind === 'limited') {
               state.ipBuckets.set(ip, admission.bucket);

@@ -22,6 +22,8 @@
  * Draws come from a seeded PRNG, so the same `seed` sends the same order stream.
  */
 import { generateKeyPairSync, randomBytes, sign as ed25519Sign } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import Big from 'big.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiError, Client, fromUnits, type ChannelFrame, type Market, type Order, type RequestSigner } from '../client/index.ts';
@@ -88,6 +90,39 @@ export interface LoadReport {
   refusals: Record<string, number>;
 }
 
+/**
+ * REST connections the generator keeps open to the server at most. The global fetch opens a
+ * connection per request in flight, without bound: a server that fell behind held ten
+ * thousand of them (docs/decisions.md "Memory after the fan-out and under the soak"). Requests
+ * past the pool wait in its queue, their latency still counted from send: the load stays open-loop.
+ */
+export const LOAD_CONNECTIONS = 32;
+
+/** fetch over node:http(s) with a keep-alive pool of `connections` sockets (`close` ends them). */
+export function pooledFetch(baseUrl: string, connections: number): { fetch: typeof fetch; close(): void } {
+  const secure = new URL(baseUrl).protocol === 'https:';
+  const agent = new (secure ? https : http).Agent({ keepAlive: true, maxSockets: connections });
+  const request = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
+    new Promise((resolve, reject) => {
+      const url = input instanceof Request ? input.url : input;
+      const headers = Object.fromEntries(new Headers(init.headers));
+      const req = (secure ? https : http).request(url, { method: init.method ?? 'GET', headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const replyHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers: replyHeaders }));
+        });
+      });
+      req.on('error', reject);
+      req.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+  return { fetch: request as typeof fetch, close: () => agent.destroy() };
+}
+
 export const DEFAULT_MIX: Mix = { place: 60, cancel: 25, modify: 10, ioc: 5 };
 
 /**
@@ -133,7 +168,16 @@ interface Trader {
 const LIVE = new Set(['OPEN', 'PARTIALLY_FILLED']);
 
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
-  const admin = new Client({ baseUrl: options.url, ...(options.controlToken !== undefined && { controlToken: options.controlToken }) });
+  const pool = pooledFetch(options.url, LOAD_CONNECTIONS);
+  try {
+    return await loadThrough(options, pool.fetch);
+  } finally {
+    pool.close();
+  }
+}
+
+async function loadThrough(options: LoadOptions, fetch: typeof globalThis.fetch): Promise<LoadReport> {
+  const admin = new Client({ baseUrl: options.url, fetch, ...(options.controlToken !== undefined && { controlToken: options.controlToken }) });
   const market = await admin.market(options.market);
   const prng = createPrng(options.seed);
   const prices = priceDrawer(market, prng);
@@ -144,7 +188,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const address = `0x${randomBytes(20).toString('hex')}`;
     await admin.sim.registerApiKey(address, key.publicKey);
     await admin.sim.deposit(address, options.depositUsd);
-    traders.push({ client: new Client({ baseUrl: options.url, address, key }), address, live: new Map() });
+    traders.push({ client: new Client({ baseUrl: options.url, address, key, fetch }), address, live: new Map() });
   }
 
   // Writes waiting for the orders event that answers them, by what that event will name. The

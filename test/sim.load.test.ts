@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, parseMix, percentiles, runLoad, type LoadOptions } from '../sim/load.ts';
+import { formatReport, LOAD_CONNECTIONS, parseMix, percentiles, runLoad, type LoadOptions } from '../sim/load.ts';
 import { startServer, type Server } from '../sim/server.ts';
 
 let server: Server;
@@ -52,6 +52,34 @@ describe('load generator: funds accounts through /sim, signs with real keys, rep
   it('refusals are counted by reason: IOC orders with nothing to take are IOC_CANCELED', async () => {
     const report = await runLoad(base({ mix: { place: 0, cancel: 0, modify: 0, ioc: 1 }, rate: 50, market: 'SOL-USD' }));
     expect(report.refusals.IOC_CANCELED).toBe(report.sent);
+  });
+});
+
+describe('load generator: a slow server gets a backlog of requests, not of connections', () => {
+  it(`keeps at most ${LOAD_CONNECTIONS} connections open to the server however many requests are in flight`, async () => {
+    // Every request waits 250 ms before the server sees it: at 600 writes/s about 150 are in flight.
+    const http = server.app.server;
+    const handlers = http.listeners('request') as ((...args: unknown[]) => void)[];
+    http.removeAllListeners('request');
+    const delayed = (...args: unknown[]): void => void setTimeout(() => handlers.forEach((h) => h(...args)), 250);
+    http.on('request', delayed);
+    let open = 0;
+    let maxOpen = 0;
+    const onConnection = (socket: import('node:net').Socket): void => {
+      maxOpen = Math.max(maxOpen, ++open);
+      socket.once('close', () => open--);
+    };
+    http.on('connection', onConnection);
+    try {
+      const report = await runLoad(base({ rate: 600, durationS: 1, mix: { place: 100, cancel: 0, modify: 0, ioc: 0 } }));
+      expect(report.acknowledged).toBe(report.sent);
+      expect(maxOpen).toBeGreaterThan(1);
+      expect(maxOpen).toBeLessThanOrEqual(LOAD_CONNECTIONS + 2); // + the feed's WebSocket and the admin's
+    } finally {
+      http.off('connection', onConnection);
+      http.removeAllListeners('request');
+      for (const h of handlers) http.on('request', h);
+    }
   });
 });
 

@@ -17,7 +17,7 @@
  * Exactness: the level is kept in thousandths of a weight unit (token-bucket.ts), so with
  * integer millisecond clock readings the refill is exact.
  */
-import { bucketTokens, deductFromBucket, fullBucket, msUntilCovered, takeFromBucket, type TokenBucket, type TokenBucketRule } from './token-bucket.ts';
+import { bucketIsFull, bucketTokens, deductFromBucket, fullBucket, msUntilCovered, takeFromBucket, type TokenBucket, type TokenBucketRule } from './token-bucket.ts';
 
 const MS_PER_SECOND = 1000;
 
@@ -58,4 +58,9 @@ export function postCharge(bucket: IpBucket | undefined, weight: number, nowMs: 
 /** Milliseconds from `nowMs` until the bucket covers `weight` (0 when it does). */
 export function ipRetryAfterMs(bucket: IpBucket | undefined, weight: number, nowMs: number, rule: TokenBucketRule): number {
   return msUntilCovered(bucket, weight, nowMs, rule);
+}
+
+/** Drops the buckets that are full at `nowMs` (a full bucket and a missing one mean the same). */
+export function pruneFullBuckets(buckets: Map<string, IpBucket>, nowMs: number, rule: TokenBucketRule): void {
+  for (const [ip, bucket] of buckets) if (bucketIsFull(bucket, nowMs, rule)) buckets.delete(ip);
 }

@@ -80,3 +80,15 @@ export function deductFromBucket(bucket: TokenBucket | undefined, cost: number, 
   const current = refillBucket(bucket, nowMs, rule);
   return { scaled: current.scaled - cost * rule.perMs, atMs: current.atMs };
 }
+
+/** Whether the bucket is full at `nowMs`: the same as a missing bucket, so its holder may forget it. */
+export function bucketIsFull(bucket: TokenBucket | undefined, nowMs: number, rule: TokenBucketRule): boolean {
+  return refillBucket(bucket, nowMs, rule).scaled >= rule.capacity * rule.perMs;
+}
+
+/**
+ * Per-key state (buckets by IP) is swept of entries equal to the default at most once per this
+ * many clock milliseconds, from the path that updates it: the maps hold the IPs of about the
+ * last minute, not every IP ever seen, at a cost of one pass per sweep.
+ */
+export const PRUNE_EVERY_MS = 10_000;

@@ -34,7 +34,7 @@
  *
  * Time: `nowMs` is passed in. State is plain readonly data; every function returns new values.
  */
-import { bucketTokens, takeFromBucket, type TokenBucket, type TokenBucketRule } from './token-bucket.ts';
+import { bucketIsFull, bucketTokens, takeFromBucket, type TokenBucket, type TokenBucketRule } from './token-bucket.ts';
 
 export interface WsLimitsConfig {
   readonly connectionsPerIp: number;
@@ -90,11 +90,12 @@ export function openConnection(ip: WsIpState | undefined, nowMs: number, config:
   }
   const charged = { ...current, newConnections: token.bucket };
   if (current.connections >= config.connectionsPerIp) return { accepted: false, ip: charged, reason: 'connections' };
-  return {
-    accepted: true,
-    ip: { ...charged, connections: current.connections + 1 },
-    connection: { openedAtMs: nowMs, subscriptions: 0, inFlightPosts: 0 },
-  };
+  return { accepted: true, ip: { ...charged, connections: current.connections + 1 }, connection: newConnectionState(nowMs) };
+}
+
+/** The counters of a connection opened at `nowMs` (also for one the per-IP limits do not apply to). */
+export function newConnectionState(nowMs: number): WsConnectionState {
+  return { openedAtMs: nowMs, subscriptions: 0, inFlightPosts: 0 };
 }
 
 /** A connection closed: its slot and its subscriptions go back to the IP. */
@@ -104,6 +105,19 @@ export function closeConnection(ip: WsIpState, connection: WsConnectionState): W
     connections: Math.max(0, ip.connections - 1),
     subscriptions: Math.max(0, ip.subscriptions - connection.subscriptions),
   };
+}
+
+/**
+ * Whether an IP's counters at `nowMs` are those of an IP never seen (no connection, no
+ * subscription, both token buckets full): the caller may then drop its entry.
+ */
+export function wsIpIsFresh(ip: WsIpState, nowMs: number, config: WsLimitsConfig): boolean {
+  return (
+    ip.connections === 0 &&
+    ip.subscriptions === 0 &&
+    bucketIsFull(ip.newConnections, nowMs, config.newConnections) &&
+    bucketIsFull(ip.messages, nowMs, config.clientMessages)
+  );
 }
 
 /** Clock reading (ms) at which a connection reaches its 24-hour lifetime and is closed. */

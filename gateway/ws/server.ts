@@ -61,11 +61,18 @@ import {
   beginPost,
   closeConnection,
   endPost,
+  FRESH_WS_IP,
+  ipScope,
+  newConnectionState,
   openConnection,
+  PRUNE_EVERY_MS,
   receiveFrame,
   removeSubscription,
+  wsIpIsFresh,
   type WsConnectionState,
+  type WsFrameKind,
   type WsIpState,
+  type WsMessageResult,
 } from '../rate-limit/index.ts';
 import { CHANNELS, isChannelName, type Subscription, type Update } from './channels.ts';
 
@@ -109,6 +116,8 @@ export function textFrame(payload: string): Buffer {
 interface Connection {
   ws: WebSocket;
   ip: string;
+  /** Whether the per-IP limits apply (not with rate limits off or an allowlisted IP); its IP's counters are in `ips` if so. */
+  perIp: boolean;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
   /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
@@ -117,6 +126,9 @@ interface Connection {
   queuedFrames: number;
   /** The write callback of every frame: counts it done. */
   written: () => void;
+  /** Frame counts of the multi-frame writes not yet completed, oldest first, and their callback. */
+  writes: number[];
+  writtenMany: () => void;
   /** Wall-clock ms since the connection is over its send budget (no channel data); undefined: it is not. */
   degradedSince: number | undefined;
   /** The socket is corked until the end of this event-loop iteration (see the module comment). */
@@ -125,6 +137,31 @@ interface Connection {
   pending: Buffer[];
   pendingBytes: number;
   pendingFrames: number;
+}
+
+/** A concatenation of pending parts made during one flush, shared by the connections whose parts are the same. */
+interface Joined {
+  parts: Buffer[];
+  bytes: Buffer;
+}
+
+/** The concatenation of `parts` (`length` bytes): one made earlier in this flush of the very same parts, else a new one. */
+function joinShared(joined: Map<Buffer, Joined[]>, parts: readonly Buffer[], length: number): Buffer {
+  let candidates = joined.get(parts[0]!);
+  if (candidates !== undefined) {
+    for (const j of candidates) {
+      if (j.parts.length !== parts.length || j.bytes.length !== length) continue;
+      let same = true;
+      for (let i = 1; i < parts.length && same; i++) same = j.parts[i] === parts[i];
+      if (same) return j.bytes;
+    }
+  } else {
+    candidates = [];
+    joined.set(parts[0]!, candidates);
+  }
+  const bytes = Buffer.concat(parts, length);
+  candidates.push({ parts: parts.slice(), bytes });
+  return bytes;
 }
 
 /** The socket under a `ws` WebSocket (its `_socket`, a net.Socket once open). */
@@ -164,6 +201,16 @@ const SLOW_CONSUMER_GRACE_MS = 1_000;
 
 /** How long channel data may wait to leave with later data in one write, ms (docs/decisions.md "Slow consumers"). */
 export const DEFAULT_COALESCE_MS = 20;
+/** Connections whose pending data one event-loop turn of the window's flush writes. */
+const FLUSH_CHUNK = 250;
+/**
+ * Socket writes per second the windows' flushes aim to stay under: a window that follows a
+ * flush of n connections lasts at least n / FLUSH_WRITES_PER_SEC seconds, up to
+ * MAX_COALESCE_MS (the periodic timer's period). A few connections keep the 20 ms window; 1,500
+ * readers of one book get 50 ms (a write per connection per window is most of the fan-out's cost).
+ */
+const FLUSH_WRITES_PER_SEC = 30_000;
+const MAX_COALESCE_MS = 50;
 
 export interface WsOptions {
   sendBudget?: Partial<SendBudget>;
@@ -271,6 +318,8 @@ export interface SendQueue {
 export interface WsHandle {
   /** The send queue of every open connection (tests and benches watch slow consumers with it). */
   sendQueues(): SendQueue[];
+  /** How many IPs the per-IP limits hold counters for (tests watch that they are forgotten). */
+  trackedIps(): number;
   close(): void;
 }
 
@@ -279,7 +328,21 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const connections = new Set<Connection>();
   /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
   let subscribed = 0;
+  // Per-IP counters; an entry equal to a new IP's is dropped (on close, and swept from the tick).
   const ips = new Map<string, WsIpState>();
+  let ipsSweptAtMs = -Infinity;
+  const sweepIps = (nowMs: number): void => {
+    if (nowMs - ipsSweptAtMs < PRUNE_EVERY_MS && nowMs >= ipsSweptAtMs) return;
+    ipsSweptAtMs = nowMs;
+    for (const [ip, counters] of ips) if (wsIpIsFresh(counters, nowMs, state.config.rateLimit.ws)) ips.delete(ip);
+  };
+  /** A client frame against its IP's message limit (passed untouched where per-IP limits do not apply). */
+  const countFrame = (c: Connection, kind: WsFrameKind): WsMessageResult => {
+    if (!c.perIp) return { allowed: true, ip: FRESH_WS_IP };
+    const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
+    ips.set(c.ip, counted.ip);
+    return counted;
+  };
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
@@ -308,17 +371,26 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     setImmediate(flush, c);
   };
 
-  /** Hands `frames` frames (their bytes) to the socket; false: the connection is gone or going. Calls no hook. */
-  const writeBytes = (c: Connection, bytes: Buffer, frames: number): boolean => {
+  /**
+   * Hands `frames` frames (their bytes) to the socket; false: the connection is gone or going.
+   * Calls no hook. `cork`: false for the window's flush (one write per connection: nothing to gather).
+   */
+  const writeBytes = (c: Connection, bytes: Buffer, frames: number, cork = true): boolean => {
     const socket = socketOf(c.ws);
     if (c.ws.readyState !== c.ws.OPEN || socket === undefined) return false;
     if (c.ws.bufferedAmount > budget.hardMaxBytes) {
       closeSlow(c);
       return false;
     }
-    begin(c, socket);
+    if (cork) begin(c, socket);
     c.queuedFrames += frames;
-    socket.write(bytes, frames === 1 ? c.written : () => void (c.queuedFrames -= frames));
+    if (frames === 1) {
+      socket.write(bytes, c.written);
+    } else {
+      // Callbacks run in write order: one bound function and a FIFO of frame counts, no closure per write.
+      c.writes.push(frames);
+      socket.write(bytes, c.writtenMany);
+    }
     return true;
   };
 
@@ -328,25 +400,46 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const dirty = new Set<Connection>();
   let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
-  /** Writes the connection's pending channel data as one buffer. */
-  const drain = (c: Connection): void => {
+  /**
+   * Writes the connection's pending channel data as one buffer. `joined`: buffers already
+   * concatenated in this flush, by their first part; connections holding the same
+   * subscriptions have the same parts (the same Buffer objects) in the same order, so they
+   * share one concatenation instead of copying the same bytes once each.
+   */
+  const drain = (c: Connection, joined?: Map<Buffer, Joined[]>): void => {
     if (c.pending.length === 0) return;
-    const bytes = c.pending.length === 1 ? c.pending[0]! : Buffer.concat(c.pending, c.pendingBytes);
+    const bytes = c.pending.length === 1 ? c.pending[0]! : joined === undefined ? Buffer.concat(c.pending, c.pendingBytes) : joinShared(joined, c.pending, c.pendingBytes);
     const frames = c.pendingFrames;
     c.pending.length = 0;
     c.pendingBytes = 0;
     c.pendingFrames = 0;
-    writeBytes(c, bytes, frames);
+    if (joined === undefined || c.corked) writeBytes(c, bytes, frames);
+    else writeBytes(c, bytes, frames, false);
   };
 
-  /** The window's end: every pending buffer goes to the kernel now (uncorked), so the next window judges what it could not take. */
-  const flushAll = (): void => {
+  /**
+   * The window's end: every pending buffer goes to the kernel now (uncorked), so the next
+   * window judges what it could not take. `FLUSH_CHUNK` connections per event-loop turn: the
+   * turns between chunks serve requests (/health, orders) instead of waiting for every
+   * connection's write; data queued meanwhile joins its connection's pending list (order kept).
+   * `all`: in one turn (shutdown).
+   */
+  let lastFlushSize = 0;
+  const flushAll = (all = false): void => {
     flushTimer = undefined;
-    for (const c of dirty) {
-      drain(c);
+    lastFlushSize = dirty.size;
+    const batch = [...dirty];
+    dirty.clear();
+    flushChunk(batch, 0, new Map(), all);
+  };
+  const flushChunk = (batch: Connection[], from: number, joined: Map<Buffer, Joined[]>, all: boolean): void => {
+    const end = all ? batch.length : Math.min(batch.length, from + FLUSH_CHUNK);
+    for (let i = from; i < end; i++) {
+      const c = batch[i]!;
+      drain(c, joined);
       flush(c);
     }
-    dirty.clear();
+    if (end < batch.length) setImmediate(flushChunk, batch, end, joined, all);
   };
 
   const queue = (c: Connection, bytes: Buffer, frames: number): void => {
@@ -354,7 +447,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     c.pendingBytes += bytes.length;
     c.pendingFrames += frames;
     dirty.add(c);
-    flushTimer ??= coalesceMs === 0 ? setImmediate(flushAll) : setTimeout(flushAll, coalesceMs);
+    flushTimer ??= coalesceMs === 0 ? setImmediate(flushAll, false) : setTimeout(flushAll, Math.max(coalesceMs, Math.min(MAX_COALESCE_MS, (lastFlushSize * 1000) / FLUSH_WRITES_PER_SEC)), false);
   };
 
   /** What the fault hook says of the next frame: true to send it (a 'close' or 'drop' is carried out here). */
@@ -526,6 +619,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const periodic = setInterval(() => {
     const now = state.exchange.clock();
     const nowMs = Date.now();
+    sweepIps(state.nowMs());
     // A periodic frame depends on the subscription's identity only: built once per tick.
     const built = new Map<string, Buffer | undefined>();
     for (const c of connections) {
@@ -641,10 +735,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (c.subs.has(sub.key)) return fail(c, 400, 'already subscribed');
-    const ip = ips.get(c.ip)!;
-    const added = addSubscription(ip, c.limits, state.config.rateLimit.ws);
+    const added = addSubscription(c.perIp ? ips.get(c.ip)! : FRESH_WS_IP, c.limits, state.config.rateLimit.ws);
     if (!added.accepted) return fail(c, 429, 'too many subscriptions');
-    ips.set(c.ip, added.ip);
+    if (c.perIp) ips.set(c.ip, added.ip);
     c.limits = added.connection;
     if (c.subs.size === 0) subscribed++;
     c.subs.set(sub.key, sub);
@@ -663,8 +756,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
     if (c.subs.size === 0) subscribed--;
     c.plan = planOf(c);
-    const removed = removeSubscription(ips.get(c.ip)!, c.limits);
-    ips.set(c.ip, removed.ip);
+    const removed = removeSubscription(c.perIp ? ips.get(c.ip)! : FRESH_WS_IP, c.limits);
+    if (c.perIp) ips.set(c.ip, removed.ip);
     c.limits = removed.connection;
     send(c, { type: 'unsubscribed', ...frameBase(sub) });
   };
@@ -755,14 +848,12 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       msg = JSON.parse(text) as Record<string, unknown>;
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new Error('not an object');
     } catch {
-      const counted = receiveFrame(ips.get(c.ip), 'malformed', state.nowMs(), state.config.rateLimit.ws);
-      ips.set(c.ip, counted.ip);
+      countFrame(c, 'malformed');
       return fail(c, 400, 'malformed frame: expected a JSON object');
     }
     const type = printable(msg.type);
     const kind = type === 'subscribe' || type === 'unsubscribe' || type === 'post' || type === 'get' ? type : 'malformed';
-    const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
-    ips.set(c.ip, counted.ip);
+    const counted = countFrame(c, kind);
     if (!counted.allowed) return fail(c, 429, 'too many messages', { retryAfterMs: counted.retryAfterMs });
     switch (kind) {
       case 'subscribe':
@@ -782,14 +873,20 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const path = (req.url ?? '').split('?')[0];
     if (path !== WS_PATH) return socket.destroy();
     const ip = req.socket.remoteAddress ?? '';
-    const opened = openConnection(ips.get(ip), state.nowMs(), state.config.rateLimit.ws);
-    ips.set(ip, opened.ip);
-    if (!opened.accepted) {
-      socket.write('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n\r\n');
-      return socket.destroy();
+    // --no-rate-limits (a fixture's or a benchmark's thousands of sockets) and allowlisted IPs: no per-IP limit.
+    const perIp = ipScope(state.config.rateLimit, ip) === 'enforce';
+    let limits = newConnectionState(state.nowMs());
+    if (perIp) {
+      const opened = openConnection(ips.get(ip), state.nowMs(), state.config.rateLimit.ws);
+      ips.set(ip, opened.ip);
+      if (!opened.accepted) {
+        socket.write('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n\r\n');
+        return socket.destroy();
+      }
+      limits = opened.connection;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, limits: opened.connection, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
+      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
@@ -799,18 +896,22 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         if (connections.delete(c) && c.subs.size > 0) subscribed--;
         dirty.delete(c);
         c.pending.length = 0;
-        ips.set(ip, closeConnection(ips.get(ip)!, c.limits));
+        if (!perIp) return;
+        const left = closeConnection(ips.get(ip)!, c.limits);
+        if (wsIpIsFresh(left, state.nowMs(), state.config.rateLimit.ws)) ips.delete(ip);
+        else ips.set(ip, left);
       });
       ws.on('error', () => ws.terminate());
     });
   });
 
   return {
+    trackedIps: () => ips.size,
     sendQueues: () => [...connections].map((c) => ({ bufferedBytes: c.ws.bufferedAmount, queuedFrames: c.queuedFrames, degraded: c.degradedSince !== undefined, subscriptions: c.subs.size })),
     close(): void {
       state.exchange.listeners.delete(listener);
       clearInterval(periodic);
-      flushAll();
+      flushAll(true);
       for (const c of connections) {
         flush(c);
         c.ws.close(1001, 'server shutting down');
