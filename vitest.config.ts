@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** The read suites that run a second time with history in SQLite tables (gateway/history-store.ts). */
+/** The read suites that run a second time with history in SQLite tables (gateway/read-models/history-store.ts). */
 const HISTORY_READ_SUITES = [
   'test/gateway.account-reads.test.ts',
   'test/gateway.market-reads.test.ts',

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import WebSocket from 'ws';
 import { ERROR_SOURCES, ERROR_TYPES, REJECTION_REASONS } from '../engine/spec.ts';
-import { createExchange } from '../gateway/exchange.ts';
+import { createExchange } from '../gateway/read-models/exchange.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { placeOrderRequest, wallet, type GatewayHarness, type Wallet } from '../test/support/gateway-fixture.ts';
 import { headerSet, hex, hostileValue, jsonBody, jsonText, pathText, queryText, shaped, type FuzzWorld, type JsonSchema, type Tree } from '../test/support/fuzz-inputs.ts';

@@ -22,21 +22,21 @@
 import type { EngineConfig, EngineEvent } from '../engine/index.ts';
 import type { ArcusNetworkName, ServerClocks, WalletDomainConfig } from './auth/index.ts';
 import type { Verifier } from './auth/verifier.ts';
-import { addTrades, createCandleStore } from './candles.ts';
-import { createExchange, type Clock, type ExchangeLimits } from './exchange.ts';
-import { createFundingRateStore, recordFundingRate } from './funding-rates-store.ts';
-import { createKeyRegistry } from './keys.ts';
-import { createLeaderboardState } from './leaderboard.ts';
-import { createMarketStatsStore, recordTrades } from './market-stats.ts';
-import { DEFAULT_NETWORK, networkConfig } from './network.ts';
-import { createNotificationState } from './notifications.ts';
-import type { GatewayConfig, GatewayState } from './operation.ts';
-import { createPortfolioState } from './portfolio.ts';
-import { createPreferencesState } from './preferences.ts';
-import { createReferralState } from './referral.ts';
-import { followServices } from './services.ts';
-import { createSchemaValidator } from './validator.ts';
-import { createMarketAttributeTracker } from './ws/market-attributes.ts';
+import { addTrades, createCandleStore } from './read-models/candles.ts';
+import { createExchange, type Clock, type ExchangeLimits } from './read-models/exchange.ts';
+import { createFundingRateStore, recordFundingRate } from './read-models/funding-rates-store.ts';
+import { createKeyRegistry } from './auth/keys.ts';
+import { createLeaderboardState } from './services/leaderboard.ts';
+import { createMarketStatsStore, recordTrades } from './read-models/market-stats.ts';
+import { DEFAULT_NETWORK, networkConfig } from './auth/network.ts';
+import { createNotificationState } from './services/notifications.ts';
+import type { GatewayConfig, GatewayState } from './contract/operation.ts';
+import { createPortfolioState } from './services/portfolio.ts';
+import { createPreferencesState } from './services/preferences.ts';
+import { createReferralState } from './services/referral.ts';
+import { followServices } from './services/follow.ts';
+import { createSchemaValidator } from './contract/validator.ts';
+import { createMarketAttributeTracker } from './read-models/market-attributes.ts';
 
 export interface GatewayOptions {
   /** The engine's markets, risk parameters and limits. */

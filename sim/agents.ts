@@ -13,7 +13,7 @@
  * Both draw from a seeded PRNG.
  */
 import { accountOrders, findAccount, positionOf, LIMITS, onTierTick, type BatchOrder, type Engine, type MarketState } from '../engine/index.ts';
-import type { Exchange } from '../gateway/exchange.ts';
+import type { Exchange } from '../gateway/read-models/exchange.ts';
 import { createPrng, type Prng } from './prng.ts';
 
 export interface AgentParams {

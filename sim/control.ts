@@ -12,15 +12,15 @@ import { Type } from 'typebox';
 import { priceToTicks } from '../engine/index.ts';
 import { LIMITS } from '../engine/spec.ts';
 import { normalizeAddress } from '../gateway/auth/index.ts';
-import { price, usd } from '../gateway/format.ts';
-import { registerKey, type KeyPermission } from '../gateway/keys.ts';
-import { resolveMarket } from '../gateway/markets.ts';
-import type { GatewayState } from '../gateway/operation.ts';
+import { price, usd } from '../gateway/contract/format.ts';
+import { registerKey, type KeyPermission } from '../gateway/auth/keys.ts';
+import { resolveMarket } from '../gateway/read-models/markets.ts';
+import type { GatewayState } from '../gateway/contract/operation.ts';
 import { advance, nowMicros, setMode, type SimClock } from './clock.ts';
 
 /**
  * Bounds of the control inputs (README "Control routes"): beyond them a request is 400 before
- * it touches the state. Numbers are finite (gateway/validator.ts); decimal strings have at most
+ * it touches the state. Numbers are finite (gateway/contract/validator.ts); decimal strings have at most
  * `decimalMaxLength` characters; a deposit is at most `maxDepositUsd`.
  */
 export const CONTROL_LIMITS = {

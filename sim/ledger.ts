@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ledger, quantumsToSize } from '../engine/index.ts';
-import { usd } from '../gateway/format.ts';
-import type { GatewayState } from '../gateway/operation.ts';
+import { usd } from '../gateway/contract/format.ts';
+import type { GatewayState } from '../gateway/contract/operation.ts';
 
 const AMOUNT = Type.String({ description: 'USD, exact decimal' });
 

@@ -2,7 +2,7 @@
  * The simulated market, apart from any server: oracle feeds and liquidity agents stepping an
  * exchange on its own clock. The server (server.ts) and the backtester both drive it.
  */
-import type { Exchange } from '../gateway/exchange.ts';
+import type { Exchange } from '../gateway/read-models/exchange.ts';
 import { createAgents, noise, requote, type AgentParams } from './agents.ts';
 import { createWalk, step, walkParamsFor, type WalkParams } from './feeds.ts';
 import { createReplay, replayPrice, type PriceRow } from './replay-feed.ts';

@@ -24,7 +24,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { normalizeAddress } from '../gateway/auth/index.ts';
-import type { GatewayState } from '../gateway/operation.ts';
+import type { GatewayState } from '../gateway/contract/operation.ts';
 import type { WsHooks } from '../gateway/ws/server.ts';
 import { CONSOLE_HEADER, type RequestRecord } from './ui/protocol.ts';
 

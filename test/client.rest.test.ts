@@ -5,8 +5,8 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ApiKey, Client, type Order, type OrderAck } from '../client/index.ts';
-import { fundingRateString } from '../gateway/funding-rates-store.ts';
-import { marketsById } from '../gateway/markets.ts';
+import { fundingRateString } from '../gateway/read-models/funding-rates-store.ts';
+import { marketsById } from '../gateway/read-models/markets.ts';
 import { startServer, type Server } from '../sim/server.ts';
 
 let server: Server;

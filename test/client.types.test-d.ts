@@ -25,7 +25,7 @@ import type {
   TransferReply,
   TransferUpdate,
 } from '../client/types.ts';
-import type { CANDLES_RESPONSES, CandleRecord, FillRecord, MarketRow, OrderRecord } from '../gateway/reply-schema.ts';
+import type { CANDLES_RESPONSES, CandleRecord, FillRecord, MarketRow, OrderRecord } from '../gateway/contract/reply-schema.ts';
 import type { ACCOUNT_STATS_RESPONSES } from '../gateway/operations/account-stats.ts';
 import type { ACCOUNT_TRANSFER_UPDATES_RESPONSES, AccountTransferUpdateSchema } from '../gateway/operations/account-transfer-updates.ts';
 import type { ADJUST_ISOLATED_MARGIN_RESPONSES } from '../gateway/operations/adjust-isolated-margin.ts';
@@ -85,7 +85,7 @@ import type { ScheduleCancelReply as ScheduleCancelSchema } from '../gateway/ope
 import type { CancelOrderAccepted, CancelOrderRejected } from '../gateway/operations/cancel-order.ts';
 import type { ModifyOrderAccepted, ModifyOrderRejected } from '../gateway/operations/modify-order.ts';
 import type { PlaceOrderAccepted, PlaceOrderRejected } from '../gateway/operations/place-order.ts';
-import type { PositionRecord } from '../gateway/positions.ts';
+import type { PositionRecord } from '../gateway/read-models/positions.ts';
 
 /** The keys a type names, its index signature left out. */
 type NamedKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };

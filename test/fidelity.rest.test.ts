@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
-import { registerKey } from '../gateway/keys.ts';
+import { registerKey } from '../gateway/auth/keys.ts';
 import { shapeOf } from './support/json-shape.ts';
 import { DAY_US, gateway, T0_US, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 

@@ -9,9 +9,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findAccount, priceToTicks, sizeToQuantums, type PlaceOrderCommand } from '../engine/index.ts';
-import { usd } from '../gateway/format.ts';
-import { DEFAULT_HISTORY_LIMIT } from '../gateway/history.ts';
-import { registerKey, revokeKey } from '../gateway/keys.ts';
+import { usd } from '../gateway/contract/format.ts';
+import { DEFAULT_HISTORY_LIMIT } from '../gateway/read-models/history.ts';
+import { registerKey, revokeKey } from '../gateway/auth/keys.ts';
 import { DAY_US, gateway, placeOrderRequest, SQLITE_HISTORY, T0_US, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 
 const alice = wallet(0xa1);
@@ -668,7 +668,7 @@ describe('GET /v1/apiKeys (auth key: X-API-Key only): {apiKeys: [{apiKey, addres
   });
 });
 
-describe('account ledgers (gateway/history.ts): kept by the exchange, bounded per account and kind', () => {
+describe('account ledgers (gateway/read-models/history.ts): kept by the exchange, bounded per account and kind', () => {
   // The memory store's own bound; the SQLite tables' reads are capped at the default.
   it.skipIf(SQLITE_HISTORY)('keeps the newest `ledgerEntriesPerAccount` entries (10,000 by default), dropping the oldest', async () => {
     const h = await gateway();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { marketOf, positionOf } from '../engine/account.ts';
 import { findAccount, type EngineEvent, type LeverageEvent, type PositionEvent, type TransferEvent } from '../engine/index.ts';
-import { registerKey } from '../gateway/keys.ts';
-import { setNetwork } from '../gateway/network.ts';
+import { registerKey } from '../gateway/auth/keys.ts';
+import { setNetwork } from '../gateway/auth/network.ts';
 import { DAY_US, gateway, placeOrderRequest, scheme2Headers, T0_US, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 import {
   DEV_KEYS,

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findAccount, lifetimeFeesPaid } from '../engine/index.ts';
 import { scheme2Message } from '../gateway/auth/index.ts';
-import { COMMISSION_SCHEDULE } from '../gateway/referral.ts';
+import { COMMISSION_SCHEDULE } from '../gateway/services/referral.ts';
 import { gateway, placeOrderRequest, scheme2Headers, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 
 const a = wallet(0x11);

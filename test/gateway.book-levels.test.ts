@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileMarket } from '../engine/index.ts';
-import { aggregateLevels, aggregationError, bestFirst, bookSideLevels, bucketOf, formatLevels, type RawLevel } from '../gateway/book-levels.ts';
+import { aggregateLevels, aggregationError, bestFirst, bookSideLevels, bucketOf, formatLevels, type RawLevel } from '../gateway/read-models/book-levels.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 
 const btc = compileMarket(defaultMarkets().find((m) => m.displayName === 'BTC-USD')!);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileMarket, priceToTicks, sizeToQuantums, type TradesEvent } from '../engine/index.ts';
-import { addTrades, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US } from '../gateway/candles.ts';
+import { addTrades, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US } from '../gateway/read-models/candles.ts';
 import { createGateway } from '../gateway/gateway.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { defaultMarkets } from '../sim/markets.ts';

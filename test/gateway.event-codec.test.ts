@@ -5,8 +5,8 @@
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
-import { accountKeyOf } from '../gateway/account-key.ts';
-import type { Exchange } from '../gateway/exchange.ts';
+import { accountKeyOf } from '../gateway/shared/account-key.ts';
+import type { Exchange } from '../gateway/read-models/exchange.ts';
 import { decodeEvent, encodeEvent } from '../gateway/persistence/event-codec.ts';
 import { openPersistence } from '../gateway/persistence/index.ts';
 import { gateway, USD, wallet } from './support/gateway-fixture.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileMarket, type OrderEvent } from '../engine/index.ts';
-import { averagePrice, formatOrder, orderIdString, parseOrderId, size, usd } from '../gateway/format.ts';
+import { averagePrice, formatOrder, orderIdString, parseOrderId, size, usd } from '../gateway/contract/format.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 
 const btc = compileMarket(defaultMarkets().find((m) => m.displayName === 'BTC-USD')!);

@@ -29,7 +29,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { ERROR_SOURCES, ERROR_TYPES, REJECTION_REASONS } from '../engine/spec.ts';
 import { lastPathSegment, scheme2Message } from '../gateway/auth/index.ts';
-import type { Operation } from '../gateway/operation.ts';
+import type { Operation } from '../gateway/contract/operation.ts';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { DAY_US, gateway, placeOrderRequest, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 import { countAssertion } from './support/assertion-count.ts';

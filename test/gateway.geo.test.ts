@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { geoConfig } from '../gateway/geo.ts';
+import { geoConfig } from '../gateway/http/geo.ts';
 import { gateway, placeOrderRequest, wallet } from './support/gateway-fixture.ts';
 
 const alice = wallet(0xa7);

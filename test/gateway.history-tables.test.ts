@@ -1,5 +1,5 @@
 /**
- * History in SQLite tables (gateway/persistence/history-tables.ts, gateway/history-store.ts):
+ * History in SQLite tables (gateway/persistence/history-tables.ts, gateway/read-models/history-store.ts):
  * written with the journal, never twice, truncated with images, pruned by retention. The read
  * suites themselves run on these tables in the `history-sqlite` vitest project.
  */
@@ -8,13 +8,13 @@ import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
-import { accountKeyOf } from '../gateway/account-key.ts';
-import type { Exchange, Submission } from '../gateway/exchange.ts';
+import { accountKeyOf } from '../gateway/shared/account-key.ts';
+import type { Exchange, Submission } from '../gateway/read-models/exchange.ts';
 import { captureImage } from '../gateway/persistence/durable-state.ts';
 import { decodeGraph, type EncodedGraph } from '../gateway/persistence/graph-codec.ts';
 import { DAY_US as DAY, MIN_LEDGER_RETENTION_DAYS, PRUNE_SLICE, recoverHistoryRows, type SqliteHistoryStore } from '../gateway/persistence/history-tables.ts';
-import { LIVE_BARS } from '../gateway/candles.ts';
-import { markSeen, type MarkSeenTarget } from '../gateway/notifications.ts';
+import { LIVE_BARS } from '../gateway/read-models/candles.ts';
+import { markSeen, type MarkSeenTarget } from '../gateway/services/notifications.ts';
 import { openPersistence, replayFile, stateHash, type Persistence } from '../gateway/persistence/index.ts';
 import { migrate, openDatabase, SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import type { ServerOptions } from '../sim/server.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums, type EngineEvent, type FundingRateEvent } from '../engine/index.ts';
-import { barOpenTime } from '../gateway/candles.ts';
-import { accountKeyOf } from '../gateway/account-key.ts';
-import { usd } from '../gateway/format.ts';
+import { barOpenTime } from '../gateway/read-models/candles.ts';
+import { accountKeyOf } from '../gateway/shared/account-key.ts';
+import { usd } from '../gateway/contract/format.ts';
 import { ipBucketLevel } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent, OrderEvent } from '../engine/index.ts';
-import { orderOf } from '../gateway/history-store.ts';
+import { orderOf } from '../gateway/read-models/history-store.ts';
 import type { RateLimitOptions } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, placeOrderRequest, wallet, type GatewayHarness, type OrderInput } from './support/gateway-fixture.ts';
 import {

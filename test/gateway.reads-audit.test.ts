@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CANDLE_TIMEFRAMES } from '../engine/index.ts';
-import { barOpenTime, TIMEFRAME_US } from '../gateway/candles.ts';
+import { barOpenTime, TIMEFRAME_US } from '../gateway/read-models/candles.ts';
 import { ipBucketLevel } from '../gateway/rate-limit/index.ts';
 import { DAY_US, gateway, placeOrderRequest, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
 

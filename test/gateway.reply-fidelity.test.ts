@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import WebSocket from 'ws';
-import type { Operation, OperationRequest } from '../gateway/operation.ts';
+import type { Operation, OperationRequest } from '../gateway/contract/operation.ts';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { attachWebSocket } from '../gateway/ws/server.ts';
 import { DAY_US, gateway, placeOrderRequest, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';

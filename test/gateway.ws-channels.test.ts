@@ -8,8 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { accountView, findAccount, priceToTicks, sizeToQuantums, type CommandResult } from '../engine/index.ts';
-import { usd } from '../gateway/format.ts';
-import { MARKET_ATTRIBUTE_FIELDS } from '../gateway/ws/market-attributes.ts';
+import { usd } from '../gateway/contract/format.ts';
+import { MARKET_ATTRIBUTE_FIELDS } from '../gateway/read-models/market-attributes.ts';
 import { startServer, type Server } from '../sim/server.ts';
 import { DAY_US, SQLITE_HISTORY, wallet } from './support/gateway-fixture.ts';
 import { connectClient, type Client, type Frame } from './support/ws-client.ts';

@@ -4,7 +4,7 @@
  */
 import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
-import { createExchange } from '../gateway/exchange.ts';
+import { createExchange } from '../gateway/read-models/exchange.ts';
 import { wallMicros } from '../sim/clock.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { startProcess } from './crash/crash-cycles.ts';

@@ -15,7 +15,7 @@ describe('import cycles', () => {
 
   it('the lexer sees the source tree: the gateway\'s composition root imports the exchange, the read models and the services', () => {
     const fromRoot = edges.filter((e) => e.from === 'gateway/gateway.ts').map((e) => e.to);
-    expect(fromRoot).toEqual(expect.arrayContaining(['gateway/exchange.ts', 'gateway/candles.ts', 'gateway/services.ts', 'gateway/ws/market-attributes.ts']));
+    expect(fromRoot).toEqual(expect.arrayContaining(['gateway/read-models/exchange.ts', 'gateway/read-models/candles.ts', 'gateway/services/follow.ts', 'gateway/read-models/market-attributes.ts']));
     expect(edges.some((e) => e.from.startsWith('sim/') && e.to.startsWith('gateway/'))).toBe(true);
     expect(edges.some((e) => e.from.startsWith('client/'))).toBe(true);
   });

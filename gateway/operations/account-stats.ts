@@ -14,12 +14,12 @@
  */
 import { findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVolume, tierFor } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export type AccountStatsReply = Static<typeof AccountStatsReplySchema>;
 

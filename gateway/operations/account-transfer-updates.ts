@@ -18,18 +18,18 @@
  *
  * Parameters: address (required), accountIndex, from/to (epoch µs on createdAt, inclusive;
  * supplement §12), limit 1-1000 (default 1000, larger values clamped). No default window. The
- * shape has no `total`. History comes from gateway/history.ts (10,000 rows kept per account).
+ * shape has no `total`. History comes from gateway/read-models/history.ts (10,000 rows kept per account).
  */
 import { findAccount, type TransferEvent } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Exchange } from '../exchange.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 export const AccountTransferUpdatesQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 

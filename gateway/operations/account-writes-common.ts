@@ -17,13 +17,13 @@
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeWalletSignature, type Hex, type KeySigner } from '../auth/index.ts';
-import { fail, type Refusal } from '../errors.ts';
-import { isNonceSpent } from '../nonces.ts';
-import type { GatewayState, OperationRequest } from '../operation.ts';
-import { isReplayed, takeReplaySlot } from '../replay.ts';
-import { requestIdOf } from '../request-id.ts';
+import { fail, type Refusal } from '../contract/errors.ts';
+import { isNonceSpent } from '../auth/nonces.ts';
+import type { GatewayState, OperationRequest } from '../contract/operation.ts';
+import { isReplayed, takeReplaySlot } from '../auth/replay.ts';
+import { requestIdOf } from '../http/request-id.ts';
 import { isReply, verifyScheme2Signature, type SignedContext } from './common.ts';
-import { andThen, type Maybe } from '../maybe.ts';
+import { andThen, type Maybe } from '../shared/maybe.ts';
 
 /** `{r, s, v}` hex, or a 65-byte hex string; shape checked by `walletSignature`. */
 export const WALLET_SIGNATURE = Type.Union([

@@ -4,12 +4,12 @@
  */
 import { Type } from 'typebox';
 import { accountView, findAccount } from '../../engine/index.ts';
-import { ERRORS, ok, refuse } from '../errors.ts';
-import { PositionRecords, positionRecords } from '../positions.ts';
-import type { Operation } from '../operation.ts';
-import { REFUSALS } from '../reply-schema.ts';
+import { ERRORS, ok, refuse } from '../contract/errors.ts';
+import { PositionRecords, positionRecords } from '../read-models/positions.ts';
+import type { Operation } from '../contract/operation.ts';
+import { REFUSALS } from '../contract/reply-schema.ts';
 import { AccountQuery, accountOf } from './common.ts';
-import { usd } from '../format.ts';
+import { usd } from '../contract/format.ts';
 
 /** The account record, fields in the order they are written. */
 export const AccountRecord = Type.Object({

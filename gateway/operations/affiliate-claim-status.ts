@@ -3,9 +3,9 @@
  * answered), bare (public, by address); 404 when the address has no such claim.
  */
 import { Type } from 'typebox';
-import { notFound, ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { claimsOf } from '../referral.ts';
+import { notFound, ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { claimsOf } from '../services/referral.ts';
 import { accountOf } from './common.ts';
 import { claimRecord, CLAIM_STATUS_RESPONSES } from './affiliate-common.ts';
 import { accountQueryWith } from './read-filters.ts';

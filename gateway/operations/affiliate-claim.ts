@@ -10,13 +10,13 @@
  * nothing is claimable or the amount is not within (0, claimable].
  */
 import { Type } from 'typebox';
-import { fail, ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { claimableOf, openClaim, settleClaim } from '../referral.ts';
+import { fail, ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { claimableOf, openClaim, settleClaim } from '../services/referral.ts';
 import { parseQuantums, QUANTUMS, SUBACCOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
-import { REFUSALS } from '../reply-schema.ts';
+import { REFUSALS } from '../contract/reply-schema.ts';
 
 export const ClaimBody = Type.Object(
   { address: Type.String({ pattern: ADDRESS_PATTERN }), accountIndex: Type.Optional(SUBACCOUNT), amountQuantums: Type.Optional(QUANTUMS) },

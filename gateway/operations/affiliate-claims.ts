@@ -3,15 +3,15 @@
  * `{claims: [claim record], total}` (affiliate-common.ts). Query: address, from / to (epoch µs on
  * createdAt), limit (1-1000).
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { claimsOf } from '../referral.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { claimsOf } from '../services/referral.ts';
 import { accountOf } from './common.ts';
 import { AffiliateListQuery, claimRecord, ClaimRecordSchema } from './affiliate-common.ts';
 import { isFilterReply, limitOf, windowOf } from './read-filters.ts';
-import { inWindow, newestFirst } from '../window.ts';
+import { inWindow, newestFirst } from '../shared/window.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const AFFILIATE_CLAIMS_RESPONSES = okReplies(Type.Object({ claims: Type.Array(ClaimRecordSchema), total: Type.Integer() }));
 

@@ -3,11 +3,11 @@
  * (never its owner). Live and retired codes are unavailable; a malformed code is 400.
  */
 import { Type } from 'typebox';
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { isCodeTaken } from '../referral.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { isCodeTaken } from '../services/referral.ts';
 import { AFFILIATE_CODE, codeOf } from './affiliate-common.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const CodeAvailableQuery = Type.Object({ code: AFFILIATE_CODE }, { additionalProperties: true });
 

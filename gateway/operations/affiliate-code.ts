@@ -2,12 +2,12 @@
  * GET /v1/affiliate/code — the caller's referral code (signed GET, own data):
  * `{address, code, kickbackBps, createdAt, updatedAt}`; 404 when it holds none.
  */
-import { notFound, ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { notFound, ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery, isReply } from './common.ts';
 import { walletGet } from './wallet-signed.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const AFFILIATE_CODE_RESPONSES = okReplies(
   Type.Object({ address: Type.String(), code: Type.String(), kickbackBps: Type.Integer(), createdAt: Type.Number(), updatedAt: Type.Number() }),

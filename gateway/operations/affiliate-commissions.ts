@@ -5,15 +5,15 @@
  * discount back). Query: address, from / to (epoch µs), limit (1-1000). The last 1,000 entries are
  * kept; GET info has the exact totals.
  */
-import { ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
-import { rewardsView } from '../referral.ts';
+import { ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
+import { rewardsView } from '../services/referral.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const COMMISSIONS_RESPONSES = okReplies(
   Type.Object({

@@ -11,13 +11,13 @@
  */
 import { Type, type Static } from 'typebox';
 import { lifetimeVolume } from '../../engine/index.ts';
-import { fail, type Refusal } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { GatewayState } from '../operation.ts';
-import { normalizeCode, type Claim } from '../referral.ts';
+import { fail, type Refusal } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { GatewayState } from '../contract/operation.ts';
+import { normalizeCode, type Claim } from '../services/referral.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { accountQueryWith, LIST_PARAMS } from './read-filters.ts';
-import { nullable, okReplies, REFUSALS } from '../reply-schema.ts';
+import { nullable, okReplies, REFUSALS } from '../contract/reply-schema.ts';
 
 /** 1-32 characters of A-Z 0-9 _ - (lowercase letters are taken in upper case). */
 export const AFFILIATE_CODE = Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]{1,32}$' });

@@ -9,8 +9,8 @@
  * The affiliate also receives its invite codes (GET inviteCodes).
  */
 import { Type } from 'typebox';
-import type { Operation } from '../operation.ts';
-import { createCode } from '../referral.ts';
+import type { Operation } from '../contract/operation.ts';
+import { createCode } from '../services/referral.ts';
 import { AddressCodeBody, codeOf, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 

@@ -6,14 +6,14 @@
  * earnedT2, earnedT3, kickbackEarned, claimed, claimable}`; money in USD. `level` follows the
  * number of referees (GET /v1/commissionrates lists the rates).
  */
-import { ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
-import { refereesOf, rewardsView, tierOf } from '../referral.ts';
+import { ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
+import { refereesOf, rewardsView, tierOf } from '../services/referral.ts';
 import { AccountQuery, isReply } from './common.ts';
 import { walletGet } from './wallet-signed.ts';
 import { Type } from 'typebox';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 export const AFFILIATE_INFO_RESPONSES = okReplies(
   Type.Object({

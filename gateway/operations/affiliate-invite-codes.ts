@@ -7,12 +7,12 @@
  * redeemedAt}], total}` in issue order. An address without a code has none.
  */
 import { Type, type Static } from 'typebox';
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { isReply } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS } from './read-filters.ts';
 import { walletGet } from './wallet-signed.ts';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 export const InviteCodesQuery = accountQueryWith({ status: Type.Optional(Type.String()), limit: LIST_PARAMS.limit, offset: Type.Optional(Type.Integer({ minimum: 0 })) });
 

@@ -5,8 +5,8 @@
  * bound keep the discount they bound with.
  */
 import { Type } from 'typebox';
-import type { Operation } from '../operation.ts';
-import { setKickback } from '../referral.ts';
+import type { Operation } from '../contract/operation.ts';
+import { setKickback } from '../services/referral.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 import { SUBMITTED_RESPONSES } from './affiliate-common.ts';

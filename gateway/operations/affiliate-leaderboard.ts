@@ -9,11 +9,11 @@
  * USD) descending, then refereeCount descending, then address; `code` is null after a revoke.
  */
 import { Type } from 'typebox';
-import { badRequest, ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
-import { refereesOf, rewardsView } from '../referral.ts';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
+import { refereesOf, rewardsView } from '../services/referral.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 const LIMIT_MAX = 100;
 

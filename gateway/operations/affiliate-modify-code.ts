@@ -7,8 +7,8 @@
  * retired for good; referees stay bound (by account) with their discount, and the kickback is
  * kept (interface.md "States and transitions", referral code).
  */
-import type { Operation } from '../operation.ts';
-import { modifyCode } from '../referral.ts';
+import type { Operation } from '../contract/operation.ts';
+import { modifyCode } from '../services/referral.ts';
 import { AddressCodeBody, codeOf, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 

@@ -4,11 +4,11 @@
  * code (the binding is by account, so a renamed code shows its new string; null if the referrer
  * bound it by invite and holds no code). 404 when the address has no referrer.
  */
-import { notFound, ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { notFound, ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 export const MY_REFERRER_RESPONSES = okReplies(
   Type.Object({ address: Type.String(), code: nullable(Type.String()), discountBps: Type.Number(), boundAt: Type.Number(), via: Type.String() }),

@@ -7,8 +7,8 @@
  * invite already redeemed, and the binding refusals of registerAffiliate.
  */
 import { Type } from 'typebox';
-import type { Operation } from '../operation.ts';
-import { redeemInvite } from '../referral.ts';
+import type { Operation } from '../contract/operation.ts';
+import { redeemInvite } from '../services/referral.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { hasTraded, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';

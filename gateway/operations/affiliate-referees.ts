@@ -4,15 +4,15 @@
  * commission}], total}`. feesPaid: the referee's fees since binding; commission: the T1 they
  * earned the caller. Query: address, from / to (epoch µs on boundAt), limit (1-1000).
  */
-import { ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
-import { refereesOf } from '../referral.ts';
+import { ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
+import { refereesOf } from '../services/referral.ts';
 import { isReply } from './common.ts';
 import { AffiliateListQuery } from './affiliate-common.ts';
 import { walletPage } from './wallet-signed.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const REFEREES_RESPONSES = okReplies(
   Type.Object({

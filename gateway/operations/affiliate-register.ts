@@ -7,8 +7,8 @@
  * before its first fill), or the code's owner is referred, directly or not, by the caller. The
  * discount is the code's kickback now, fixed for good.
  */
-import type { Operation } from '../operation.ts';
-import { bindReferee } from '../referral.ts';
+import type { Operation } from '../contract/operation.ts';
+import { bindReferee } from '../services/referral.ts';
 import { AddressCodeBody, codeOf, hasTraded, SUBMITTED_RESPONSES } from './affiliate-common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 

@@ -9,8 +9,8 @@
  * to the caller (bindings are by account, interface.md "States and transitions").
  */
 import { Type } from 'typebox';
-import type { Operation } from '../operation.ts';
-import type { Refusal, ReferralState } from '../referral.ts';
+import type { Operation } from '../contract/operation.ts';
+import type { Refusal, ReferralState } from '../services/referral.ts';
 import { ADDRESS_PATTERN } from './common.ts';
 import { submitWalletWrite } from './wallet-signed.ts';
 import { SUBMITTED_RESPONSES } from './affiliate-common.ts';

@@ -15,12 +15,12 @@
  * all-subaccount keys. `accountIndex` is present only on single-subaccount keys
  * (`allSubaccounts` false); validUntil is epoch ms (0 = none), createdAt epoch µs.
  */
-import { fail, ok } from '../errors.ts';
-import { keysOf, type ApiKeyRecord } from '../keys.ts';
-import type { Operation } from '../operation.ts';
+import { fail, ok } from '../contract/errors.ts';
+import { keysOf, type ApiKeyRecord } from '../auth/keys.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies, stringEnum } from '../reply-schema.ts';
+import { okReplies, stringEnum } from '../contract/reply-schema.ts';
 import { API_KEY_STATUSES } from '../../engine/spec.ts';
 
 export type ApiKeyRow = Static<typeof ApiKeyRowSchema>;

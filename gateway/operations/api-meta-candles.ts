@@ -7,10 +7,10 @@
  * period (docs/decisions.md "Fidelity to the live venue").
  */
 import { Type } from 'typebox';
-import { badRequest } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { badRequest } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { candlesReply } from './candles.ts';
-import { CANDLES_RESPONSES } from '../reply-schema.ts';
+import { CANDLES_RESPONSES } from '../contract/reply-schema.ts';
 
 /** Unix seconds: a millisecond- or microsecond-scale value (above 1e11, the year 5138) is 400. */
 const Seconds = Type.Integer({ minimum: 0, maximum: 99_999_999_999 });

@@ -11,10 +11,10 @@
  */
 import { Type, type Static } from 'typebox';
 import type { MarketState } from '../../engine/index.ts';
-import { badRequest, ok } from '../errors.ts';
-import { marketsById, resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies, nullable, TradingHours } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies, nullable, TradingHours } from '../contract/reply-schema.ts';
 
 /** Market metadata, fields in the order `marketMetadata` writes them (fullAssetName last). */
 export const MarketMetadataSchema = Type.Object({

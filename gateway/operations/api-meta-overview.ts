@@ -8,7 +8,7 @@
  *     oraclePrice, markPrice, lastTradePrice?, priceChange24h?, high24h?, low24h?, volume24h,
  *     volume24hNotional, trades24h, openInterest}}
  * - keys in ascending marketId order; should two markets share a base asset, the lower id wins;
- * - the 24h figures come from the one-minute candles (gateway/candles.ts): the 1,440 minute
+ * - the 24h figures come from the one-minute candles (gateway/read-models/candles.ts): the 1,440 minute
  *   bars ending with the current one. volume24h / volume24hNotional / trades24h are always
  *   present ("0.0" / 0 when quiet); high24h, low24h and priceChange24h ((last − first open) /
  *   first open, 4 decimals, as a fraction) only when the window had trades;
@@ -16,15 +16,15 @@
  * - oraclePrice / markPrice as on /v1/prices (markPrice "0" = none).
  */
 import type { MarketState, TradesEvent } from '../../engine/index.ts';
-import { barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../candles.ts';
-import { ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
-import { price, size, usd } from '../format.ts';
-import { marketsById } from '../markets.ts';
-import type { Operation } from '../operation.ts';
+import { barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../read-models/candles.ts';
+import { ok } from '../contract/errors.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { price, size, usd } from '../contract/format.ts';
+import { marketsById } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
 import { priceRecord } from './prices.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies, mapOf } from '../reply-schema.ts';
+import { okReplies, mapOf } from '../contract/reply-schema.ts';
 
 const CLASSIFIED: ReadonlySet<string> = new Set(['EQUITIES', 'COMMODITIES', 'INDICES', 'CRYPTO']);
 const MINUTES_PER_DAY = 1440;

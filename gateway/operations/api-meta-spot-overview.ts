@@ -2,10 +2,10 @@
  * GET /v1/api-meta/spot/overview — the spot universe keyed by base asset. perpsim lists
  * perpetuals only, so the map is always empty: {}.
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { Type } from 'typebox';
-import { mapOf, okReplies } from '../reply-schema.ts';
+import { mapOf, okReplies } from '../contract/reply-schema.ts';
 
 export const API_META_SPOT_OVERVIEW_RESPONSES = okReplies(mapOf(Type.Never()));
 

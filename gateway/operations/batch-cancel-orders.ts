@@ -17,12 +17,12 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { ERRORS, refuse, type ErrorBody } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ERRORS, refuse, type ErrorBody } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { isReply } from './common.ts';
 import { cancelCommand, cancelReply, CancelOrderBody, type ParsedCancel, CancelOrderAccepted, CancelOrderRejected } from './cancel-order.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import type { Maybe } from '../maybe.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import type { Maybe } from '../shared/maybe.ts';
 import {
   batchContext,
   batchHeaderRefusal,

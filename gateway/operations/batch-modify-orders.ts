@@ -15,12 +15,12 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { isReply } from './common.ts';
 import { modifyCommand, ModifyOrderBody, modifyReply, submitModify, type ParsedModify, ModifyOrderAccepted, ModifyOrderRejected } from './modify-order.ts';
 import { batchContext, batchReplies, batchHeaderRefusal, batchReply, chargeBatch, elementRow, everyRow, parseElements, targetRowIds, type ParsedElements } from './order-write-support.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import type { Maybe } from '../maybe.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import type { Maybe } from '../shared/maybe.ts';
 
 export const BatchModifyOrdersBody = Type.Object(
   {

@@ -25,8 +25,8 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';
 import type { BatchOrder } from '../../engine/index.ts';
-import { engineInvalid, ERRORS, refuse, type Reply } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { engineInvalid, ERRORS, refuse, type Reply } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { isReply } from './common.ts';
 import {
   batchContext,
@@ -45,8 +45,8 @@ import {
  
 } from './order-write-support.ts';
 import { orderCommand, orderReply, PlaceOrderBody, PlaceOrderAccepted, PlaceOrderRejected } from './place-order.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import { andThen, type Maybe } from '../maybe.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import { andThen, type Maybe } from '../shared/maybe.ts';
 
 export const BatchPlaceOrdersBody = Type.Object(
   {

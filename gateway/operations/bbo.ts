@@ -6,12 +6,12 @@
  */
 import { Type, type Static } from 'typebox';
 import { bestLevel, type MarketState } from '../../engine/index.ts';
-import { badRequest, ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
-import { price, size } from '../format.ts';
-import { resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { price, size } from '../contract/format.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 export interface BboLevel {
   price: string;

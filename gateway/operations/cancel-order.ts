@@ -21,17 +21,17 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS, REJECTION_REASONS } from '../../engine/spec.ts';
 import type { CancelOrderCommand, ResultOf } from '../../engine/index.ts';
-import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
-import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
-import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
-import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../contract/errors.ts';
+import { orderIdString, parseOrderId, size as formatSize } from '../contract/format.ts';
+import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
+import { REFUSALS, stringEnum } from '../contract/reply-schema.ts';
 import type { OrderWriteRateLimit } from '../rate-limit/index.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, checkValidUntil, ORDER_REPLY_HEAD, orderWriteContext, orderWriteReplies, orNull, present, scheme1Refusal } from './order-write-support.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import { andThen, type Maybe } from '../maybe.ts';
-import { orderOf } from '../history-store.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import { andThen, type Maybe } from '../shared/maybe.ts';
+import { orderOf } from '../read-models/history-store.ts';
 
 
 export const CancelOrderBody = Type.Object(

@@ -1,6 +1,6 @@
 /**
  * GET /v1/candles — OHLCV bars of one market and timeframe, newest first (supplement §6, §7
- * candle record, §12 order), built from real trades (gateway/candles.ts readFilledCandles).
+ * candle record, §12 order), built from real trades (gateway/read-models/candles.ts readFilledCandles).
  *
  * Query: `market` (selector) and `timeframe` (1m … 1w, CANDLE_TIMEFRAMES) required; `to` epoch
  * µs required (seconds- or milliseconds-scale → 400); the lower bound is either `from` (epoch
@@ -18,11 +18,11 @@
  */
 import { Type } from 'typebox';
 import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';
-import { candleRecord, isTimeframe, readFilledCandles, TIMEFRAME_US } from '../candles.ts';
-import { badRequest, ok } from '../errors.ts';
-import { resolveMarket } from '../markets.ts';
-import type { GatewayState, Operation, OperationReply } from '../operation.ts';
-import { CANDLES_RESPONSES } from '../reply-schema.ts';
+import { candleRecord, isTimeframe, readFilledCandles, TIMEFRAME_US } from '../read-models/candles.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { GatewayState, Operation, OperationReply } from '../contract/operation.ts';
+import { CANDLES_RESPONSES } from '../contract/reply-schema.ts';
 
 const Micros = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
 

@@ -4,8 +4,8 @@
  * request's client id(s).
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
-import type { Refusal } from '../errors.ts';
-import type { GatewayState, OperationRequest } from '../operation.ts';
+import type { Refusal } from '../contract/errors.ts';
+import type { GatewayState, OperationRequest } from '../contract/operation.ts';
 import { accountKey, admitAccount, rateLimitedReply, type OrderWriteRateLimit, type PooledOperation, type RateLimitedSubject } from '../rate-limit/index.ts';
 
 export function chargeOrderWrite(

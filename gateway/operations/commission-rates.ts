@@ -3,11 +3,11 @@
  * schedule"): `{tiers: [{level, name, t1_rate_bps}] by ascending level, t2_rate_bps,
  * t3_rate_bps}`, the rates referral.ts pays.
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { COMMISSION_SCHEDULE } from '../referral.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { COMMISSION_SCHEDULE } from '../services/referral.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const COMMISSION_RATES_RESPONSES = okReplies(
   Type.Object({

@@ -7,10 +7,10 @@ import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { checkSignedHeaders, headersFromHttp, normalizeAddress, scheme1Candidates, scheme2Candidates, type CheckedHeaders, type JsonValue, type Scheme1Op, type Scheme1VerifyFieldsByOp } from '../auth/index.ts';
 import { verifyInline } from '../auth/verifier.ts';
-import { andThen, type Maybe } from '../maybe.ts';
-import { fail, type Refusal, type Reply } from '../errors.ts';
-import { keyFor, type ApiKeyRecord, type KeyPermission } from '../keys.ts';
-import type { GatewayState, OperationRequest } from '../operation.ts';
+import { andThen, type Maybe } from '../shared/maybe.ts';
+import { fail, type Refusal, type Reply } from '../contract/errors.ts';
+import { keyFor, type ApiKeyRecord, type KeyPermission } from '../auth/keys.ts';
+import type { GatewayState, OperationRequest } from '../contract/operation.ts';
 
 export const ADDRESS_PATTERN = '^(0x|0X)?[0-9a-fA-F]{40}$';
 const ADDRESS_RE = new RegExp(ADDRESS_PATTERN);

@@ -12,11 +12,11 @@
  * The geo section is always present; the address section only when an address was given.
  */
 import { Type, type Static } from 'typebox';
-import { badRequest, ok } from '../errors.ts';
-import { geoOf } from '../geo.ts';
-import type { Operation } from '../operation.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { geoOf } from '../http/geo.ts';
+import type { Operation } from '../contract/operation.ts';
 import { ADDRESS_PATTERN, parseAddress } from './common.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const COMPLIANCE_RESPONSES = okReplies(
   Type.Object({

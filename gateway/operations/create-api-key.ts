@@ -34,13 +34,13 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { normalizeAddress, recoverApiKeyCreator } from '../auth/index.ts';
-import { fail, ok } from '../errors.ts';
-import { registerKey } from '../keys.ts';
-import { spendNonce } from '../nonces.ts';
-import type { Operation } from '../operation.ts';
+import { fail, ok } from '../contract/errors.ts';
+import { registerKey } from '../auth/keys.ts';
+import { spendNonce } from '../auth/nonces.ts';
+import type { Operation } from '../contract/operation.ts';
 import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, checkKeyWallet, KEY_ACCOUNT_INDEX, KEY_NONCE, WALLET_SIGNATURE } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
-import { REFUSALS } from '../reply-schema.ts';
+import { REFUSALS } from '../contract/reply-schema.ts';
 
 const DAY_MS = 86_400_000;
 /** validUntil bounds and default (supplement §5). */

@@ -20,11 +20,11 @@
 import { Type, type Static } from 'typebox';
 import { findAccount, lifetimeFeesPaid, lifetimeVolume, LIMITS, tierFor } from '../../engine/index.ts';
 import { rollingVolumeAt } from './account-stats.ts';
-import { badRequest, ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
 import { ADDRESS_PATTERN, parseAddress } from './common.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 /** The schedule (level from 1), the live venue's `tiers` spelling of it, and the account's standing when an address is given. */
 export const FeeTierRecordSchema = Type.Object({

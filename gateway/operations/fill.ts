@@ -9,12 +9,12 @@
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';
-import { notFound, ok } from '../errors.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Operation } from '../operation.ts';
+import { notFound, ok } from '../contract/errors.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { fillRecord } from './fills.ts';
-import { okReplies, FillRecord } from '../reply-schema.ts';
+import { okReplies, FillRecord } from '../contract/reply-schema.ts';
 
 export const FillParams = Type.Object({ tradeId: Type.String({ minLength: 1, maxLength: 64 }) });
 

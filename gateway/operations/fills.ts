@@ -9,15 +9,15 @@
  */
 import { Type, type Static } from 'typebox';
 import { FILL_ROLES, SIDES, type FillEvent } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Exchange } from '../exchange.ts';
-import { formatFill, sideName, type FillRecord } from '../format.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { formatFill, sideName, type FillRecord } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf } from './read-filters.ts';
-import { orderOf } from '../history-store.ts';
-import { okReplies, FillRecord as FillRecordSchema } from '../reply-schema.ts';
+import { orderOf } from '../read-models/history-store.ts';
+import { okReplies, FillRecord as FillRecordSchema } from '../contract/reply-schema.ts';
 
 export const FillsQuery = accountQueryWith({ ...LIST_PARAMS, role: Type.Optional(Type.String()), side: Type.Optional(Type.String()) });
 

@@ -8,16 +8,16 @@
  * interface is silent: rows are newest first like the other histories (ties by ascending
  * marketId); no default time window (the limit bounds the page); fundingRate is the hourly
  * rate as a plain decimal ("0.0000125"); time is the settlement hour (µs, a whole hour).
- * Rows come from gateway/funding-rates-store.ts: rates settled before the store was attached
+ * Rows come from gateway/read-models/funding-rates-store.ts: rates settled before the store was attached
  * are not known.
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';
-import { badRequest, ok } from '../errors.ts';
-import { fundingRateString, readFundingRates } from '../funding-rates-store.ts';
-import { marketsById, resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { fundingRateString, readFundingRates } from '../read-models/funding-rates-store.ts';
+import { marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export type FundingRateRecord = Static<(typeof FUNDING_RATES_RESPONSES)[200]['properties']['fundingRates']['items']>;
 

@@ -10,18 +10,18 @@
  * - Parameters: address (required), accountIndex, market, from, to (epoch µs, inclusive; `to`
  *   defaults to now, `from` to 30 days before `to`), limit 1-1000 (default 1000, larger values
  *   clamped). `total` counts every payment in the window and market, also those past the limit.
- * - History comes from gateway/history.ts (10,000 payments kept per account).
+ * - History comes from gateway/read-models/history.ts (10,000 payments kept per account).
  */
 import { formatBig, LIMITS, trimDecimal, type FundingPaymentEvent } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Exchange } from '../exchange.ts';
-import { size, usd } from '../format.ts';
-import type { Operation, OperationReply, OperationRequest, GatewayState } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { size, usd } from '../contract/format.ts';
+import type { Operation, OperationReply, OperationRequest, GatewayState } from '../contract/operation.ts';
 import { Type, type Static } from 'typebox';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, marketFilter, signed, windowOf } from './read-filters.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const FundingQuery = accountQueryWith(LIST_PARAMS);
 

@@ -1,5 +1,5 @@
 /** The account reads operations (see operations/index.ts). */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountStats } from './account-stats.ts';
 import { accountTransferUpdates } from './account-transfer-updates.ts';
 import { apiKeys } from './api-keys.ts';

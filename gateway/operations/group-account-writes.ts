@@ -1,5 +1,5 @@
 /** The account writes operations (see operations/index.ts). */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { adjustIsolatedMargin } from './adjust-isolated-margin.ts';
 import { createApiKey } from './create-api-key.ts';
 import { revokeApiKey } from './revoke-api-key.ts';

@@ -1,5 +1,5 @@
 /** The affiliate (referral) operations (see operations/index.ts). */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { affiliateClaim } from './affiliate-claim.ts';
 import { affiliateClaimStatus } from './affiliate-claim-status.ts';
 import { affiliateClaims } from './affiliate-claims.ts';

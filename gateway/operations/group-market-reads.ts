@@ -1,5 +1,5 @@
 /** The market reads operations (see operations/index.ts). */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { apiMetaMarkets } from './api-meta-markets.ts';
 import { apiMetaOverview } from './api-meta-overview.ts';
 import { apiMetaCandles } from './api-meta-candles.ts';

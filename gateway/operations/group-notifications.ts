@@ -1,5 +1,5 @@
 /** Notifications and preferences operations (see operations/index.ts). */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { notificationTokens } from './notification-tokens.ts';
 import { notifications } from './notifications.ts';
 import { notificationsMarkSeen } from './notifications-mark-seen.ts';

@@ -1,5 +1,5 @@
 /** The order writes operations (see operations/index.ts). */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { batchCancelOrders } from './batch-cancel-orders.ts';
 import { batchModifyOrders } from './batch-modify-orders.ts';
 import { batchPlaceOrders } from './batch-place-orders.ts';

@@ -1,8 +1,8 @@
 /** GET /health — liveness and readiness. */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const HEALTH_RESPONSES = okReplies(Type.Object({ status: Type.Literal('ok') }));
 

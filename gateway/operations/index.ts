@@ -1,5 +1,5 @@
 /** Every operation of the interface that perpsim serves, in the order `GET /` lists them. */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { account } from './account.ts';
 import { AFFILIATE } from './group-affiliate.ts';
 import { ACCOUNT_READS } from './group-account-reads.ts';

@@ -8,17 +8,17 @@
  * - Parameters: address (required), accountIndex, from, to (epoch µs, inclusive; `to` defaults
  *   to now, `from` to 30 days before `to`), limit 1-1000 (default 1000, larger values clamped).
  *   The interface's shape has no `total`, so none is sent.
- * - History comes from gateway/history.ts (10,000 settlements kept per account).
+ * - History comes from gateway/read-models/history.ts (10,000 settlements kept per account).
  */
 import { LIMITS } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, limitOf, LIST_PARAMS, windowOf } from './read-filters.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const InterestQuery = accountQueryWith({ from: LIST_PARAMS.from, to: LIST_PARAMS.to, limit: LIST_PARAMS.limit });
 

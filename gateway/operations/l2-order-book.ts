@@ -10,12 +10,12 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';
-import { aggregationError, bookSideLevels, type Aggregation } from '../book-levels.ts';
-import { badRequest, ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
-import { resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies } from '../reply-schema.ts';
+import { aggregationError, bookSideLevels, type Aggregation } from '../read-models/book-levels.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export type L2BookRecord = Static<typeof L2BookReply>;
 

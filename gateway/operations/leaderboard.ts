@@ -5,15 +5,15 @@
  * `limit` (1-100, default 100, larger values clamped; no cursor). Reply `{leaderboard: [{rank,
  * address, volume, feesPaid, pnl}], sortBy, window}`: one row per wallet (all subaccounts) that
  * traded in the window, best first (ties: lower address first); USD decimal strings; pnl is
- * realized (fills net of fees, plus funding). Aggregates: gateway/leaderboard.ts.
+ * realized (fills net of fees, plus funding). Aggregates: gateway/services/leaderboard.ts.
  */
 import { Type } from 'typebox';
-import { badRequest, ok } from '../errors.ts';
-import { usd } from '../format.ts';
-import { rank, type LeaderboardSort, type LeaderboardWindow } from '../leaderboard.ts';
-import type { Operation } from '../operation.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { usd } from '../contract/format.ts';
+import { rank, type LeaderboardSort, type LeaderboardWindow } from '../services/leaderboard.ts';
+import type { Operation } from '../contract/operation.ts';
 import { enumFilter, isFilterReply } from './read-filters.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 const LIMIT_MAX = 100;
 

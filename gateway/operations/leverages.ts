@@ -9,13 +9,13 @@
  */
 import { findAccount, marketOf, type MarketState } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { marketsById } from '../markets.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { marketsById } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies, stringEnum } from '../reply-schema.ts';
+import { okReplies, stringEnum } from '../contract/reply-schema.ts';
 import { MARGIN_MODES } from '../../engine/spec.ts';
 
 export const LeveragesQuery = accountQueryWith({ market: LIST_PARAMS.market });

@@ -1,9 +1,9 @@
-/** GET /v1/markets — every market row (gateway/markets.ts marketRow) by ascending id, or the one a `market` filter names. */
+/** GET /v1/markets — every market row (gateway/read-models/markets.ts marketRow) by ascending id, or the one a `market` filter names. */
 import { Type } from 'typebox';
-import { badRequest, ok } from '../errors.ts';
-import { marketRow, marketsById, resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies, MarketRow } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { marketRow, marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies, MarketRow } from '../contract/reply-schema.ts';
 
 export const MARKETS_RESPONSES = okReplies(Type.Object({ markets: Type.Array(MarketRow) }));
 

@@ -11,10 +11,10 @@
  */
 import { Type } from 'typebox';
 import { bestLevel, formatBig, type MarketState } from '../../engine/index.ts';
-import { badRequest, ok } from '../errors.ts';
-import { marketsById, resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies, mapOf } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies, mapOf } from '../contract/reply-schema.ts';
 
 /** The book's mid as the venue prints it, or "" when a side is empty. */
 export function midPrice(ms: MarketState): string {

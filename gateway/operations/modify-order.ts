@@ -37,18 +37,18 @@ import { LIMITS, REJECTION_REASONS } from '../../engine/spec.ts';
 import { findAccount, priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import type { ModifyOrderCommand, OrderEvent, ResultOf, SideCode, TifCode } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
-import { accountKeyOf } from '../account-key.ts';
-import { orderIdString, parseOrderId, size as formatSize } from '../format.ts';
-import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
-import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../contract/errors.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import { orderIdString, parseOrderId, size as formatSize } from '../contract/format.ts';
+import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
+import { REFUSALS, stringEnum } from '../contract/reply-schema.ts';
 import type { OrderWriteRateLimit } from '../rate-limit/index.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, checkTarget, clientTimeOf, ORDER_REPLY_HEAD, orderWriteReplies, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from './order-write-support.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import { andThen, type Maybe } from '../maybe.ts';
-import { orderOf } from '../history-store.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import { andThen, type Maybe } from '../shared/maybe.ts';
+import { orderOf } from '../read-models/history-store.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 

@@ -9,12 +9,12 @@
  * a malformed token or a 21st device.
  */
 import { Type } from 'typebox';
-import { ok } from '../errors.ts';
-import { PLATFORMS, upsertToken, type Platform } from '../notifications.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { PLATFORMS, upsertToken, type Platform } from '../services/notifications.ts';
+import type { Operation } from '../contract/operation.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 export const TokenBody = Type.Object(
   {

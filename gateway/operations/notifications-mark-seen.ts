@@ -9,12 +9,12 @@
  * and are now seen; repeating the call marks 0 (idempotent). Unknown ids are skipped.
  */
 import { Type } from 'typebox';
-import { fail, ok } from '../errors.ts';
-import { INBOX_CAP, markSeen, type MarkSeenTarget } from '../notifications.ts';
-import type { Operation } from '../operation.ts';
+import { fail, ok } from '../contract/errors.ts';
+import { INBOX_CAP, markSeen, type MarkSeenTarget } from '../services/notifications.ts';
+import type { Operation } from '../contract/operation.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { admitWalletPost, walletContext } from './wallet-signed.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 const NUMERIC = Type.Union([Type.String({ pattern: '^[0-9]{1,30}$' }), Type.Integer({ minimum: 0 })]);
 

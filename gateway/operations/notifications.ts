@@ -2,7 +2,7 @@
  * GET /v1/api-meta/notifications — the wallet's inbox, newest first (per address, no signature).
  * The first call enrols the wallet as a subscriber: from then on resting fills, liquidations,
  * TP/SL triggers, deposits and withdrawals of any of its subaccounts accumulate here
- * (gateway/notifications.ts).
+ * (gateway/services/notifications.ts).
  *
  * Query: `address` (required), `before_ns` (a createdAtNs from an earlier page, decimal digits:
  * only older notifications), `limit` (1-100, default 50, larger values clamped).
@@ -15,12 +15,12 @@
  * last.
  */
 import { Type, type Static } from 'typebox';
-import { ok } from '../errors.ts';
-import { enrol, inboxPage, unseenCount, type StoredNotification } from '../notifications.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import { enrol, inboxPage, unseenCount, type StoredNotification } from '../services/notifications.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith } from './read-filters.ts';
-import { okReplies, nullable } from '../reply-schema.ts';
+import { okReplies, nullable } from '../contract/reply-schema.ts';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 100;

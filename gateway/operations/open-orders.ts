@@ -6,7 +6,7 @@
  * (default 1000, larger values clamped). `total` counts every open order that matches, also
  * those past the limit. Only the OPEN and UNTRIGGERED status values can match here.
  */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { orderListReply, OrderListQuery, ORDER_LIST_RESPONSES } from './order-rows.ts';
 
 export const openOrders: Operation<typeof ORDER_LIST_RESPONSES> = {

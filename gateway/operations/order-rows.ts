@@ -14,13 +14,13 @@
  */
 import { Type } from 'typebox';
 import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEvent, type OrderStatus } from '../../engine/index.ts';
-import { badRequest, ok, type Refusal } from '../errors.ts';
-import type { OperationReply } from '../operation.ts';
-import { OrderRecord as OrderRecordSchema, okReplies } from '../reply-schema.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Exchange } from '../exchange.ts';
-import { formatOrder, type OrderRecord } from '../format.ts';
-import { newestCreatedFirst, orderMatches, type OrderQuery } from '../history-store.ts';
+import { badRequest, ok, type Refusal } from '../contract/errors.ts';
+import type { OperationReply } from '../contract/operation.ts';
+import { OrderRecord as OrderRecordSchema, okReplies } from '../contract/reply-schema.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { formatOrder, type OrderRecord } from '../contract/format.ts';
+import { newestCreatedFirst, orderMatches, type OrderQuery } from '../read-models/history-store.ts';
 import { accountOf, type AccountRef } from './common.ts';
 import { accountQueryWith, enumFilter, isFilterReply, limitOf, LIST_PARAMS, marketFilter, windowOf } from './read-filters.ts';
 

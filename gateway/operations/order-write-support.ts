@@ -24,16 +24,16 @@ import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';
 import type { MarketState, SideCode, TifCode } from '../../engine/index.ts';
 import { checkBatchSignatureHeader, headersFromHttp } from '../auth/index.ts';
-import { ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
-import { resolveMarket } from '../markets.ts';
-import type { GatewayState, OperationRequest } from '../operation.ts';
+import { ERRORS, refuse, type Refusal, type Reply } from '../contract/errors.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { GatewayState, OperationRequest } from '../contract/operation.ts';
 import type { OrderWriteRateLimit, PooledOperation } from '../rate-limit/index.ts';
-import { all, andThen, type Maybe } from '../maybe.ts';
-import { isReplayed, replaySlot, takeReplaySlot } from '../replay.ts';
+import { all, andThen, type Maybe } from '../shared/maybe.ts';
+import { isReplayed, replaySlot, takeReplaySlot } from '../auth/replay.ts';
 import { chargeOrderWrite } from './charge.ts';
-import { ErrorRow, RateLimitInfo, REFUSALS } from '../reply-schema.ts';
+import { ErrorRow, RateLimitInfo, REFUSALS } from '../contract/reply-schema.ts';
 import { isReply, parseAddress, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
-import type { SchemaValidator } from '../validator.ts';
+import type { SchemaValidator } from '../contract/validator.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas.

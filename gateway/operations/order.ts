@@ -7,12 +7,12 @@
  * without it any subaccount of the address matches (order ids are unique exchange-wide).
  */
 import { Type } from 'typebox';
-import { notFound, ok } from '../errors.ts';
-import { formatOrder, parseOrderId } from '../format.ts';
-import type { Operation } from '../operation.ts';
+import { notFound, ok } from '../contract/errors.ts';
+import { formatOrder, parseOrderId } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery, accountOf } from './common.ts';
-import { orderOf } from '../history-store.ts';
-import { okReplies, OrderRecord } from '../reply-schema.ts';
+import { orderOf } from '../read-models/history-store.ts';
+import { okReplies, OrderRecord } from '../contract/reply-schema.ts';
 
 export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 64 }) });
 

@@ -7,7 +7,7 @@
  * values clamped: the interface's page cap). `total` counts every match, also those past the
  * limit.
  */
-import type { Operation } from '../operation.ts';
+import type { Operation } from '../contract/operation.ts';
 import { orderListReply, OrderListQuery, ORDER_LIST_RESPONSES } from './order-rows.ts';
 
 export const orders: Operation<typeof ORDER_LIST_RESPONSES> = {

@@ -13,17 +13,17 @@ import { LIMITS, ORDER_TYPES, REJECTION_REASONS, SIDES, TPSL_TYPES } from '../..
 import type { PlaceOrderCommand, ResultOf } from '../../engine/index.ts';
 import { priceToTicks, sizeToQuantums } from '../../engine/index.ts';
 import { goodTilTimeNs } from '../auth/index.ts';
-import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../errors.ts';
-import { orderIdString, price as formatPrice, size as formatSize } from '../format.ts';
-import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
-import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import { engineInvalid, ERRORS, refuse, type Refusal, type Reply } from '../contract/errors.ts';
+import { orderIdString, price as formatPrice, size as formatSize } from '../contract/format.ts';
+import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
+import { REFUSALS, stringEnum } from '../contract/reply-schema.ts';
 import type { OrderWriteRateLimit } from '../rate-limit/index.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from './common.ts';
 import { chargeOnce, clientTimeOf, ORDER_REPLY_HEAD, orderWriteContext, orderWriteReplies, scheme1Refusal, tifCode } from './order-write-support.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import { andThen, type Maybe } from '../maybe.ts';
-import { orderOf } from '../history-store.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import { andThen, type Maybe } from '../shared/maybe.ts';
+import { orderOf } from '../read-models/history-store.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
 

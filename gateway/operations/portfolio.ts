@@ -6,21 +6,21 @@
  * generatedAt (µs), lifetimeVolume (USD of filled notional, "0" before any), data}`; `data` is
  * eight `[name, {accountEquityHistory, pnlHistory}]` tuples in this order: 24h, 7d, 30d, allTime
  * (total) then perp24h, perp7d, perp30d, perpAllTime; points are `[timestamp_us, decimal
- * string]`, oldest first, the samples of gateway/portfolio.ts within the range plus one point
+ * string]`, oldest first, the samples of gateway/services/portfolio.ts within the range plus one point
  * for now. pnlHistory is rebased to start at 0 in each series. Total: equity, PnL = equity −
  * net deposits; perp: the equity held in positions, PnL = realized perpetual PnL + unrealized.
  * An account with no activity has empty series.
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import { accountKeyOf } from '../account-key.ts';
-import { usd } from '../format.ts';
-import type { Operation } from '../operation.ts';
-import { rangePoints, RANGES, type Sample } from '../portfolio.ts';
-import { measureAccount } from '../services.ts';
+import { ok } from '../contract/errors.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import { usd } from '../contract/format.ts';
+import type { Operation } from '../contract/operation.ts';
+import { rangePoints, RANGES, type Sample } from '../services/portfolio.ts';
+import { measureAccount } from '../services/follow.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 type Point = [number, string];
 

@@ -7,13 +7,13 @@
  * record's positions (both are snapshots).
  */
 import { findAccount } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { positionRecords, PositionRecords } from '../positions.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { positionRecords, PositionRecords } from '../read-models/positions.ts';
 import { accountOf } from './common.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, marketFilter } from './read-filters.ts';
 import { Type, type Static } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const PositionsQuery = accountQueryWith({ market: LIST_PARAMS.market });
 

@@ -9,11 +9,11 @@
  */
 import { Type } from 'typebox';
 import type { MarketState } from '../../engine/index.ts';
-import { badRequest, ok } from '../errors.ts';
-import { price } from '../format.ts';
-import { marketsById, resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { okReplies, mapOf } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import { price } from '../contract/format.ts';
+import { marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { okReplies, mapOf } from '../contract/reply-schema.ts';
 
 export interface PriceRecord {
   marketDisplayName: string;

@@ -10,12 +10,12 @@
  * starting caps.
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountKey, rateLimitSnapshot } from '../rate-limit/index.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 const PoolSnapshotSchema = Type.Object({ used: Type.Number(), cap: Type.Number(), nextAvailableMs: Type.Number() });
 export const RATE_LIMIT_RESPONSES = okReplies(

@@ -11,11 +11,11 @@
  */
 import { Type, type TObject, type TProperties } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';
-import { badRequest, type Refusal } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
-import { resolveMarket } from '../markets.ts';
+import { badRequest, type Refusal } from '../contract/errors.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { resolveMarket } from '../read-models/markets.ts';
 import { AccountQuery, isReply } from './common.ts';
-import type { Window } from '../window.ts';
+import type { Window } from '../shared/window.ts';
 
 const BOUND = Type.Integer({ minimum: LIMITS.minMicrosecondBound });
 

@@ -25,13 +25,13 @@
  */
 import { Type, type Static } from 'typebox';
 import { normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';
-import { fail, ok } from '../errors.ts';
-import { revokeKey } from '../keys.ts';
-import { spendNonce } from '../nonces.ts';
-import type { Operation } from '../operation.ts';
+import { fail, ok } from '../contract/errors.ts';
+import { revokeKey } from '../auth/keys.ts';
+import { spendNonce } from '../auth/nonces.ts';
+import type { Operation } from '../contract/operation.ts';
 import { API_PUBLIC_KEY, API_WALLET_NAME, apiKeyOf, checkKeyWallet, KEY_ACCOUNT_INDEX, KEY_NONCE, WALLET_SIGNATURE } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const RevokeApiKeyBody = Type.Object(
   {

@@ -2,10 +2,10 @@
  * GET / — service info: name, status, the running version and every endpoint. The endpoints are
  * the operation table it is given (index.ts passes its own), not imported: no import cycle.
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 /** Service info and the operation list. */
 export const ROOT_RESPONSES = okReplies(

@@ -23,14 +23,14 @@
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
-import { engineInvalid, ERRORS, refuse } from '../errors.ts';
-import { resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { RateLimitInfo, REFUSALS } from '../reply-schema.ts';
+import { engineInvalid, ERRORS, refuse } from '../contract/errors.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { RateLimitInfo, REFUSALS } from '../contract/reply-schema.ts';
 import { chargeOrderWrite } from './charge.ts';
 import { ADDRESS_PATTERN, isReply } from './common.ts';
 import { chargeOnce, orNull, scheme2Context } from './order-write-support.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
 
 export const ScheduleCancelBody = Type.Object(
   {

@@ -22,14 +22,14 @@
 import { Type, type Static } from 'typebox';
 import { findAccount, marketOf } from '../../engine/index.ts';
 import { LIMITS, MARGIN_MODES } from '../../engine/spec.ts';
-import { fail, ok, type Refusal } from '../errors.ts';
-import { resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
+import { fail, ok, type Refusal } from '../contract/errors.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
 import { admitScheme2Write, verifiedScheme2Write, SUBACCOUNT } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, signedContext, type SignedContext } from './common.ts';
 import type { MarketState } from '../../engine/index.ts';
-import { sequenced, walletOf } from '../sequencer.ts';
-import { REFUSALS, stringEnum } from '../reply-schema.ts';
+import { sequenced, walletOf } from '../auth/sequencer.ts';
+import { REFUSALS, stringEnum } from '../contract/reply-schema.ts';
 
 export const SetLeverageBody = Type.Object(
   {

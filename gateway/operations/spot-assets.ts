@@ -3,10 +3,10 @@
  * docs/decisions.md "Fidelity to the live venue"). perpsim simulates perpetuals only, margined
  * in one USD collateral, so the list is real and always empty: `{spotAssets: []}`.
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 export const SPOT_ASSETS_RESPONSES = okReplies(Type.Object({ spotAssets: Type.Array(Type.Never()) }));
 

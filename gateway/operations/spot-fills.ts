@@ -6,11 +6,11 @@
  * fills reply's shape; perpsim has no spot assets, so there is nothing to list
  * (docs/decisions.md "Fidelity to the live venue").
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { accountQueryWith, isFilterReply, LIST_PARAMS, windowOf } from './read-filters.ts';
 import { Type } from 'typebox';
-import { okReplies, FillRecord } from '../reply-schema.ts';
+import { okReplies, FillRecord } from '../contract/reply-schema.ts';
 
 export const SPOT_FILLS_RESPONSES = okReplies(Type.Object({ fills: Type.Array(FillRecord), total: Type.Integer() }));
 

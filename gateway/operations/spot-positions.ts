@@ -7,11 +7,11 @@
  * total like the perpetual positions reply. perpsim has no spot assets, so every account is
  * perps-only and the map is empty (docs/decisions.md "Fidelity to the live venue").
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { AccountQuery } from './common.ts';
 import { Type } from 'typebox';
-import { okReplies, mapOf } from '../reply-schema.ts';
+import { okReplies, mapOf } from '../contract/reply-schema.ts';
 
 export const SPOT_POSITIONS_RESPONSES = okReplies(Type.Object({ spotPositions: mapOf(Type.Never()), total: Type.Integer() }));
 

@@ -2,10 +2,10 @@
  * GET /v1/time — the exchange's (simulated) clock: `{timeNs}`, unix nanoseconds as a JSON
  * integer, as the live venue answers (docs/decisions.md "Fidelity to the live venue").
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 /**
  * Engine µs as the JSON integer of nanoseconds the live venue prints (`timeNs`, oraclePrices'

@@ -9,12 +9,12 @@
  * no such trade (or one the bounded trades read model no longer holds) → 404.
  */
 import { Type } from 'typebox';
-import { badRequest, notFound, ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
-import { marketsById, resolveMarket } from '../markets.ts';
-import type { GatewayState, Operation, OperationReply, OperationRequest } from '../operation.ts';
+import { badRequest, notFound, ok } from '../contract/errors.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { GatewayState, Operation, OperationReply, OperationRequest } from '../contract/operation.ts';
 import { tradeRecord, type TradeRecord, TradeReply } from './trades.ts';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 /** A tradeId as printed (hex, optional 0x) back to the engine's number; null when malformed. */
 export function parseTradeId(text: unknown): number | null {

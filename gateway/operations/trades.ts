@@ -12,17 +12,17 @@
  * remembers it); timestamp is the execution time (µs); sequenceNumber is the market sequence the
  * execution's book delta carries, shared by every row of one taker execution. Newest first
  * means descending tradeId (tradeIds are issued in execution order across markets).
- * Rows come from the exchange's trades history (gateway/history-store.ts), bounded per market.
+ * Rows come from the exchange's trades history (gateway/read-models/history-store.ts), bounded per market.
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, type TradeEntry, type TradesEvent } from '../../engine/index.ts';
-import { badRequest, ok } from '../errors.ts';
-import type { Exchange } from '../exchange.ts';
-import { orderIdString, price, sideName, size } from '../format.ts';
-import { marketsById, resolveMarket } from '../markets.ts';
-import type { Operation } from '../operation.ts';
-import { orderOf } from '../history-store.ts';
-import { okReplies, stringEnum } from '../reply-schema.ts';
+import { badRequest, ok } from '../contract/errors.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { orderIdString, price, sideName, size } from '../contract/format.ts';
+import { marketsById, resolveMarket } from '../read-models/markets.ts';
+import type { Operation } from '../contract/operation.ts';
+import { orderOf } from '../read-models/history-store.ts';
+import { okReplies, stringEnum } from '../contract/reply-schema.ts';
 import { SIDES } from '../../engine/spec.ts';
 
 export type TradeRecord = Static<typeof TradeReply>;

@@ -24,12 +24,12 @@
  */
 import { Type, type Static } from 'typebox';
 import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';
-import { sequenced, walletKey } from '../sequencer.ts';
-import { fail, ok, type Refusal } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import { sequenced, walletKey } from '../auth/sequencer.ts';
+import { fail, ok, type Refusal } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
 import { parseQuantums, QUANTUMS, SUBACCOUNT, TRANSFER_NONCE, WALLET_SIGNATURE, walletSignature } from './account-writes-common.ts';
 import { ADDRESS_PATTERN } from './common.ts';
-import { REFUSALS } from '../reply-schema.ts';
+import { REFUSALS } from '../contract/reply-schema.ts';
 
 export const TransferBody = Type.Object(
   {

@@ -2,16 +2,16 @@
  * PATCH (or POST) /v1/api-meta/userPreferences — writes preferences of the key's master wallet
  * (signed, Scheme 2: `timestamp + "userPreferences" + canonical_json(body)`).
  *
- * Body: a partial preferences document (gateway/preferences.ts): the keys sent replace the stored
+ * Body: a partial preferences document (gateway/services/preferences.ts): the keys sent replace the stored
  * ones, a key sent as null is removed; an `address` member only names the wallet (it must be the
  * key's). With no body and `?key=<name>` the request removes that key: the venue's DELETE, which
  * perpsim also answers on this path (signed over `timestamp + "userPreferences"`).
  * Reply 200 `{address, preferences}` (the whole document after the write); 400 for unknown keys,
  * values of the wrong type, an empty write or a document past 128 KB.
  */
-import { fail, ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { deletePreference, patchPreferences } from '../preferences.ts';
+import { fail, ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { deletePreference, patchPreferences } from '../services/preferences.ts';
 import { isReply } from './common.ts';
 import { admitWalletPost, isRefusal, refused, walletContext } from './wallet-signed.ts';
 import { PREFERENCES_RESPONSES } from './user-preferences.ts';

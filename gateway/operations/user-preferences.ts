@@ -1,14 +1,14 @@
 /**
  * GET /v1/api-meta/userPreferences — a wallet's preferences (public, by address):
  * `{address, preferences}`, `{}` when it stored none. The document's keys and value types are in
- * gateway/preferences.ts.
+ * gateway/services/preferences.ts.
  */
-import { ok } from '../errors.ts';
-import type { Operation } from '../operation.ts';
-import { preferencesOf } from '../preferences.ts';
+import { ok } from '../contract/errors.ts';
+import type { Operation } from '../contract/operation.ts';
+import { preferencesOf } from '../services/preferences.ts';
 import { AccountQuery, accountOf } from './common.ts';
 import { Type } from 'typebox';
-import { okReplies } from '../reply-schema.ts';
+import { okReplies } from '../contract/reply-schema.ts';
 
 /** The wallet's preferences document, written as stored (free-form JSON). */
 export const PREFERENCES_RESPONSES = okReplies(Type.Object({ address: Type.String(), preferences: Type.Record(Type.String(), Type.Unknown()) }));

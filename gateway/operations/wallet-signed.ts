@@ -15,15 +15,15 @@
  *   replay slot: a repeated read changes nothing.
  */
 import { headersFromHttp, verifySignedGet } from '../auth/index.ts';
-import { fail, ok, type Refusal as RefusalReply, type Reply } from '../errors.ts';
-import type { GatewayState, OperationRequest, ServiceStore } from '../operation.ts';
-import type { Refusal } from '../referral.ts';
+import { fail, ok, type Refusal as RefusalReply, type Reply } from '../contract/errors.ts';
+import type { GatewayState, OperationRequest, ServiceStore } from '../contract/operation.ts';
+import type { Refusal } from '../services/referral.ts';
 import { admitScheme2Write } from './account-writes-common.ts';
 import { isReply, signedContext, verifyScheme2Signature, type SignedContext } from './common.ts';
-import { sequenced, walletKey } from '../sequencer.ts';
-import type { Maybe } from '../maybe.ts';
+import { sequenced, walletKey } from '../auth/sequencer.ts';
+import type { Maybe } from '../shared/maybe.ts';
 import { isFilterReply, limitOf, windowOf } from './read-filters.ts';
-import { inWindow, newestFirst, type Page } from '../window.ts';
+import { inWindow, newestFirst, type Page } from '../shared/window.ts';
 
 export interface WalletContext extends SignedContext {
   /** The request id of a POST (account-writes-common.ts requestIdOf). */

@@ -38,10 +38,10 @@
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';
 import { AUTH_ERRORS, normalizeAddress, recoverWithdrawSigner } from '../auth/index.ts';
-import { sequenced, walletKey } from '../sequencer.ts';
-import { fail, ok, type Refusal } from '../errors.ts';
-import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
-import { isReplayed, takeReplaySlot } from '../replay.ts';
+import { sequenced, walletKey } from '../auth/sequencer.ts';
+import { fail, ok, type Refusal } from '../contract/errors.ts';
+import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
+import { isReplayed, takeReplaySlot } from '../auth/replay.ts';
 import {
   parseQuantums,
   QUANTUMS,
@@ -52,7 +52,7 @@ import {
   walletSignature,
 } from './account-writes-common.ts';
 import { ADDRESS_PATTERN, isReply, parseAddress, signedContext, verifyScheme1Signature } from './common.ts';
-import { REFUSALS } from '../reply-schema.ts';
+import { REFUSALS } from '../contract/reply-schema.ts';
 
 export const WithdrawBody = Type.Object(
   {

@@ -9,7 +9,7 @@
  *   taken between commands;
  *   `restoreImage` puts an image back into the live objects (their identity is kept: listeners,
  *   the WebSocket channels and the simulator hold references to them).
- * - History (gateway/history-store.ts) is in an image as the memory store's lists, or — with
+ * - History (gateway/read-models/history-store.ts) is in an image as the memory store's lists, or — with
  *   SQLite history tables — as the journal position the image was taken at (`HistoryPart`);
  *   restoring the latter truncates the tables after that position (history-tables.ts).
  * - `stateHash(state)` digests the live parts (gateway/persistence/state-hash.ts): the engine,
@@ -24,16 +24,16 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
-import type { CandleStore } from '../candles.ts';
-import type { Exchange } from '../exchange.ts';
+import type { CandleStore } from '../read-models/candles.ts';
+import type { Exchange } from '../read-models/exchange.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
-import type { FundingRateStore } from '../funding-rates-store.ts';
-import type { LeaderboardState } from '../leaderboard.ts';
-import type { NotificationState } from '../notifications.ts';
-import type { GatewayState, ServiceStore } from '../operation.ts';
-import type { PortfolioState } from '../portfolio.ts';
-import type { PreferencesState } from '../preferences.ts';
-import type { ReferralState } from '../referral.ts';
+import type { FundingRateStore } from '../read-models/funding-rates-store.ts';
+import type { LeaderboardState } from '../services/leaderboard.ts';
+import type { NotificationState } from '../services/notifications.ts';
+import type { GatewayState, ServiceStore } from '../contract/operation.ts';
+import type { PortfolioState } from '../services/portfolio.ts';
+import type { PreferencesState } from '../services/preferences.ts';
+import type { ReferralState } from '../services/referral.ts';
 import { decodeGraph, encodeGraph, type EncodedGraph } from './graph-codec.ts';
 import type { SqliteHistoryStore } from './history-tables.ts';
 import type { Journal } from './journal.ts';

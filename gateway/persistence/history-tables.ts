@@ -1,5 +1,5 @@
 /**
- * The SQLite implementation of the history store (gateway/history-store.ts): closed orders,
+ * The SQLite implementation of the history store (gateway/read-models/history-store.ts): closed orders,
  * fills, trades and the account ledgers (funding, interest, transfers) as indexed tables.
  *
  * Contract:
@@ -40,13 +40,13 @@ import { deserialize, serialize } from 'node:v8';
 import type { FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, TradesEvent, TransferEvent } from '../../engine/index.ts';
 import { CANDLE_TIMEFRAMES } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
-import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../candles.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { ExchangeLimits } from '../exchange.ts';
-import { entryMatches, type AccountLists, type HistoryStore, type OrderQuery } from '../history-store.ts';
-import { DEFAULT_HISTORY_LIMIT } from '../history.ts';
-import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../notifications.ts';
-import { RANGES, type SampleLog } from '../portfolio.ts';
+import { DEFAULT_BARS_PER_SERIES, TIMEFRAME_US, type ClosedBars } from '../read-models/candles.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { ExchangeLimits } from '../read-models/exchange.ts';
+import { entryMatches, type AccountLists, type HistoryStore, type OrderQuery } from '../read-models/history-store.ts';
+import { DEFAULT_HISTORY_LIMIT } from '../read-models/history.ts';
+import { INBOX_CAP, sameInstant, type NotificationLog, type StoredNotification } from '../services/notifications.ts';
+import { RANGES, type SampleLog } from '../services/portfolio.ts';
 import { decodeEvent, encodeEvent } from './event-codec.ts';
 import type { TurnRows } from './journal.ts';
 import { readMeta, type SqliteDatabase } from './schema.ts';

@@ -24,7 +24,7 @@ import { statSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import type { EngineConfig } from '../../engine/index.ts';
 import { createGateway } from '../gateway.ts';
-import type { GatewayState } from '../operation.ts';
+import type { GatewayState } from '../contract/operation.ts';
 import { rateLimitConfig } from '../rate-limit/index.ts';
 import { applyRecord, captureImage, restoreImage, serviceRecord, stateHash, watchGateway, type JournalRecord, type ReplayContext } from './durable-state.ts';
 import { DEFAULT_RETENTION_DAYS, sqliteHistoryStore, type SqliteHistoryStore } from './history-tables.ts';

@@ -43,13 +43,13 @@ import {
   type OrderEvent,
   type WsChannel,
 } from '../../engine/index.ts';
-import { candleRecord, readCandles } from '../candles.ts';
-import { accountKeyOf } from '../account-key.ts';
-import type { Exchange } from '../exchange.ts';
-import { ALL_TIME } from '../history-store.ts';
-import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '../format.ts';
-import { marketRow, marketsById } from '../markets.ts';
-import type { GatewayState } from '../operation.ts';
+import { candleRecord, readCandles } from '../read-models/candles.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import { ALL_TIME } from '../read-models/history-store.ts';
+import { formatOrder, orderIdString, price, size, usd, type OrderRecord } from '../contract/format.ts';
+import { marketRow, marketsById } from '../read-models/markets.ts';
+import type { GatewayState } from '../contract/operation.ts';
 import { account as accountRead } from '../operations/account.ts';
 import { transferUpdate, accountTransferUpdates as transfersRead } from '../operations/account-transfer-updates.ts';
 import { feeTiers as feeTiersRead, type FeeTierRecord, type FeeTiersReply } from '../operations/fee-tiers.ts';
@@ -58,10 +58,10 @@ import { fillRecord } from '../operations/fills.ts';
 import { funding as fundingRead, fundingPaymentRecord, fundingRateString } from '../operations/funding.ts';
 import { l2BookRecord } from '../operations/l2-order-book.ts';
 import { leverages as leveragesRead } from '../operations/leverages.ts';
-import { positionRecords } from '../positions.ts';
+import { positionRecords } from '../read-models/positions.ts';
 import { epochNanos } from '../operations/time.ts';
 import { tradeRecord } from '../operations/trades.ts';
-import { attributeUpdates, onlineAttributeBlocks } from './market-attributes.ts';
+import { attributeUpdates, onlineAttributeBlocks } from '../read-models/market-attributes.ts';
 import { restRead } from './rest-read.ts';
 
 export type Scope = 'market' | 'global' | 'account';

@@ -10,8 +10,8 @@
  * snapshot.
  */
 import type { Static } from 'typebox';
-import type { GatewayState, Operation } from '../operation.ts';
-import type { Responses } from '../reply-schema.ts';
+import type { GatewayState, Operation } from '../contract/operation.ts';
+import type { Responses } from '../contract/reply-schema.ts';
 
 /** The body of an operation's 200 reply, as its reply schema types it. */
 export type OkBody<R extends Responses> = R extends { 200: infer S } ? Static<S & Responses[string]> : never;

@@ -50,10 +50,10 @@ import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent } from '../../engine/index.ts';
 import { LIMITS } from '../../engine/spec.ts';
-import { isTimeframe } from '../candles.ts';
-import { resolveMarket } from '../markets.ts';
-import type { Reply } from '../errors.ts';
-import type { GatewayState, Operation, OperationRequest } from '../operation.ts';
+import { isTimeframe } from '../read-models/candles.ts';
+import { resolveMarket } from '../read-models/markets.ts';
+import type { Reply } from '../contract/errors.ts';
+import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
 import { parseAddress } from '../operations/common.ts';
 import {
@@ -344,7 +344,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return counted;
   };
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
-  // The REST routes' validator (gateway/validator.ts): one rule set for both.
+  // The REST routes' validator (gateway/contract/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
   const serializer = app.replySerializer;
   const validators = new Map<Operation, ValidateFunction>();

@@ -4,7 +4,7 @@
  * layout"), in one go: `git mv` of every file in MOVES, then every relative import that named a
  * moved file — or that a moved file makes — is rewritten, in every tracked source of the
  * repository (engine, gateway, sim, client, testing, bench, test, scripts, examples, the root).
- * Mentions of a moved file's repository path in comments and docs (`gateway/exchange.ts`) follow.
+ * Mentions of a moved file's repository path in comments and docs (`gateway/read-models/exchange.ts`) follow.
  *
  *   node scripts/dev/move-gateway.mjs            # moves, rewrites, prints what it did
  *   node scripts/dev/move-gateway.mjs --dry-run  # prints what it would do, changes nothing
@@ -22,45 +22,45 @@ import { fileURLToPath } from 'node:url';
 /** Old path → new path, from the repository root. */
 export const MOVES = {
   // The HTTP edge: the fastify app and what only requests carry.
-  'gateway/app.ts': 'gateway/http/app.ts',
-  'gateway/request-id.ts': 'gateway/http/request-id.ts',
-  'gateway/geo.ts': 'gateway/http/geo.ts',
+  'gateway/http/app.ts': 'gateway/http/app.ts',
+  'gateway/http/request-id.ts': 'gateway/http/request-id.ts',
+  'gateway/http/geo.ts': 'gateway/http/geo.ts',
   // The interface's contract, shared by REST and the WebSocket: operation records and the
   // gateway state they act on, error bodies, reply schemas, the validator, number formats.
-  'gateway/operation.ts': 'gateway/contract/operation.ts',
-  'gateway/errors.ts': 'gateway/contract/errors.ts',
-  'gateway/reply-schema.ts': 'gateway/contract/reply-schema.ts',
-  'gateway/validator.ts': 'gateway/contract/validator.ts',
-  'gateway/format.ts': 'gateway/contract/format.ts',
+  'gateway/contract/operation.ts': 'gateway/contract/operation.ts',
+  'gateway/contract/errors.ts': 'gateway/contract/errors.ts',
+  'gateway/contract/reply-schema.ts': 'gateway/contract/reply-schema.ts',
+  'gateway/contract/validator.ts': 'gateway/contract/validator.ts',
+  'gateway/contract/format.ts': 'gateway/contract/format.ts',
   // Read models: the exchange and what is computed from its events.
-  'gateway/exchange.ts': 'gateway/read-models/exchange.ts',
-  'gateway/history.ts': 'gateway/read-models/history.ts',
-  'gateway/history-store.ts': 'gateway/read-models/history-store.ts',
-  'gateway/candles.ts': 'gateway/read-models/candles.ts',
-  'gateway/funding-rates-store.ts': 'gateway/read-models/funding-rates-store.ts',
-  'gateway/market-stats.ts': 'gateway/read-models/market-stats.ts',
-  'gateway/markets.ts': 'gateway/read-models/markets.ts',
-  'gateway/book-levels.ts': 'gateway/read-models/book-levels.ts',
-  'gateway/positions.ts': 'gateway/read-models/positions.ts',
-  'gateway/ws/market-attributes.ts': 'gateway/read-models/market-attributes.ts',
+  'gateway/read-models/exchange.ts': 'gateway/read-models/exchange.ts',
+  'gateway/read-models/history.ts': 'gateway/read-models/history.ts',
+  'gateway/read-models/history-store.ts': 'gateway/read-models/history-store.ts',
+  'gateway/read-models/candles.ts': 'gateway/read-models/candles.ts',
+  'gateway/read-models/funding-rates-store.ts': 'gateway/read-models/funding-rates-store.ts',
+  'gateway/read-models/market-stats.ts': 'gateway/read-models/market-stats.ts',
+  'gateway/read-models/markets.ts': 'gateway/read-models/markets.ts',
+  'gateway/read-models/book-levels.ts': 'gateway/read-models/book-levels.ts',
+  'gateway/read-models/positions.ts': 'gateway/read-models/positions.ts',
+  'gateway/read-models/market-attributes.ts': 'gateway/read-models/market-attributes.ts',
   // Account services and their stores.
-  'gateway/services.ts': 'gateway/services/follow.ts',
-  'gateway/referral.ts': 'gateway/services/referral.ts',
-  'gateway/notifications.ts': 'gateway/services/notifications.ts',
-  'gateway/preferences.ts': 'gateway/services/preferences.ts',
-  'gateway/leaderboard.ts': 'gateway/services/leaderboard.ts',
-  'gateway/portfolio.ts': 'gateway/services/portfolio.ts',
+  'gateway/services/follow.ts': 'gateway/services/follow.ts',
+  'gateway/services/referral.ts': 'gateway/services/referral.ts',
+  'gateway/services/notifications.ts': 'gateway/services/notifications.ts',
+  'gateway/services/preferences.ts': 'gateway/services/preferences.ts',
+  'gateway/services/leaderboard.ts': 'gateway/services/leaderboard.ts',
+  'gateway/services/portfolio.ts': 'gateway/services/portfolio.ts',
   // The gateway's own write-side state beside the signature checks: keys, single-use nonces,
   // replay slots, the wallet-signature network, and the per-wallet ordering of writes.
-  'gateway/keys.ts': 'gateway/auth/keys.ts',
-  'gateway/nonces.ts': 'gateway/auth/nonces.ts',
-  'gateway/replay.ts': 'gateway/auth/replay.ts',
-  'gateway/network.ts': 'gateway/auth/network.ts',
-  'gateway/sequencer.ts': 'gateway/auth/sequencer.ts',
+  'gateway/auth/keys.ts': 'gateway/auth/keys.ts',
+  'gateway/auth/nonces.ts': 'gateway/auth/nonces.ts',
+  'gateway/auth/replay.ts': 'gateway/auth/replay.ts',
+  'gateway/auth/network.ts': 'gateway/auth/network.ts',
+  'gateway/auth/sequencer.ts': 'gateway/auth/sequencer.ts',
   // Leaf helpers everything may import.
-  'gateway/maybe.ts': 'gateway/shared/maybe.ts',
-  'gateway/account-key.ts': 'gateway/shared/account-key.ts',
-  'gateway/window.ts': 'gateway/shared/window.ts',
+  'gateway/shared/maybe.ts': 'gateway/shared/maybe.ts',
+  'gateway/shared/account-key.ts': 'gateway/shared/account-key.ts',
+  'gateway/shared/window.ts': 'gateway/shared/window.ts',
 };
 
 /** Root modules that stay: the composition root. */

@@ -18,8 +18,8 @@
  *   it moves on.
  */
 import { priceToTicks, type Engine, type MarketDef, type MarketSpec } from '../../engine/index.ts';
-import type { Exchange } from '../../gateway/exchange.ts';
-import { fundingRateString } from '../../gateway/funding-rates-store.ts';
+import type { Exchange } from '../../gateway/read-models/exchange.ts';
+import { fundingRateString } from '../../gateway/read-models/funding-rates-store.ts';
 import { statSync } from 'node:fs';
 import { DEFAULT_AGENTS } from '../agents.ts';
 import { startMarket } from '../market.ts';

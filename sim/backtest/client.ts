@@ -15,11 +15,11 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { OPERATIONS } from '../../gateway/operations/index.ts';
-import type { GatewayState, Operation } from '../../gateway/operation.ts';
+import type { GatewayState, Operation } from '../../gateway/contract/operation.ts';
 import type { EngineConfig } from '../../engine/index.ts';
-import type { Clock } from '../../gateway/exchange.ts';
+import type { Clock } from '../../gateway/read-models/exchange.ts';
 import { createGateway } from '../../gateway/gateway.ts';
-import { registerKey } from '../../gateway/keys.ts';
+import { registerKey } from '../../gateway/auth/keys.ts';
 import { rateLimitConfig } from '../../gateway/rate-limit/index.ts';
 
 /** An operation's answer: the HTTP status and body the REST route would send. */

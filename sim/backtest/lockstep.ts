@@ -17,7 +17,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Exchange } from '../../gateway/exchange.ts';
+import type { Exchange } from '../../gateway/read-models/exchange.ts';
 import { advance, nowMicros, type SimClock } from '../clock.ts';
 
 export interface LockstepOptions {

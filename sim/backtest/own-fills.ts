@@ -6,7 +6,7 @@
  * liquidation are the engine's own).
  */
 import type { OrderEvent } from '../../engine/index.ts';
-import type { Exchange } from '../../gateway/exchange.ts';
+import type { Exchange } from '../../gateway/read-models/exchange.ts';
 import { DEFAULT_GTT_US } from './client.ts';
 import { tradeAgainst, type OwnOrder, type QueueModel } from './queue-model.ts';
 import { REPLAY_LONG, REPLAY_SHORT, type MarketRuntime, type ReplayLiquidity, type SimTime } from './replay-liquidity.ts';

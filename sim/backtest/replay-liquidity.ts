@@ -14,7 +14,7 @@
  */
 import { activeMarkets, bestLevel, findAccount, marketOf, priceToTicks, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
-import type { Exchange } from '../../gateway/exchange.ts';
+import type { Exchange } from '../../gateway/read-models/exchange.ts';
 import { DEFAULT_GTT_US } from './client.ts';
 import type { OwnOrder } from './queue-model.ts';
 import type { ReplayBook } from './replay-book.ts';

@@ -8,8 +8,8 @@
  * one run before it moves on. A hook's failure fails the run (the first one is rethrown).
  */
 import { formatUnits, type EngineEvent, type FillEvent, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
-import { formatFill, formatOrder, usd } from '../../gateway/format.ts';
-import { fundingRateString } from '../../gateway/funding-rates-store.ts';
+import { formatFill, formatOrder, usd } from '../../gateway/contract/format.ts';
+import { fundingRateString } from '../../gateway/read-models/funding-rates-store.ts';
 import type { Agenda } from './agenda.ts';
 import type { BacktestClient } from './client.ts';
 import type { LatencyModel } from './latency.ts';

@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accountView, activeMarkets, findAccount, marketOf, type Engine, type FillEvent, type MarketSpec } from '../../engine/index.ts';
-import { usd } from '../../gateway/format.ts';
+import { usd } from '../../gateway/contract/format.ts';
 import type { Reply } from './client.ts';
 import { renderReport } from './report.ts';
 import { sampleReturns, significant, TradeLedger } from './metrics.ts';

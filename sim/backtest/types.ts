@@ -9,7 +9,7 @@
  * turn numbers back into the exact decimal strings order bodies need.
  */
 import type { FeeTier, MarketDef } from '../../engine/index.ts';
-import type { FillRecord, OrderRecord } from '../../gateway/format.ts';
+import type { FillRecord, OrderRecord } from '../../gateway/contract/format.ts';
 import type { AgentParams } from '../agents.ts';
 import type { WalkParams } from '../feeds.ts';
 import type { BacktestClient } from './client.ts';

@@ -15,7 +15,7 @@ import * as ed from '@noble/ed25519';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createExchange } from '../../gateway/exchange.ts';
+import { createExchange } from '../../gateway/read-models/exchange.ts';
 import { replayFile } from '../../gateway/persistence/index.ts';
 import { wallMicros } from '../../sim/clock.ts';
 import { defaultMarkets } from '../../sim/markets.ts';

@@ -6,19 +6,19 @@
  *
  * History mode: the memory read models by default; with PERPSIM_TEST_HISTORY=sqlite (the
  * `history-sqlite` vitest project) the state is attached to a persistence on an in-memory
- * SQLite database, so history reads go through the SQLite tables (gateway/history-store.ts).
+ * SQLite database, so history reads go through the SQLite tables (gateway/read-models/history-store.ts).
  */
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import type { FastifyInstance } from 'fastify';
 import { priceToTicks } from '../../engine/index.ts';
-import { buildApp } from '../../gateway/app.ts';
+import { buildApp } from '../../gateway/http/app.ts';
 import { scheme1Payload, scheme2Message, type JsonValue } from '../../gateway/auth/index.ts';
-import type { Exchange } from '../../gateway/exchange.ts';
+import type { Exchange } from '../../gateway/read-models/exchange.ts';
 import { createGateway } from '../../gateway/gateway.ts';
-import { registerKey } from '../../gateway/keys.ts';
+import { registerKey } from '../../gateway/auth/keys.ts';
 import { openPersistence, type Persistence } from '../../gateway/persistence/index.ts';
-import type { GatewayState, Operation } from '../../gateway/operation.ts';
+import type { GatewayState, Operation } from '../../gateway/contract/operation.ts';
 import { rateLimitConfig, type RateLimitOptions } from '../../gateway/rate-limit/index.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../../sim/markets.ts';
 

@@ -8,10 +8,10 @@
  * as `liq:<hex>` (supplement §7). Optional fields are omitted, not null, where the venue omits
  * them: accountIndex 0, reduceOnly false, type on LIQUIDATED/ADL orders.
  */
-import { formatBig, quantumsToSize, ticksToPrice, trimDecimal, type MarketSpec } from '../engine/index.ts';
-import type { FillEvent, OrderEvent, SideCode, TifCode } from '../engine/index.ts';
+import { formatBig, quantumsToSize, ticksToPrice, trimDecimal, type MarketSpec } from '../../engine/index.ts';
+import type { FillEvent, OrderEvent, SideCode, TifCode } from '../../engine/index.ts';
 import type { Static } from 'typebox';
-import { TIME_IN_FORCE, type OrderState, type OrderStatus } from '../engine/spec.ts';
+import { TIME_IN_FORCE, type OrderState, type OrderStatus } from '../../engine/spec.ts';
 import type { FillRecord as FillRecordSchema, OrderRecord as OrderRecordSchema } from './reply-schema.ts';
 
 export function orderIdString(id: number, origin?: 'LIQUIDATION' | 'ADL' | undefined): string {

@@ -10,8 +10,8 @@
  *   list is bounded (`DEFAULT_HISTORY_LIMIT`, 10,000): the oldest entry is dropped first.
  * - Entries are the engine events themselves, unformatted; the operations format them.
  */
-import type { EngineEvent, FundingPaymentEvent, InterestEvent, TransferEvent } from '../engine/index.ts';
-import { accountKeyOf } from './account-key.ts';
+import type { EngineEvent, FundingPaymentEvent, InterestEvent, TransferEvent } from '../../engine/index.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
 
 /** Entries kept per account and per kind. */
 export const DEFAULT_HISTORY_LIMIT = 10_000;

@@ -6,12 +6,12 @@
  * |size|·mark·IMF for cross and the pool for isolated.
  */
 import { Type, type Static } from 'typebox';
-import { POSITION_SIDES } from '../engine/spec.ts';
-import { activeMarkets, type Account, type AccountMarket, type MarketState } from '../engine/index.ts';
-import { effectiveImfPpm, marginPrice, unrealized } from '../engine/margin.ts';
+import { POSITION_SIDES } from '../../engine/spec.ts';
+import { activeMarkets, type Account, type AccountMarket, type MarketState } from '../../engine/index.ts';
+import { effectiveImfPpm, marginPrice, unrealized } from '../../engine/margin.ts';
 import type { Exchange } from './exchange.ts';
-import { averagePrice, price, size, usd } from './format.ts';
-import { stringEnum } from './reply-schema.ts';
+import { averagePrice, price, size, usd } from '../contract/format.ts';
+import { stringEnum } from '../contract/reply-schema.ts';
 
 /** One position row, fields in the order they are written. */
 export const PositionRecord = Type.Object({

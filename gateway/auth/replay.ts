@@ -9,8 +9,8 @@
  * bytes, and hence the lowercase text, are the one form of a valid signature. A slot lives
  * until the timestamp window alone refuses its request (KEEP_US).
  */
-import { LIMITS } from '../engine/spec.ts';
-import type { GatewayState } from './operation.ts';
+import { LIMITS } from '../../engine/spec.ts';
+import type { GatewayState } from '../contract/operation.ts';
 
 /**
  * How long a slot is kept past the later of the two clocks at the time it was taken (µs). A

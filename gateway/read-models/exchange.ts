@@ -14,10 +14,10 @@
  * `ledgers` then stay empty and a closed order leaves `orders`). The other read models and the
  * services follow the exchange as listeners, wired once by `createGateway` (gateway.ts).
  */
-import { apply, createEngine, type Engine, type EngineConfig } from '../engine/index.ts';
-import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, ResultOf, TradesEvent } from '../engine/index.ts';
-import { TERMINAL_ORDER_STATUSES } from '../engine/spec.ts';
-import { accountKeyOf } from './account-key.ts';
+import { apply, createEngine, type Engine, type EngineConfig } from '../../engine/index.ts';
+import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, ResultOf, TradesEvent } from '../../engine/index.ts';
+import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
 import { DEFAULT_HISTORY_LIMIT, recordLedger, type Ledgers } from './history.ts';
 import { memoryHistoryStore, type HistoryStore, type MemoryHistory } from './history-store.ts';
 

@@ -12,7 +12,7 @@
  * subaccounts, are the unit: an API key may act for every subaccount of its wallet, and a
  * coarser order is still the arrival order for each subaccount.
  */
-import type { Maybe } from './maybe.ts';
+import type { Maybe } from '../shared/maybe.ts';
 
 export type Turns = Map<string, Promise<void>>;
 

@@ -9,13 +9,13 @@
  *   leaderboard totals (fills, funding) and portfolio samples; createGateway calls it from its
  *   one listener after the read models.
  */
-import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../engine/index.ts';
-import { accountKeyOf } from './account-key.ts';
-import { formatOrder, usd } from './format.ts';
+import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../../engine/index.ts';
+import { accountKeyOf } from '../shared/account-key.ts';
+import { formatOrder, usd } from '../contract/format.ts';
 import { recordFill, recordFunding } from './leaderboard.ts';
 import { pushNotification, type PayloadValue } from './notifications.ts';
-import type { GatewayState } from './operation.ts';
-import { fillRecord } from './operations/fills.ts';
+import type { GatewayState } from '../contract/operation.ts';
+import { fillRecord } from '../operations/fills.ts';
 import { realizedOf, recordRealized, sampleDue, takeSamples, type Sample } from './portfolio.ts';
 import { accrueFee } from './referral.ts';
 

@@ -8,7 +8,7 @@
  * compiled serializer truncates a non-integer declared `integer`.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
-import { CANDLE_TIMEFRAMES, ERROR_CODES, ERROR_SOURCES, ERROR_TYPES, FILL_ROLES, MARKET_STATUSES, ORDER_STATES, ORDER_STATUSES, ORDER_TYPES, RATE_LIMIT_POOLS, REJECTION_REASONS, SIDES, TIME_IN_FORCE, TPSL_TYPES } from '../engine/spec.ts';
+import { CANDLE_TIMEFRAMES, ERROR_CODES, ERROR_SOURCES, ERROR_TYPES, FILL_ROLES, MARKET_STATUSES, ORDER_STATES, ORDER_STATUSES, ORDER_TYPES, RATE_LIMIT_POOLS, REJECTION_REASONS, SIDES, TIME_IN_FORCE, TPSL_TYPES } from '../../engine/spec.ts';
 
 /** A string from a fixed vocabulary: typed as its union, serialized as a plain string. */
 export function stringEnum<const T extends readonly string[]>(values: T): TUnsafe<T[number]> {

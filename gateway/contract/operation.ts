@@ -9,26 +9,26 @@
  * transports can give.
  */
 import type { TSchema } from 'typebox';
-import type { ErrorSource } from '../engine/spec.ts';
-import type { WeightedOperation } from './rate-limit/weights.ts';
+import type { ErrorSource } from '../../engine/spec.ts';
+import type { WeightedOperation } from '../rate-limit/weights.ts';
 import type { ReplyBody, Responses } from './reply-schema.ts';
-import type { ServerClocks, WalletDomainConfig } from './auth/index.ts';
-import type { CandleStore } from './candles.ts';
-import type { FundingRateStore } from './funding-rates-store.ts';
-import type { MarketStatsStore } from './market-stats.ts';
-import type { MarketAttributeTracker } from './ws/market-attributes.ts';
+import type { ServerClocks, WalletDomainConfig } from '../auth/index.ts';
+import type { CandleStore } from '../read-models/candles.ts';
+import type { FundingRateStore } from '../read-models/funding-rates-store.ts';
+import type { MarketStatsStore } from '../read-models/market-stats.ts';
+import type { MarketAttributeTracker } from '../read-models/market-attributes.ts';
 import type { Reply } from './errors.ts';
-import type { Exchange } from './exchange.ts';
-import type { GeoConfig } from './geo.ts';
-import type { KeyRegistry } from './keys.ts';
-import type { Verifier } from './auth/verifier.ts';
-import type { Turns } from './sequencer.ts';
-import type { LeaderboardState } from './leaderboard.ts';
-import type { NotificationState } from './notifications.ts';
-import type { PortfolioState } from './portfolio.ts';
-import type { PreferencesState } from './preferences.ts';
-import type { ReferralState } from './referral.ts';
-import type { AccountPools, IpBucket, RateLimitConfig } from './rate-limit/index.ts';
+import type { Exchange } from '../read-models/exchange.ts';
+import type { GeoConfig } from '../http/geo.ts';
+import type { KeyRegistry } from '../auth/keys.ts';
+import type { Verifier } from '../auth/verifier.ts';
+import type { Turns } from '../auth/sequencer.ts';
+import type { LeaderboardState } from '../services/leaderboard.ts';
+import type { NotificationState } from '../services/notifications.ts';
+import type { PortfolioState } from '../services/portfolio.ts';
+import type { PreferencesState } from '../services/preferences.ts';
+import type { ReferralState } from '../services/referral.ts';
+import type { AccountPools, IpBucket, RateLimitConfig } from '../rate-limit/index.ts';
 import type { SchemaValidator } from './validator.ts';
 
 /** The service stores a request may change directly. */
@@ -65,7 +65,7 @@ export interface GatewayState {
   pools: Map<string, AccountPools>;
   /** Signed payloads already accepted (replay protection), by signature. */
   replay: Set<string>;
-  /** When each slot in `replay` was taken, oldest first (gateway/replay.ts prunes by it; not durable). */
+  /** When each slot in `replay` was taken, oldest first (gateway/auth/replay.ts prunes by it; not durable). */
   replayAges: Map<string, number>;
   /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
   verifier?: Verifier;

@@ -19,8 +19,8 @@
  * - `roundStep` 2 and 5 only make sense with sigFigs 5 (the venue's rule); `roundStep` 1 is the
  *   identity and is accepted anywhere (`aggregationError` says which combinations are refused).
  */
-import { formatBig, levelsBestFirst, LIMITS, type BookSide, type MarketSpec, type SideCode } from '../engine/index.ts';
-import { size as formatSize } from './format.ts';
+import { formatBig, levelsBestFirst, LIMITS, type BookSide, type MarketSpec, type SideCode } from '../../engine/index.ts';
+import { size as formatSize } from '../contract/format.ts';
 
 /** A price level as the engine keeps it: price in ticks, summed size in quantums. */
 export interface RawLevel {

@@ -21,12 +21,12 @@
  * (`page`, `closedOrderPage`, `newestTrades`' window) answer what the same filters over the
  * capped lists answer: the SQLite store runs them in SQL over the newest `cap` rows.
  */
-import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, OrderStatus, SideCode, TradesEvent, TransferEvent } from '../engine/index.ts';
+import type { EngineEvent, FillEvent, FundingPaymentEvent, InterestEvent, OrderEvent, OrderStatus, SideCode, TradesEvent, TransferEvent } from '../../engine/index.ts';
 import type { ClosedBars } from './candles.ts';
-import type { NotificationLog } from './notifications.ts';
-import type { SampleLog } from './portfolio.ts';
+import type { NotificationLog } from '../services/notifications.ts';
+import type { SampleLog } from '../services/portfolio.ts';
 import { accountHistory, type Ledgers } from './history.ts';
-import { inWindow, newestFirst, type Page, type Window } from './window.ts';
+import { inWindow, newestFirst, type Page, type Window } from '../shared/window.ts';
 
 /** The per-account lists a filtered page is read from. */
 export interface AccountLists {

@@ -3,7 +3,7 @@
  * record): the off-hours part of a market record, per ONLINE market.
  *
  * Contract:
- * - A block is the market record's (gateway/markets.ts `marketRecord`) marketId,
+ * - A block is the market record's (gateway/read-models/markets.ts `marketRecord`) marketId,
  *   marketDisplayName, offHoursInitialMarginFraction, isOutsideRth, currentSettlementPrice,
  *   upper/lowerTradingBound, nextUpper/nextLowerTradingBound, isUpper/isLowerInExpansionZone,
  *   upper/lowerZoneEnteredAt and upper/lowerExpectedExpansionAt, copied from it so the two never
@@ -24,8 +24,8 @@
  *   listened is not sent again after it.
  */
 import type { EngineEvent, MarketState } from '../../engine/index.ts';
-import type { Exchange } from '../exchange.ts';
-import { marketRecord, marketsById } from '../markets.ts';
+import type { Exchange } from './exchange.ts';
+import { marketRecord, marketsById } from './markets.ts';
 
 export const MARKET_ATTRIBUTE_FIELDS = [
   'marketId',

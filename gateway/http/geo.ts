@@ -7,7 +7,7 @@
  * a restricted user. A configured set of blocked regions turns state-changing routes into 403;
  * allowlisted IPs bypass the block (reported as `bypassed` by /v1/compliance).
  */
-import { normalizeIp } from './rate-limit/index.ts';
+import { normalizeIp } from '../rate-limit/index.ts';
 
 export const GEO_HEADER = 'x-perpsim-country';
 

@@ -8,7 +8,7 @@
  * apiWalletName revokes the older key. Records are never changed in place: a change stores a
  * new record under the key, so whoever watches the map (the journal) sees every change.
  */
-import { LIMITS } from '../engine/spec.ts';
+import { LIMITS } from '../../engine/spec.ts';
 
 export type KeyPermission = 'trade' | 'withdraw';
 

@@ -11,12 +11,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { admitRequest, PRUNE_EVERY_MS, pruneFullBuckets, rateLimitedReply, settleResponse } from './rate-limit/index.ts';
-import type { GatewayState, Operation, OperationRequest } from './operation.ts';
-import { OPERATIONS } from './operations/index.ts';
+import { admitRequest, PRUNE_EVERY_MS, pruneFullBuckets, rateLimitedReply, settleResponse } from '../rate-limit/index.ts';
+import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
+import { OPERATIONS } from '../operations/index.ts';
 import { geoOf } from './geo.ts';
-import { createReplySerializer } from './validator.ts';
-import { ERRORS, refuse } from './errors.ts';
+import { createReplySerializer } from '../contract/validator.ts';
+import { ERRORS, refuse } from '../contract/errors.ts';
 
 /** Rows a reply returned, for list post-charges: the longest array at the top of its body. */
 function rowsOf(body: unknown): number {

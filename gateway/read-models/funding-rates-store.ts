@@ -12,7 +12,7 @@
  *   the exchange and feeds it every `fundingRate` event, so no settled rate is missed.
  * - Rates print as plain decimals: 12_500_000 (1e-12 units) → "0.0000125".
  */
-import { formatBig, trimDecimal, type FundingRateEvent } from '../engine/index.ts';
+import { formatBig, trimDecimal, type FundingRateEvent } from '../../engine/index.ts';
 
 export interface FundingRateStore {
   byMarket: Map<number, FundingRateEvent[]>;

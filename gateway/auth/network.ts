@@ -9,7 +9,7 @@
  * name with optional overrides (e.g. a mainnet contract, which the venue has not published) or
  * as a full domain config.
  */
-import { walletDomainConfig, type ArcusNetworkName, type WalletDomainConfig } from './auth/index.ts';
+import { walletDomainConfig, type ArcusNetworkName, type WalletDomainConfig } from './index.ts';
 
 /** The network a gateway answers as when nobody said otherwise. */
 export const DEFAULT_NETWORK: WalletDomainConfig = walletDomainConfig('testnet');

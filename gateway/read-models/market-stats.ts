@@ -19,8 +19,8 @@
  *   it every `trades` event (`recordTrades`). The tape is not in the durable image: after a
  *   restart it holds the trades of the journal records replayed since the newest snapshot.
  */
-import { formatBig, type MarketSpec, type TradesEvent } from '../engine/index.ts';
-import { price, size } from './format.ts';
+import { formatBig, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
+import { price, size } from '../contract/format.ts';
 
 const MINUTE_US = 60_000_000;
 const WINDOW_MINUTES = 1440;

@@ -13,7 +13,7 @@
  *   decided when the bar is read, so the same bar reads false, then true.
  * - Engine time never goes backwards, so each series only ever updates its newest bar or
  *   appends one; a series keeps its newest `barsPerSeries` bars (oldest dropped first).
- * - With a closed-bar store (`closed()`, the SQLite history tables: gateway/history-store.ts) a
+ * - With a closed-bar store (`closed()`, the SQLite history tables: gateway/read-models/history-store.ts) a
  *   series is live state only: its newest `LIVE_BARS` bars. A bar goes to the closed-bar store
  *   when the next one opens (final from then on: later trades are later in time), and reads
  *   continue there below the oldest bar the series holds. The newest two stay in memory because
@@ -27,8 +27,8 @@
  * open, high, low and close are the previous bar's close; periods before the market's first
  * trade have no bar (there is no close to carry).
  */
-import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../engine/index.ts';
-import { price, size, usd } from './format.ts';
+import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
+import { price, size, usd } from '../contract/format.ts';
 
 const MINUTE_US = 60_000_000;
 const HOUR_US = 60 * MINUTE_US;

@@ -7,10 +7,10 @@
  * hours, prices "0" when unavailable. The interface says the removed size fields are no longer
  * returned; supplement §12 keeps minOrderSize/maxOrderSize because live clients read them.
  */
-import { ticksToPrice, type MarketState } from '../engine/index.ts';
+import { ticksToPrice, type MarketState } from '../../engine/index.ts';
 import type { Exchange } from './exchange.ts';
-import type { MarketRow } from './reply-schema.ts';
-import { price as formatPrice, size as formatSize } from './format.ts';
+import type { MarketRow } from '../contract/reply-schema.ts';
+import { price as formatPrice, size as formatSize } from '../contract/format.ts';
 import { fundingRateString, type FundingRateStore } from './funding-rates-store.ts';
 import { marketStats, type MarketStatsStore } from './market-stats.ts';
 
@@ -96,7 +96,7 @@ const PYTH_IDS: Readonly<Record<string, string>> = { BTC: '1', ETH: '2', SOL: '6
  * - fundingRate: the last settled hourly rate ("0" before the first settlement, and offline);
  *   nextFundingRate: the current hour's predicted rate; nextFundingAt: the next settlement,
  *   unix seconds (an integer, as live);
- * - the 24-hour fields from the trade tape (gateway/market-stats.ts);
+ * - the 24-hour fields from the trade tape (gateway/read-models/market-stats.ts);
  * - openInterestCapNotional: null, as live on uncapped markets (perpsim has no open-interest
  *   caps); pythId as above.
  * Field order follows the live rows.

@@ -8,8 +8,8 @@
  * written once, as an entry of `ERRORS` (authentication's are in auth/errors.ts), and call
  * sites name the entry: `refuse(ERRORS.priceNotOnTick, 'Order')`.
  */
-import type { ErrorSource, ErrorType } from '../engine/spec.ts';
-import { AUTH_ERRORS } from './auth/errors.ts';
+import type { ErrorSource, ErrorType } from '../../engine/spec.ts';
+import { AUTH_ERRORS } from '../auth/errors.ts';
 import type { ErrorBody } from './reply-schema.ts';
 
 export type { ErrorBody };
