@@ -16,8 +16,9 @@
  * placeOrders per second, open loop (bench/gateway-orders.ts plan: 256 funded accounts, half the
  * orders rest and half fill, four markets, BTC-USD among them), each signed just before it is
  * sent; GET /health every 50 ms. Figures: /health latency p50/p99 and order acknowledgement
- * (send to 2xx reply) p50/p99; the server's RSS at start (after the sockets connected? no:
- * before they open), its peak during the drive, and after every socket closed (the lowest of the
+ * (send to 2xx reply) p50/p99; the server's RSS at start (before any socket), again after
+ * `BENCH_FANOUT_WARM_MS` (10 s) of the same order flow with no socket (the warm start: what the
+ * orders, the agents and compiled code keep without sockets), its peak during the drive, and after every socket closed (the lowest of the
  * samples over `BENCH_FANOUT_SETTLE_MS`, 15 s, sampled every 250 ms); the degraded notices and
  * 1008 closes the clients saw, reading and paused clients apart.
  *
@@ -42,6 +43,8 @@ const CONFIG = {
   ordersPerSec: envInt('BENCH_FANOUT_ORDERS_PER_SEC', 100),
   driveMs: envInt('BENCH_FANOUT_DRIVE_MS', QUICK ? 5_000 : 30_000),
   settleMs: envInt('BENCH_FANOUT_SETTLE_MS', QUICK ? 3_000 : 15_000),
+  /** The same order flow without any socket first, so that a second start figure holds what the orders and agents alone keep. */
+  warmMs: envInt('BENCH_FANOUT_WARM_MS', QUICK ? 1_000 : 10_000),
 };
 const MARKET = 'BTC-USD';
 const CHANNELS = ['l2Orderbook', 'l2OrderbookUpdates', 'trades', 'bbo'] as const;
@@ -265,13 +268,7 @@ async function main(): Promise<void> {
     const memoryStart = server.memory();
     const heapStart = memoryStart?.heapUsed ?? 0;
 
-    const peak: Samples = { rss: [], heap: [], heapTotal: [], external: [], loopP99: [], loopMax: [] };
-    const stopPeak = sampleMemory(server, peak);
-    const connectStart = performance.now();
-    const connected = await clients.ask({ kind: 'connect', url: server.url.replace(/^http/, 'ws') + '/v1/ws', total: CONFIG.connections, paused: CONFIG.paused });
-    console.log(`  ${connected.connections} connections, ${connected.subscribed} subscriptions in ${((performance.now() - connectStart) / 1000).toFixed(1)} s${connected.failures > 0 ? `; ${connected.failures} failures (${connected.firstFailure})` : ''}`);
-
-    // Drive: orders open loop, /health probes, until driveMs.
+    // The order flow: open loop at ordersPerSec; acknowledgements are timed only when `measured`.
     const health: number[] = [];
     const acks: number[] = [];
     const statuses: Record<string, number> = {};
@@ -284,22 +281,14 @@ async function main(): Promise<void> {
     };
     const goodTilTimeUs = Date.now() * 1000 + GTT_AHEAD_US;
     let batch: SignedRequest[] = [];
-    const cpuStart = server.cpuMs();
-    const driveStart = performance.now();
-    const healthTimer = setInterval(() => {
-      const t = performance.now();
-      track(
-        request(healthAgent, server.url + '/health', 'GET', {}).then(
-          () => void health.push(performance.now() - t),
-          () => void health.push(30_000),
-        ),
-      );
-    }, HEALTH_EVERY_MS);
-    await new Promise<void>((resolve) => {
+    const driveOrders = (durationMs: number, measured: boolean): Promise<void> =>
+      new Promise<void>((resolve) => {
+      const from = performance.now();
+      const first = sent;
       const tick = (): void => {
-        const elapsed = performance.now() - driveStart;
-        if (elapsed >= CONFIG.driveMs) return resolve();
-        const due = Math.floor((elapsed / 1000) * CONFIG.ordersPerSec);
+        const elapsed = performance.now() - from;
+        if (elapsed >= durationMs) return resolve();
+        const due = first + Math.floor((elapsed / 1000) * CONFIG.ordersPerSec);
         while (sent < due) {
           if (batch.length === 0) {
             // One second's orders, signed now: their timestamps stay inside the 30 s window.
@@ -313,8 +302,9 @@ async function main(): Promise<void> {
             request(agent, server.url + order.path, 'POST', order.headers, order.body).then(
               (reply) => {
                 statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
-                if (reply.status >= 200 && reply.status < 300) acks.push(performance.now() - t);
-                else firstRefusal ??= `${reply.status} ${reply.body.slice(0, 200)}`;
+                if (reply.status >= 200 && reply.status < 300) {
+                  if (measured) acks.push(performance.now() - t);
+                } else firstRefusal ??= `${reply.status} ${reply.body.slice(0, 200)}`;
               },
               (error: Error) => {
                 statuses.failed = (statuses.failed ?? 0) + 1;
@@ -327,6 +317,35 @@ async function main(): Promise<void> {
       };
       tick();
     });
+
+    // Warm-up: the same flow with no socket, then a second start figure (what orders and agents alone keep).
+    await driveOrders(CONFIG.warmMs, false);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const rssWarm = server.rssBytes();
+    const heapWarm = server.memory()?.heapUsed ?? 0;
+
+    const peak: Samples = { rss: [], heap: [], heapTotal: [], external: [], loopP99: [], loopMax: [] };
+    const stopPeak = sampleMemory(server, peak);
+    const connectStart = performance.now();
+    const connected = await clients.ask({ kind: 'connect', url: server.url.replace(/^http/, 'ws') + '/v1/ws', total: CONFIG.connections, paused: CONFIG.paused });
+    console.log(`  ${connected.connections} connections, ${connected.subscribed} subscriptions in ${((performance.now() - connectStart) / 1000).toFixed(1)} s${connected.failures > 0 ? `; ${connected.failures} failures (${connected.firstFailure})` : ''}`);
+
+    // Drive: orders open loop, /health probes, until driveMs.
+    const sentBefore = sent;
+    for (const key of Object.keys(statuses)) delete statuses[key];
+    firstRefusal = undefined;
+    const cpuStart = server.cpuMs();
+    const driveStart = performance.now();
+    const healthTimer = setInterval(() => {
+      const t = performance.now();
+      track(
+        request(healthAgent, server.url + '/health', 'GET', {}).then(
+          () => void health.push(performance.now() - t),
+          () => void health.push(30_000),
+        ),
+      );
+    }, HEALTH_EVERY_MS);
+    await driveOrders(CONFIG.driveMs, true);
     clearInterval(healthTimer);
     const serverCpuShare = (server.cpuMs() - cpuStart) / (performance.now() - driveStart);
     await Promise.race([Promise.allSettled([...inflight]), new Promise((resolve) => setTimeout(resolve, 30_000))]);
@@ -346,7 +365,7 @@ async function main(): Promise<void> {
     const figures = {
       connections: connected.connections,
       paused: CONFIG.paused,
-      ordersSent: sent,
+      ordersSent: sent - sentBefore,
       ordersAcked: acked,
       healthP50Ms: round(percentile(health, 50)),
       healthP99Ms: round(percentile(health, 99)),
@@ -356,6 +375,9 @@ async function main(): Promise<void> {
       rssPeakMb: round(rssPeak / MB),
       rssAfterCloseMb: round(rssAfter / MB),
       rssAfterToStart: round(rssAfter / rssStart, 2),
+      rssWarmStartMb: round(rssWarm / MB),
+      rssAfterToWarmStart: round(rssAfter / rssWarm, 2),
+      heapWarmStartMb: round(heapWarm / MB),
       heapStartMb: round(heapStart / MB),
       heapPeakMb: round(Math.max(0, ...peak.heap) / MB),
       heapAfterCloseMb: round(Math.min(...after.heap) / MB),
@@ -374,11 +396,11 @@ async function main(): Promise<void> {
       closedSlowConsumer: driveCounts.closed1008,
       pausedClosedByServer: driveCounts.pausedClosed,
     };
-    console.log(`  orders                      ${sent} sent, ${acked} acknowledged ${JSON.stringify(statuses)}${firstRefusal === undefined ? '' : `; first refusal: ${firstRefusal}`}`);
+    console.log(`  orders                      ${sent - sentBefore} sent (after ${sentBefore} in the warm-up), ${acked} acknowledged ${JSON.stringify(statuses)}${firstRefusal === undefined ? '' : `; first refusal: ${firstRefusal}`}`);
     console.log(`  /health latency             p50 ${figures.healthP50Ms} ms, p99 ${figures.healthP99Ms} ms (${health.length} probes; target p99 ≤ 50 ms)`);
     console.log(`  order acknowledgement       p50 ${figures.ackP50Ms} ms, p99 ${figures.ackP99Ms} ms (target p99 ≤ 100 ms)`);
     console.log(`  server event loop           delay p99 ${figures.serverLoopDelayP99Ms} ms (median of the half-second periods' p99), max ${figures.serverLoopDelayMaxMs} ms`);
-    console.log(`  server RSS                  start ${figures.rssStartMb} MB, peak ${figures.rssPeakMb} MB (target ≤ 1,024), after close ${figures.rssAfterCloseMb} MB = ${figures.rssAfterToStart} × start (target ≤ 1.2)`);
+    console.log(`  server RSS                  start ${figures.rssStartMb} MB, peak ${figures.rssPeakMb} MB (target ≤ 1,024), after close ${figures.rssAfterCloseMb} MB = ${figures.rssAfterToStart} × start (target ≤ 1.2); ${figures.rssAfterToWarmStart} × the start after the warm-up without sockets (${figures.rssWarmStartMb} MB)`);
     console.log(`  server heap used            start ${figures.heapStartMb} MB, peak ${figures.heapPeakMb} MB, after close ${figures.heapAfterCloseMb} MB (committed ${figures.heapTotalStartMb} → ${figures.heapTotalAfterCloseMb} MB; external ${figures.externalStartMb} → ${figures.externalAfterCloseMb} MB)`);
     console.log(`  server CPU                  ${figures.serverCpuCores} cores busy during the drive, ${figures.serverCpuMsPer1kFrames} ms per 1,000 frames delivered (load average ${figures.loadAverage} on ${availableParallelism()} cores)`);
     console.log(`  reading clients             ${figures.framesToReaders.toLocaleString('en-US')} channel frames, ${figures.readerMbPerSec} MB/s, ${figures.readersDegraded} degraded notices`);
