@@ -37,6 +37,7 @@ import type { WalkParams } from './feeds.ts';
 import { startMarket, type FeedOptions } from './market.ts';
 import { DEFAULT_PRICES, defaultMarkets } from './markets.ts';
 import { replayMarket, rowTicks, type PriceRow } from './replay-feed.ts';
+import { createReclaimer } from './reclaim.ts';
 import { createRequestLog, registerRequestLog, requestLogHooks } from './request-log.ts';
 
 export interface ServerOptions {
@@ -132,7 +133,13 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
   const app = buildApp(state);
   const faults = createFaults();
   const requestLog = createRequestLog(options.requestLogSize);
-  const ws = attachWebSocket(app, state, { hooks: { ...faultHooks(faults), ...requestLogHooks(requestLog, state) }, ...(options.wsSendBudget && { sendBudget: options.wsSendBudget }) });
+  // After a mass close of sockets, one memory-reducing GC gives their pages back (sim/reclaim.ts).
+  const reclaimer = createReclaimer({ onRun: (ms) => logger.info({ gcMs: Math.round(ms) }, 'perpsim: memory reclaimed after a mass close of WebSocket connections') });
+  const ws = attachWebSocket(app, state, {
+    hooks: { ...faultHooks(faults), ...requestLogHooks(requestLog, state) },
+    ...(options.wsSendBudget && { sendBudget: options.wsSendBudget }),
+    massClose: { onClose: () => reclaimer.request() },
+  });
   registerControl(app, { state, clock, token: options.controlToken });
   registerFaults(app, faults, state);
   registerRequestLog(app, requestLog, state);
@@ -201,6 +208,7 @@ async function assemble(options: ServerOptions, persistence: Persistence, logger
     persistence,
     // The verification threads stop last (startServer's close): requests in flight still need them.
     stop: () => {
+      reclaimer.close();
       clearInterval(timer);
       ws.close();
     },

@@ -219,7 +219,16 @@ export interface WsOptions {
   /** Wall-clock period of the timer that drives periodic channels (ms). */
   periodicTickMs?: number;
   hooks?: WsHooks;
+  /**
+   * Called once the open connections have fallen to a quarter of their peak, a peak of at least
+   * `peak` (default MASS_CLOSE_PEAK): what those sockets used is garbage now, and the caller may
+   * reclaim it (the simulator runs a memory-reducing GC: sim/reclaim.ts). The peak restarts there.
+   */
+  massClose?: { peak?: number; onClose: () => void };
 }
+
+/** The smallest peak of open connections whose fall to a quarter is a mass close (WsOptions.massClose). */
+export const MASS_CLOSE_PEAK = 256;
 
 /** One RPC call as answered: what a request log records. */
 export interface WsRpcRecord {
@@ -328,6 +337,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const connections = new Set<Connection>();
   /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
   let subscribed = 0;
+  // The most connections open since the last mass close (WsOptions.massClose).
+  let openPeak = 0;
+  const massClosePeak = options.massClose?.peak ?? MASS_CLOSE_PEAK;
   // Per-IP counters; an entry equal to a new IP's is dropped (on close, and swept from the tick).
   const ips = new Map<string, WsIpState>();
   let ipsSweptAtMs = -Infinity;
@@ -888,6 +900,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     wss.handleUpgrade(req, socket, head, (ws) => {
       const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
+      if (connections.size > openPeak) openPeak = connections.size;
       const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
       ws.on('message', (data: Buffer) => onMessage(c, data));
@@ -896,6 +909,10 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         if (connections.delete(c) && c.subs.size > 0) subscribed--;
         dirty.delete(c);
         c.pending.length = 0;
+        if (options.massClose !== undefined && openPeak >= massClosePeak && connections.size * 4 <= openPeak) {
+          openPeak = connections.size;
+          options.massClose.onClose();
+        }
         if (!perIp) return;
         const left = closeConnection(ips.get(ip)!, c.limits);
         if (wsIpIsFresh(left, state.nowMs(), state.config.rateLimit.ws)) ips.delete(ip);
