@@ -26,6 +26,16 @@ afterEach(async () => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The virtual clock starts at the wall time; a funding settlement at the next whole hour would add
+ * a predictedFunding frame of its own. Tests that count such frames first move past an hour that
+ * is less than a minute away.
+ */
+async function awayFromHourBoundary(): Promise<void> {
+  const toNextHour = msToNextHour();
+  if (toNextHour < 60_000) await advanceMs(toNextHour + 1_000);
+}
+
 async function start(): Promise<Server> {
   server = await startServer({ port: 0, clock: 'virtual', agents: false, ...(SQLITE_HISTORY && { db: ':memory:' }) });
   return server;
@@ -172,6 +182,7 @@ describe('l2Orderbook: "Periodic full snapshots about every 200 ms. Parameters: 
 describe('predictedFunding: "{market, rate1h} on every recompute; empty contents when none yet; not wrapped in isSnapshot."', () => {
   it('snapshots the current rate (empty before any recompute) and streams each recompute', async () => {
     await start();
+    await awayFromHourBoundary();
     const c = await client();
     const none = await subscribe(c, { channel: 'predictedFunding', id: 'F-USD' });
     expect(none).toMatchObject({ type: 'subscribed', channel: 'predictedFunding', id: 'F-USD', contents: {} });
@@ -196,6 +207,7 @@ describe('predictedFunding: "{market, rate1h} on every recompute; empty contents
 
   it('a recompute from a new oracle sample streams the hour\'s rate so far', async () => {
     await start();
+    await awayFromHourBoundary();
     const c = await client();
     await subscribe(c, { channel: 'predictedFunding', id: 'SOL-USD' });
     await advanceMs(1000);
