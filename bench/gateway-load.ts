@@ -26,7 +26,7 @@ export interface LoadTarget {
   url: string;
   connections: number;
   /** A fixed request for `durationS` seconds, or every pre-signed request once. */
-  source: { kind: 'fixed'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; durationS: number } | { kind: 'signed' };
+  source: { kind: 'fixed'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; durationS: number; /** Requests per second in all (autocannon overallRate); as fast as answered when absent. */ rate?: number } | { kind: 'signed' };
 }
 
 export interface LoadResult {
@@ -61,6 +61,7 @@ async function run(target: LoadTarget): Promise<LoadResult> {
       method: source.method,
       ...(source.headers === undefined ? {} : { headers: source.headers }),
       ...(source.body === undefined ? {} : { body: source.body }),
+      ...(source.rate === undefined ? {} : { overallRate: source.rate }),
     };
   } else {
     const list = signed;

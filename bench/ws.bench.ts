@@ -25,6 +25,8 @@
  *     16 connections, the body of a signed placeOrder, as `npm run bench:gateway` does) for
  *     `BENCH_WS_HELLO_SECONDS` (default 4) after a 1 s warm-up; its main-thread CPU per request
  *     is the unit of the target "WS RPC event-loop CPU per signed order ≤ 1.2 × hello world".
+ *     A second hello-world pass after (a), paced at (a)'s order rate (autocannon overallRate),
+ *     gives the same ratio at the same request rate.
  *
  * Clients run in a worker thread (the other core), so the server's thread carries only the
  * server. WebSocket limits are the interface's (50 connections and 50 new connections a minute
@@ -514,7 +516,8 @@ interface HelloWorld {
 }
 
 /** (c): fastify hello world POST under autocannon (a child process), CPU per request of this thread. */
-async function benchHelloWorld(): Promise<HelloWorld> {
+/** `rate`: requests per second in all (autocannon overallRate), for the pass paced at the signed orders' rate. */
+async function benchHelloWorld(rate?: number): Promise<HelloWorld> {
   const { default: Fastify } = await import('fastify');
   const { count, drive, is2xx, perSec, startLoad, stopLoad } = await import('./gateway-driver.ts');
   const { benchWallets, GTT_AHEAD_US, signOrders } = await import('./gateway-orders.ts');
@@ -525,7 +528,7 @@ async function benchHelloWorld(): Promise<HelloWorld> {
   hello.post('/', async () => ({ hello: 'world' }));
   try {
     const url = await hello.listen({ host: '127.0.0.1', port: 0 });
-    const source = (durationS: number) => ({ kind: 'fixed' as const, method: 'POST' as const, path: '/', headers: { 'content-type': 'application/json' }, body, durationS });
+    const source = (durationS: number) => ({ kind: 'fixed' as const, method: 'POST' as const, path: '/', headers: { 'content-type': 'application/json' }, body, durationS, ...(rate === undefined ? {} : { rate }) });
     await drive(load, { url, connections: 16, source: source(1) });
     const run = await drive(load, { url, connections: 16, source: source(CONFIG.helloSeconds) });
     return { perSec: perSec(count(run, is2xx), run), mainThreadCpuUsPerReq: Math.round(run.mainThreadCpuUs / Math.max(1, run.responses)), p99Ms: run.p99Ms };
@@ -548,6 +551,10 @@ async function main(): Promise<void> {
     console.log(`  CPU per order               server ${a.serverCpuUsPerOrder} µs (its main thread ${a.mainThreadCpuUsPerOrder} µs), clients ${a.clientCpuUsPerOrder} µs`);
     const rpcRatio = a.mainThreadCpuUsPerOrder / c.mainThreadCpuUsPerReq;
     console.log(`  target event-loop CPU per signed order <= ${TARGET_RPC_VS_HELLO} x hello world's per request: ${rpcRatio.toFixed(2)} x (${a.mainThreadCpuUsPerOrder} / ${c.mainThreadCpuUsPerReq} µs): ${rpcRatio <= TARGET_RPC_VS_HELLO ? 'met' : 'NOT met'}`);
+    // Hello world paced at the signed orders' rate: a loop's cost per request depends on its rate.
+    const paced = await benchHelloWorld(a.signedOrdersPerSec);
+    const pacedRatio = a.mainThreadCpuUsPerOrder / paced.mainThreadCpuUsPerReq;
+    console.log(`  hello world POST / at ${a.signedOrdersPerSec.toLocaleString('en-US')}/s: main thread CPU ${paced.mainThreadCpuUsPerReq} µs/req; the order against it ${pacedRatio.toFixed(2)} x`);
     console.log(`(b) fan-out: ${CONFIG.subscribers.toLocaleString('en-US')} subscribers to l2OrderbookUpdates + trades of ETH-USD, ${CONFIG.changesPerSec.toLocaleString('en-US')} book changes/s offered for ${CONFIG.driveMs / 1000} s`);
     const b = await benchFanout(clients);
     console.log(`  book changes applied        ${b.changesPerSec.toLocaleString('en-US').padStart(10)} /s (offered ${b.offeredPerSec.toLocaleString('en-US')})`);
@@ -567,6 +574,8 @@ async function main(): Promise<void> {
         helloWorldMainThreadCpuUsPerReq: c.mainThreadCpuUsPerReq,
         helloWorldPerSec: c.perSec,
         mainThreadCpuVsHelloWorld: Number(rpcRatio.toFixed(2)),
+        helloWorldAtOrderRateMainThreadCpuUsPerReq: paced.mainThreadCpuUsPerReq,
+        mainThreadCpuVsHelloWorldAtOrderRate: Number(pacedRatio.toFixed(2)),
       }),
     );
   } finally {
