@@ -31,7 +31,8 @@
  * Targets: the event loop's CPU per signed order ≤ 2.0 × the hello-world POST's per request
  * (issue 20; the line before it, signed orders/s ≥ 1.0 × verify, is printed for history), and
  * the same against a last hello-world pass paced at the signed orders' rate (autocannon
- * overallRate: the per-request cost of a loop depends on its rate); GET /v1/bbo
+ * overallRate: the per-request cost of a loop depends on its rate), and a hello world that
+ * waits for the gateway's verifier (`POST /verified`, same pace) before it answers; GET /v1/bbo
  * ≥ 0.7 × hello world, reported against both hello worlds: the POST parses an order-sized body
  * and answers a few bytes, the GET parses nothing and answers as many bytes as bbo. Ends with
  * one JSON line: {"bench":"gateway","signedOrdersPerSec":…,"verifyBaselinePerSec":…,
@@ -140,6 +141,12 @@ async function main(): Promise<void> {
   const server = await startServer({ host: '127.0.0.1', port: 0, clock: 'virtual', agents: false, rateLimits: false, auth: true });
   const hello = Fastify({ logger: false });
   hello.post('/', async () => ({ hello: 'world' }));
+  // The same with the gateway's verification round trip (its verifier and threads, one
+  // placeOrder-sized signature): the floor of any signed route that verifies off the event loop.
+  let verifyJob: [key: string, signature: string, candidates: readonly string[]] = ['', '', []];
+  hello.post('/verified', (_request, reply) =>
+    server.state.verifier!.verify(...verifyJob).then((found) => reply.code(found === 0 ? 200 : 401).send({ hello: 'world' })),
+  );
   // Filled in below, once the book is seeded: the size of perpsim's bbo reply.
   let bboSizedBody = '';
   hello.get('/bbo-sized', async (_request, reply) => reply.type('application/json; charset=utf-8').send(bboSizedBody));
@@ -160,6 +167,7 @@ async function main(): Promise<void> {
 
     // Verify baseline: one core, a payload the size of the bench's placeOrders.
     const samples = wallets.slice(0, 16).map((w) => ({ ...samplePayload(w, baseNs, goodTilTimeUs), apiKey: w.apiKey }));
+    verifyJob = [samples[0]!.apiKey, samples[0]!.signature.toString('hex'), [samples[0]!.message.toString('utf8')]];
     const sigHex = samples.map((s) => s.signature.toString('hex'));
     // node:crypto itself (the gateway's fallback when sodium-native does not load): cached KeyObject, hex decoded per call.
     const nodeRate = verifyRate(samples.length, (i) => verify(null, samples[i]!.message, ed25519PublicKey(samples[i]!.apiKey)!, Buffer.from(sigHex[i]!, 'hex')), VERIFY_MS);
@@ -178,7 +186,7 @@ async function main(): Promise<void> {
 
     // Hello world: the same body a placeOrder carries, parsed as JSON, answered with a constant.
     const sampleBody = signOrders(wallets, { first: 0, count: 1, baseNs, goodTilTimeUs })[0]!.body;
-    const helloSource = (durationS: number, rate?: number): LoadTarget['source'] => ({ kind: 'fixed', method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: sampleBody, durationS, ...(rate === undefined ? {} : { rate }) });
+    const helloSource = (durationS: number, rate?: number, path = '/'): LoadTarget['source'] => ({ kind: 'fixed', method: 'POST', path, headers: { 'content-type': 'application/json' }, body: sampleBody, durationS, ...(rate === undefined ? {} : { rate }) });
     await drive(load, { url: helloUrl, connections: CONNECTIONS, source: helloSource(WARMUP_SECONDS) });
     const helloRun = await drive(load, { url: helloUrl, connections: CONNECTIONS, source: helloSource(SECONDS) });
     const helloRate = perSec(count(helloRun, is2xx), helloRun);
@@ -234,6 +242,10 @@ async function main(): Promise<void> {
     const pacedRun = await drive(load, { url: helloUrl, connections: CONNECTIONS, source: helloSource(SECONDS, orderRate) });
     console.log(line(`fastify hello world POST / at ${fmt(orderRate)}/s`, perSec(count(pacedRun, is2xx), pacedRun), 'req/s', pacedRun));
     const pacedRatio = perRequest(orderRun.mainThreadCpuUs, orderRun) / perRequest(pacedRun.mainThreadCpuUs, pacedRun);
+    await drive(load, { url: helloUrl, connections: CONNECTIONS, source: helloSource(WARMUP_SECONDS, orderRate, '/verified') });
+    const verifiedRun = await drive(load, { url: helloUrl, connections: CONNECTIONS, source: helloSource(SECONDS, orderRate, '/verified') });
+    console.log(line(`  the same, verified on a thread`, perSec(count(verifiedRun, is2xx), verifiedRun), 'req/s', verifiedRun));
+    if (count(verifiedRun, is2xx) < verifiedRun.responses) throw new Error('the verified hello world did not verify: the bench\'s setup is broken');
 
     const signedRatio = orderRate / baseline;
     const bboRatio = bboRate / helloRate;
@@ -268,6 +280,7 @@ async function main(): Promise<void> {
         bboMainThreadCpuUsPerReq: perRequest(bboRun.mainThreadCpuUs, bboRun),
         helloWorldAtOrderRateMainThreadCpuUsPerReq: perRequest(pacedRun.mainThreadCpuUs, pacedRun),
         mainThreadCpuVsHelloWorldAtOrderRate: Math.round(pacedRatio * 100) / 100,
+        helloWorldVerifiedAtOrderRateMainThreadCpuUsPerReq: perRequest(verifiedRun.mainThreadCpuUs, verifiedRun),
       }),
     );
   } finally {
