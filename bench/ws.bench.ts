@@ -26,7 +26,9 @@
  *     `BENCH_WS_HELLO_SECONDS` (default 4) after a 1 s warm-up; its main-thread CPU per request
  *     is the unit of the target "WS RPC event-loop CPU per signed order ≤ 1.2 × hello world".
  *     A second hello-world pass after (a), paced at (a)'s order rate (autocannon overallRate),
- *     gives the same ratio at the same request rate.
+ *     gives the same ratio at the same request rate. And (a)'s frames again against a WebSocket
+ *     hello world on the server's thread (each frame parsed and answered with a constant 202),
+ *     at once and after the gateway's verifier: the socket's and the verification's share.
  *
  * Clients run in a worker thread (the other core), so the server's thread carries only the
  * server. WebSocket limits are the interface's (50 connections and 50 new connections a minute
@@ -42,7 +44,7 @@
 import { createPrivateKey, createPublicKey, sign as signBytes, type KeyObject } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { envInt } from './env.ts';
 import { threadCpuUs } from './thread-cpu.ts';
 
@@ -320,6 +322,41 @@ interface SignedOrders {
   serverCpuUsPerOrder: number;
   mainThreadCpuUsPerOrder: number;
   clientCpuUsPerOrder: number;
+  /** The same frames answered by a WebSocket hello world (parse, answer a constant 202), and by one that first waits for the gateway's verifier. */
+  wsHelloWorld: EchoPass;
+  wsHelloWorldVerified: EchoPass;
+}
+
+interface EchoPass {
+  perSec: number;
+  mainThreadCpuUsPerFrame: number;
+}
+
+/**
+ * A WebSocket hello world on the server's thread: each frame parsed and answered with a constant
+ * 202, at once or after the gateway's verifier (`verify`: the first signed order's job) has
+ * answered. The floor under the WS RPC figure, at about the order pass's rate when verified.
+ */
+async function benchWsHelloWorld(clients: Clients, connections: RpcConnection[], verify: (() => Promise<number>) | undefined): Promise<EchoPass> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  wss.on('connection', (ws) =>
+    ws.on('message', (data: Buffer) => {
+      const id = (JSON.parse(data.toString('utf8')) as { id: number }).id;
+      const answer = (found: number): void => ws.send(`{"method":"placeOrder","id":${id},"status":${found === 0 ? 202 : 401},"result":{"hello":"world"}}`);
+      if (verify === undefined) answer(0);
+      else void verify().then(answer);
+    }),
+  );
+  try {
+    const mainCpu = threadCpuUs();
+    const report = await clients.ask({ kind: 'rpc', url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`, window: CONFIG.window, connections }, 'rpc');
+    const mainCpuUs = threadCpuUs() - mainCpu;
+    if (report.firstOther !== undefined) throw new Error(`the WebSocket hello world answered ${report.firstOther}`);
+    return { perSec: Math.round(report.acked / (report.elapsedMs / 1000)), mainThreadCpuUsPerFrame: Math.round(mainCpuUs / Math.max(1, report.acked)) };
+  } finally {
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  }
 }
 
 async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
@@ -376,7 +413,13 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
     const used = process.cpuUsage(processCpu);
     if (report.firstOther !== undefined) console.log(`  non-202 replies ${JSON.stringify(report.others)}; first: ${report.firstOther}`);
     const per = (us: number): number => Math.round(us / Math.max(1, report.acked));
+    const first = signed[0]!;
+    const verifier = server.state.verifier!;
+    const wsHelloWorld = await benchWsHelloWorld(clients, connections, undefined);
+    const wsHelloWorldVerified = await benchWsHelloWorld(clients, connections, () => verifier.verify(first.apiKey, first.signature, [first.message]));
     return {
+      wsHelloWorld,
+      wsHelloWorldVerified,
       signedOrdersPerSec: Math.round(report.acked / (report.elapsedMs / 1000)),
       verifyBaselinePerSec,
       p50Ms: report.p50Ms,
@@ -549,6 +592,8 @@ async function main(): Promise<void> {
     console.log(`  acknowledged (202)          ${a.signedOrdersPerSec.toLocaleString('en-US').padStart(10)} orders/s   latency p50 ${a.p50Ms.toFixed(2)} ms, p99 ${a.p99Ms.toFixed(2)} ms`);
     console.log(`  verifyEd25519, one core     ${a.verifyBaselinePerSec.toLocaleString('en-US').padStart(10)} verifies/s (orders/s = ${(a.signedOrdersPerSec / a.verifyBaselinePerSec).toFixed(2)} × verifies/s)`);
     console.log(`  CPU per order               server ${a.serverCpuUsPerOrder} µs (its main thread ${a.mainThreadCpuUsPerOrder} µs), clients ${a.clientCpuUsPerOrder} µs`);
+    console.log(`  WebSocket hello world       ${a.wsHelloWorld.perSec.toLocaleString('en-US').padStart(10)} frames/s, main thread CPU ${a.wsHelloWorld.mainThreadCpuUsPerFrame} µs/frame (the same frames answered with a constant)`);
+    console.log(`  the same, verified          ${a.wsHelloWorldVerified.perSec.toLocaleString('en-US').padStart(10)} frames/s, main thread CPU ${a.wsHelloWorldVerified.mainThreadCpuUsPerFrame} µs/frame (after the gateway's verifier answers)`);
     const rpcRatio = a.mainThreadCpuUsPerOrder / c.mainThreadCpuUsPerReq;
     console.log(`  target event-loop CPU per signed order <= ${TARGET_RPC_VS_HELLO} x hello world's per request: ${rpcRatio.toFixed(2)} x (${a.mainThreadCpuUsPerOrder} / ${c.mainThreadCpuUsPerReq} µs): ${rpcRatio <= TARGET_RPC_VS_HELLO ? 'met' : 'NOT met'}`);
     // Hello world paced at the signed orders' rate: a loop's cost per request depends on its rate.
@@ -576,6 +621,10 @@ async function main(): Promise<void> {
         mainThreadCpuVsHelloWorld: Number(rpcRatio.toFixed(2)),
         helloWorldAtOrderRateMainThreadCpuUsPerReq: paced.mainThreadCpuUsPerReq,
         mainThreadCpuVsHelloWorldAtOrderRate: Number(pacedRatio.toFixed(2)),
+        wsHelloWorldMainThreadCpuUsPerFrame: a.wsHelloWorld.mainThreadCpuUsPerFrame,
+        wsHelloWorldPerSec: a.wsHelloWorld.perSec,
+        wsHelloWorldVerifiedMainThreadCpuUsPerFrame: a.wsHelloWorldVerified.mainThreadCpuUsPerFrame,
+        wsHelloWorldVerifiedPerSec: a.wsHelloWorldVerified.perSec,
       }),
     );
   } finally {
