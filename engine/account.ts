@@ -25,13 +25,6 @@ export interface AccountIndex {
   /** Map-like reads by `accountKey` for callers outside the hot path (tests, snapshots). */
   get(key: string): Account | undefined;
   values(): IterableIterator<Account>;
-  /**
-   * A lookup cache, not state: the account of each address found last. A hit is an account
-   * straight from the address, without the subaccount array of `byAddress` (two cold cache
-   * lines on every command); a miss takes `byAddress`. Left out of images (restore.ts) and
-   * emptied by `forgetLookups` when the accounts are replaced.
-   */
-  lastByAddress: Map<string, Account>;
 }
 
 export function createAccountIndex(): AccountIndex {
@@ -44,14 +37,8 @@ export function createAccountIndex(): AccountIndex {
       return findAccount(index, key.slice(0, slash), Number(key.slice(slash + 1)));
     },
     values: () => index.all.values(),
-    lastByAddress: new Map(),
   };
   return index;
-}
-
-/** Empties the lookup cache (after the accounts were replaced by an image's). */
-export function forgetLookups(accounts: AccountIndex): void {
-  accounts.lastByAddress = new Map();
 }
 
 export function accountKey(address: string, index: number): string {
@@ -64,14 +51,6 @@ export function findAccount(accounts: AccountIndex, address: string, index: numb
 }
 
 export function getOrCreateAccount(accounts: AccountIndex, address: string, index: number): Account {
-  const last = accounts.lastByAddress.get(address);
-  if (last !== undefined && last.index === index) return last;
-  const account = findOrCreate(accounts, address, index);
-  accounts.lastByAddress.set(address, account);
-  return account;
-}
-
-function findOrCreate(accounts: AccountIndex, address: string, index: number): Account {
   let subs = accounts.byAddress.get(address);
   if (subs === undefined) {
     subs = [];

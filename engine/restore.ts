@@ -13,7 +13,7 @@
  * closes over them, and the gateway and the simulator hold references to markets), everything
  * else is the image's.
  */
-import { forgetLookups, type AccountIndex } from './account.ts';
+import type { AccountIndex } from './account.ts';
 import { NO_LEVEL, rebuildSide, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
 import { adoptOrder } from './order-record.ts';
@@ -36,7 +36,7 @@ export type MarketImage = Omit<MarketState, 'spec'> & { spec: SpecRef };
 
 /** The engine's durable data: all of it but its wiring, per-command scratch and table readers. */
 export interface EngineState extends Omit<Engine, 'wiring' | 'scratch' | 'accounts' | 'orders' | 'markets' | 'bySlot'> {
-  accounts: Omit<AccountIndex, Readers | 'lastByAddress'>;
+  accounts: Omit<AccountIndex, Readers>;
   orders: Omit<OrderTable, Readers>;
   markets: Map<number, MarketImage>;
   bySlot: MarketImage[];
@@ -48,7 +48,7 @@ export interface EngineState extends Omit<Engine, 'wiring' | 'scratch' | 'accoun
  */
 export function engineState(engine: Engine): EngineState {
   const { wiring: _wiring, scratch: _scratch, accounts, orders, markets: _markets, bySlot, ...rest } = engine;
-  const { get: _ag, values: _av, lastByAddress: _al, ...accountData } = accounts;
+  const { get: _ag, values: _av, ...accountData } = accounts;
   const { get: _og, has: _oh, values: _ov, ...orderData } = orders;
   const images = bySlot.map((ms): MarketImage => ({ ...ms, spec: { id: ms.spec.id, status: ms.spec.status } }));
   return { ...rest, accounts: accountData, orders: orderData, markets: new Map(images.map((m) => [m.spec.id, m])), bySlot: images };
@@ -95,7 +95,6 @@ export function graftEngine(live: Engine, image: EngineState): void {
   const to = live as unknown as Slots;
   for (const key of Object.keys(from)) if (!skip.has(key)) to[key] = from[key];
   copyData(live.accounts as unknown as Slots, image.accounts as unknown as Slots);
-  forgetLookups(live.accounts);
   copyData(live.orders as unknown as Slots, image.orders as unknown as Slots);
   upgrade(live);
 }

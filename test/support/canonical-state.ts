@@ -49,8 +49,8 @@ const MARKET_SCRATCH = new Set(['touched', 'dirtyBids', 'dirtyAsks', 'dirtyBidCo
  */
 const ORDER_LINKS = new Set(['level', 'prev', 'next', 'aPrev', 'aNext', 'spare', 'updatedAt']);
 const ACCOUNT_LINKS = new Set(['head', 'tail']);
-/** Map-like readers of the account index (code, stripped or left out), the live engine's risk table (seen through the accounts) and its lookup cache. */
-const ACCOUNT_INDEX_READERS = new Set(['get', 'has', 'values', 'table', 'lastByAddress']);
+/** Map-like readers of the account index (code, stripped or left out) and the live engine's risk table (seen through the accounts). */
+const ACCOUNT_INDEX_READERS = new Set(['get', 'has', 'values', 'table']);
 
 /** The layout of the reference engine: linked records (also the live engine's until it moves). */
 export const LINKED_LAYOUT: StateLayout = {
