@@ -10,7 +10,9 @@ import type { Account } from './account.ts';
 import { bestPrice, bestSize, levelSizeAt, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
 import type { AccountMarket } from './position.ts';
+import { COST_F, costAt, isExact, ISOLATED, LEVERAGE, REALIZED_F, realizedPnlAt, SIZE, SLOT, W, type RiskTable } from './risk-table.ts';
 import { nextGlobal } from './sequence.ts';
+import { EV_BBO, EV_BOOK, EV_FILL, EV_ORDER, EV_POSITION, EV_TRADES, nextRecord, NUM, REF, reserveLevels, type EventRecords } from './event-records.ts';
 import type { LeverageRejectReason, OrderStatus, PositionEffect, RejectionReason } from './spec.ts';
 import type { EngineEvent, RejectedResult, SideCode, TransferEvent } from './types.ts';
 import type { Engine, MarketState } from './state.ts';
@@ -45,6 +47,11 @@ export function flush(engine: Engine): void {
     const mw = scratch.markets[ms.slot]!;
     if (mw.trades.length > 0) emitTrades(engine, ms);
     mw.tradesTaker = null;
+    const records = engine.wiring.records;
+    if (records !== undefined) {
+      recordBook(engine, records, ms);
+      continue;
+    }
     const bids = levelSizes(ms.book.bids, mw.dirtyBids, mw.dirtyBidCount);
     const asks = levelSizes(ms.book.asks, mw.dirtyAsks, mw.dirtyAskCount);
     mw.dirtyBidCount = 0;
@@ -62,6 +69,83 @@ export function flush(engine: Engine): void {
     mw.touched = false;
   }
   scratch.touchedCount = 0;
+}
+
+/**
+ * Starts a record of an account's event: global and account sequence (stamped in the order the
+ * object literals stamp them), time, address and subaccount in the first slots. Returns its index.
+ */
+function accountRecord(engine: Engine, r: EventRecords, kind: number, account: Account): number {
+  const i = nextRecord(r, kind);
+  const n = r.num;
+  const p = i * NUM;
+  n[p] = nextGlobal(engine.seq);
+  n[p + 1] = ++account.seq;
+  n[p + 2] = engine.time;
+  n[p + 3] = account.index;
+  r.ref[i * REF] = account.address;
+  return i;
+}
+
+/** Starts a record of a market's event: global sequence, time, market sequence and id. */
+function marketRecord(engine: Engine, r: EventRecords, kind: number, ms: MarketState): number {
+  const i = nextRecord(r, kind);
+  const n = r.num;
+  const p = i * NUM;
+  n[p] = nextGlobal(engine.seq);
+  n[p + 1] = engine.time;
+  n[p + 2] = ms.seq;
+  n[p + 3] = ms.spec.id;
+  return i;
+}
+
+/** flush's book delta and bbo of one market, as records. */
+function recordBook(engine: Engine, r: EventRecords, ms: MarketState): void {
+  const mw = engine.scratch.markets[ms.slot]!;
+  const o = marketRecord(engine, r, EV_BOOK, ms) * NUM;
+  r.num[o + 4] = r.levelCount;
+  r.num[o + 5] = recordLevels(r, ms.book.bids, mw.dirtyBids, mw.dirtyBidCount);
+  r.num[o + 6] = r.levelCount;
+  r.num[o + 7] = recordLevels(r, ms.book.asks, mw.dirtyAsks, mw.dirtyAskCount);
+  mw.dirtyBidCount = 0;
+  mw.dirtyAskCount = 0;
+  const bidPrice = bestPrice(ms.book.bids);
+  const bidSize = bestSize(ms.book.bids);
+  const askPrice = bestPrice(ms.book.asks);
+  const askSize = bestSize(ms.book.asks);
+  const b = mw.bboBefore;
+  if (b[0] !== bidPrice || b[1] !== bidSize || b[2] !== askPrice || b[3] !== askSize) {
+    const p = marketRecord(engine, r, EV_BBO, ms) * NUM;
+    const n = r.num;
+    n[p + 4] = bidPrice;
+    n[p + 5] = bidSize;
+    n[p + 6] = askPrice;
+    n[p + 7] = askSize;
+  }
+  mw.touched = false;
+}
+
+/** levelSizes into the records' level pool; returns the number of doubles written. */
+function recordLevels(r: EventRecords, bookSide: BookSide, dirty: number[], count: number): number {
+  const start = reserveLevels(r, count * 2);
+  const levels = r.levels;
+  let end = start;
+  for (let i = 0; i < count; i++) {
+    const price = dirty[i]!;
+    let seen = false;
+    for (let j = start; j < end; j += 2) {
+      if (levels[j] === price) {
+        seen = true;
+        break;
+      }
+    }
+    if (seen) continue;
+    levels[end] = price;
+    levels[end + 1] = levelSizeAt(bookSide, price);
+    end += 2;
+  }
+  r.levelCount = end;
+  return end - start;
 }
 
 /** Absolute sizes of the levels a command touched, each price once, as flat pairs. */
@@ -85,6 +169,8 @@ export function levelSizes(bookSide: BookSide, dirty: number[], count: number): 
 /** `status` overrides what is reported (an untriggered TPSL is stored UNTRIGGERED, reported TPSL_PLACED). */
 export function emitOrder(engine: Engine, o: Order, status: OrderStatus = o.status): void {
   const account = o.account;
+  const records = engine.wiring.records;
+  if (records !== undefined) return recordOrder(engine, records, o, status);
   engine.wiring.sink({
     type: 'order',
     globalSeq: nextGlobal(engine.seq),
@@ -117,8 +203,62 @@ export function emitOrder(engine: Engine, o: Order, status: OrderStatus = o.stat
   } satisfies EngineEvent);
 }
 
+function recordOrder(engine: Engine, r: EventRecords, o: Order, status: OrderStatus): void {
+  const i = accountRecord(engine, r, EV_ORDER, o.account);
+  const n = r.num;
+  const f = r.ref;
+  const p = i * NUM;
+  const x = i * REF;
+  n[p + 4] = o.id;
+  n[p + 5] = o.marketId;
+  f[x + 1] = o.clientId;
+  n[p + 6] = o.side;
+  n[p + 7] = o.orderType;
+  n[p + 8] = o.tif;
+  n[p + 9] = o.reduceOnly ? 1 : 0;
+  n[p + 10] = o.price;
+  n[p + 11] = o.size;
+  n[p + 12] = o.remaining;
+  n[p + 13] = o.filled;
+  n[p + 14] = o.filledValue;
+  n[p + 15] = o.goodTilTime;
+  n[p + 16] = o.createdAt;
+  f[x + 2] = status;
+  f[x + 3] = o.rejectionReason;
+  f[x + 4] = o.cancelReason;
+  f[x + 5] = o.origin;
+  f[x + 6] = o.tpslType;
+  f[x + 7] = o.triggerPrice;
+  n[p + 17] = o.isPositionTpsl ? 1 : 0;
+  f[x + 8] = o.parentOrderId;
+}
+
 export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: number, price: number, qty: number, role: 'MAKER' | 'TAKER', fee: bigint, closedPnl: bigint, positionEffect: PositionEffect): void {
   const account = o.account;
+  const r = engine.wiring.records;
+  if (r !== undefined) {
+    const i = accountRecord(engine, r, EV_FILL, account);
+    const n = r.num;
+    const f = r.ref;
+    const p = i * NUM;
+    const x = i * REF;
+    n[p + 4] = ms.seq;
+    n[p + 5] = tradeId;
+    n[p + 6] = o.id;
+    f[x + 1] = o.clientId;
+    n[p + 7] = o.marketId;
+    n[p + 8] = o.side;
+    n[p + 9] = price;
+    n[p + 10] = qty;
+    f[x + 2] = role;
+    n[p + 11] = o.size;
+    n[p + 12] = o.remaining;
+    f[x + 3] = fee;
+    f[x + 4] = closedPnl;
+    f[x + 5] = positionEffect;
+    f[x + 6] = engine.scratch.liquidating;
+    return;
+  }
   engine.wiring.sink({
     type: 'fill',
     globalSeq: nextGlobal(engine.seq),
@@ -147,6 +287,15 @@ export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: num
 export function emitTrades(engine: Engine, ms: MarketState): void {
   const mw = engine.scratch.markets[ms.slot]!;
   const taker = mw.tradesTaker!;
+  const r = engine.wiring.records;
+  if (r !== undefined) {
+    const i = marketRecord(engine, r, EV_TRADES, ms);
+    r.num[i * NUM + 4] = taker.id;
+    r.num[i * NUM + 5] = taker.side;
+    r.ref[i * REF] = mw.trades;
+    mw.trades = [];
+    return;
+  }
   engine.wiring.sink({
     type: 'trades',
     globalSeq: nextGlobal(engine.seq),
@@ -223,6 +372,40 @@ export function emitTransfer(
 }
 
 export function emitPosition(engine: Engine, account: Account, am: AccountMarket, requestId?: string): void {
+  emitPositionRow(engine, account, am.t, am.row, requestId);
+}
+
+/**
+ * The position event of row `row` of the risk table, read from the row itself: the fill path
+ * makes no view for it, and reads the cost and realized PnL columns only beyond 2^52.
+ */
+export function emitPositionRow(engine: Engine, account: Account, t: RiskTable, row: number, requestId?: string): void {
+  const r = t.rows;
+  const o = row * W;
+  const records = engine.wiring.records;
+  if (records !== undefined) {
+    const i = accountRecord(engine, records, EV_POSITION, account);
+    const n = records.num;
+    const f = records.ref;
+    const p = i * NUM;
+    const x = i * REF;
+    n[p + 4] = t.marketIds[r[o + SLOT]!]!;
+    n[p + 5] = r[o + SIZE]!;
+    const costF = r[o + COST_F]!;
+    const realizedF = r[o + REALIZED_F]!;
+    n[p + 6] = costF;
+    n[p + 7] = realizedF;
+    f[x + 1] = isExact(costF) ? undefined : t.cost[row];
+    f[x + 2] = isExact(realizedF) ? undefined : t.realizedPnl[row];
+    n[p + 8] = r[o + ISOLATED] === 1 ? 1 : 0;
+    f[x + 3] = t.isolatedMargin[row];
+    n[p + 9] = r[o + LEVERAGE]!;
+    f[x + 4] = t.fundingAllTime[row];
+    f[x + 5] = t.fundingSinceOpen[row];
+    f[x + 6] = t.fundingSinceChange[row];
+    f[x + 7] = requestId;
+    return;
+  }
   engine.wiring.sink({
     type: 'position',
     globalSeq: nextGlobal(engine.seq),
@@ -230,16 +413,16 @@ export function emitPosition(engine: Engine, account: Account, am: AccountMarket
     time: engine.time,
     address: account.address,
     accountIndex: account.index,
-    marketId: am.marketId,
-    size: am.size,
-    cost: am.cost,
-    realizedPnl: am.realizedPnl,
-    isolated: am.isolated,
-    isolatedMargin: am.isolatedMargin,
-    leverage: am.leverage,
-    fundingAllTime: am.fundingAllTime,
-    fundingSinceOpen: am.fundingSinceOpen,
-    fundingSinceChange: am.fundingSinceChange,
+    marketId: t.marketIds[r[o + SLOT]!]!,
+    size: r[o + SIZE]!,
+    cost: costAt(t, row),
+    realizedPnl: realizedPnlAt(t, row),
+    isolated: r[o + ISOLATED] === 1,
+    isolatedMargin: t.isolatedMargin[row]!,
+    leverage: r[o + LEVERAGE]!,
+    fundingAllTime: t.fundingAllTime[row]!,
+    fundingSinceOpen: t.fundingSinceOpen[row]!,
+    fundingSinceChange: t.fundingSinceChange[row]!,
     requestId,
   });
 }

@@ -17,6 +17,7 @@
 import { activeMarkets, createAccountIndex, findAccount, type Account } from './account.ts';
 import { NO_LEVEL } from './book.ts';
 import { emitMarket, emitFundingRate, emitPrices, emitRejected, emitSwitch, flush } from './emit.ts';
+import { clearRecords, createEventRecords, pushObject, type EventRecords } from './event-records.ts';
 import { compactExpiry, createExpiry, dueOrders, hasDue } from './expiry.ts';
 import { checkFeeTiers } from './fees.ts';
 import { sampleFunding } from './funding.ts';
@@ -70,7 +71,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     nonces: new Set(),
     nextSettlementAt: 0,
     markEpoch: 0,
-    wiring: { sink, hooks: undefined as unknown as MatchHooks, lookup: (id) => getOrder(orders, id), onFee: undefined },
+    wiring: { sink, hooks: undefined as unknown as MatchHooks, lookup: (id) => getOrder(orders, id), onFee: undefined, records: undefined, onRecords: undefined },
     scratch: {
       markets: [],
       touchedMarkets: [],
@@ -91,9 +92,35 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
   return engine;
 }
 
+/**
+ * Record mode: from now on the engine writes its events to a reusable buffer of numeric records
+ * (event-records.ts) instead of building objects, and hands the buffer to `consumer` at the end
+ * of every command, emptying it afterwards (read it within the call; `eventAt` makes the event
+ * object of a record, equal to what the object sink would have had). The object sink is no
+ * longer called. For consumers that need few event objects or none (the engine benchmark).
+ */
+export function useEventRecords(engine: Engine, consumer: (records: EventRecords) => void): void {
+  const records = createEventRecords();
+  const wiring = engine.wiring;
+  wiring.records = records;
+  wiring.onRecords = consumer;
+  // The events without a record layout of their own ride in the buffer as objects, in order.
+  wiring.sink = (event) => pushObject(records, event);
+}
+
 /** Applies one command; its events go to the sink before this returns. The result's type is the command's own. */
 export function apply<C extends Command>(engine: Engine, command: C): ResultOf<C>;
 export function apply(engine: Engine, command: Command): CommandResult {
+  const result = applyCommand(engine, command);
+  const records = engine.wiring.records;
+  if (records !== undefined && records.count > 0) {
+    engine.wiring.onRecords!(records);
+    clearRecords(records);
+  }
+  return result;
+}
+
+function applyCommand(engine: Engine, command: Command): CommandResult {
   const time = command.time > engine.time ? command.time : engine.time;
   engine.time = time;
   runTimers(engine, time);

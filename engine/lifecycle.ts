@@ -7,9 +7,10 @@
  * `order` event. This module imports no command module (and nothing imports engine.ts), which
  * keeps engine/ free of import cycles.
  */
-import { linkOrder, marketOf, unlinkOrder, type Account } from './account.ts';
+import { linkOrder, unlinkOrder, type Account } from './account.ts';
 import { crosses, insertOrder, NO_LEVEL, removeOrder } from './book.ts';
-import { emitFill, emitOrder, emitPosition, emitTrades, markDirty, touch } from './emit.ts';
+import { emitFill, emitOrder, emitPositionRow, emitTrades, markDirty, touch } from './emit.ts';
+import { findRow } from './risk-table.ts';
 import { addExpiry } from './expiry.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
 import { newOrder, type Order } from './order.ts';
@@ -187,10 +188,10 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   const tradeId = engine.nextTradeId++;
   emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.closedPnl, makerSettled.effect);
   emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.closedPnl, takerSettled.effect);
-  const takerAm = marketOf(taker.account, ms.slot)!;
-  const makerAm = marketOf(maker.account, ms.slot)!;
-  emitPosition(engine, maker.account, makerAm);
-  emitPosition(engine, taker.account, takerAm);
+  // settleFill made both rows.
+  const t = maker.account.table;
+  emitPositionRow(engine, maker.account, t, findRow(t, maker.account.id, ms.slot));
+  emitPositionRow(engine, taker.account, t, findRow(t, taker.account.id, ms.slot));
   const mw = scratch.markets[ms.slot]!;
   if (mw.tradesTaker !== taker) {
     if (mw.trades.length > 0) emitTrades(engine, ms);

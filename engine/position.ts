@@ -16,8 +16,8 @@
  */
 import { exactInteger, floorDivExact, mulExact } from './money.ts';
 import {
-  addSlot, CACHE_EPOCH, COST_F, createRiskTable, ensureRow, EQ_F, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL,
-  isExact, moneyAt, REALIZED_F, reserveAccounts, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable,
+  addSlot, CACHE_EPOCH, COST_F, costAt, createRiskTable, ensureRow, EQ_F, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL,
+  isExact, moneyAt, REALIZED_F, realizedPnlAt, reserveAccounts, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable,
 } from './risk-table.ts';
 import type { PositionEffect } from './spec.ts';
 import type { SideCode } from './types.ts';
@@ -123,7 +123,7 @@ export class AccountMarket {
   }
   /** Signed cost basis of the open size, quote quantums (a money cell: risk-table.ts). */
   get cost(): bigint {
-    return moneyAt(this.t.rows[this.row * W + COST_F]!, this.t.cost[this.row]!);
+    return costAt(this.t, this.row);
   }
   set cost(v: bigint) {
     this.t.cost[this.row] = v;
@@ -131,7 +131,7 @@ export class AccountMarket {
   }
   /** Realized PnL since the position opened (reset on open and flip); a money cell. */
   get realizedPnl(): bigint {
-    return moneyAt(this.t.rows[this.row * W + REALIZED_F]!, this.t.realizedPnl[this.row]!);
+    return realizedPnlAt(this.t, this.row);
   }
   set realizedPnl(v: bigint) {
     this.t.realizedPnl[this.row] = v;

@@ -169,6 +169,21 @@ export function moneyAt(f: number, big: bigint): bigint {
   return f < EXACT && f > -EXACT ? BigInt(f) : big;
 }
 
+/**
+ * Cost basis and realized PnL of a row (money cells): the bigint column is read only when the
+ * double is out of range. `moneyAt(f, column[row])` reads the column's cache line every time,
+ * which costs a fill's two position events two cold reads each for nothing.
+ */
+export function costAt(t: RiskTable, row: number): bigint {
+  const f = t.rows[row * W + COST_F]!;
+  return f < EXACT && f > -EXACT ? BigInt(f) : t.cost[row]!;
+}
+
+export function realizedPnlAt(t: RiskTable, row: number): bigint {
+  const f = t.rows[row * W + REALIZED_F]!;
+  return f < EXACT && f > -EXACT ? BigInt(f) : t.realizedPnl[row]!;
+}
+
 /** True when a money cell's double is its value (and an exact integer double fast path may use it). */
 export function isExact(f: number): boolean {
   return f < EXACT && f > -EXACT;

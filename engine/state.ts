@@ -10,6 +10,7 @@
 import { getOrCreateAccount, type Account, type AccountIndex } from './account.ts';
 import { createBook, type Book } from './book.ts';
 import type { Expiry } from './expiry.ts';
+import type { EventRecords } from './event-records.ts';
 import { createFundingState, type FundingState } from './funding.ts';
 import { addSlot } from './risk-table.ts';
 import { createMarketTriggers, type MarketTriggers } from './liquidation-index.ts';
@@ -129,6 +130,13 @@ export interface EngineWiring {
   lookup: (id: number) => Order | undefined;
   /** Called with each fee charged: the referral program's hook (issue 10). */
   onFee: ((account: Account, fee: bigint, time: number) => void) | undefined;
+  /**
+   * Record mode (event-records.ts, `useEventRecords`): the buffer events are written to, and the
+   * consumer that reads it at the end of each command. Both undefined: events go to `sink` as
+   * objects.
+   */
+  records: EventRecords | undefined;
+  onRecords: ((records: EventRecords) => void) | undefined;
 }
 
 /** Working data of the command in progress; every field is back to empty when `apply` returns. */

@@ -173,6 +173,8 @@ export interface DifferentialOptions {
   progressEvery?: number;
   /** Changes the live engine after command `at` (to prove that a difference is caught). */
   tamper?: { at: number; apply(engine: live.Engine): void };
+  /** Runs the live engine in record mode: its events are the records read back with `eventAt`. */
+  eventRecords?: boolean;
 }
 
 /** Runs one seeded stream through both engines; throws DivergenceError at the first difference. */
@@ -183,6 +185,11 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
   const liveEvents: EngineEvent[] = [];
   const refEvents: unknown[] = [];
   const liveEngine = live.createEngine(differentialConfig(), (e) => liveEvents.push(e));
+  if (options.eventRecords === true) {
+    live.useEventRecords(liveEngine, (records) => {
+      for (let k = 0; k < records.count; k++) liveEvents.push(live.eventAt(records, k));
+    });
+  }
   const refEngine = reference.createEngine(differentialConfig() as reference.EngineConfig, (e) => refEvents.push(e));
   const stream = createCommandStream(seed);
   const commandCounts: Record<string, number> = Object.fromEntries(COMMAND_KINDS.map((k) => [k, 0]));
