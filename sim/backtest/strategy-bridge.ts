@@ -11,6 +11,7 @@ import { formatUnits, type EngineEvent, type FillEvent, type MarketSpec, type Or
 import { formatFill, formatOrder, usd } from '../../gateway/contract/format.ts';
 import { fundingRateString } from '../../gateway/read-models/funding-rates-store.ts';
 import type { Agenda } from './agenda.ts';
+import { pow10 } from './decimal-units.ts';
 import type { BacktestClient } from './client.ts';
 import type { LatencyModel } from './latency.ts';
 import type { OwnFills } from './own-fills.ts';
@@ -246,11 +247,11 @@ function levelPairs(side: ReplaySide, depth: number, spec: MarketSpec): [number,
 
 /** A count of ticks or steps as USD / base units. */
 export function toNumber(unit: { mantissa: number; scale: number }, count: number): number {
-  return (count * unit.mantissa) / 10 ** unit.scale;
+  return (count * unit.mantissa) / pow10(unit.scale);
 }
 
 function formatTicks(spec: MarketSpec, price: number, round: (x: number) => number): string {
-  let ticks = Math.max(1, round((price * 10 ** spec.tick.scale) / spec.tick.mantissa - (round === Math.floor ? -1e-9 : 1e-9)));
+  let ticks = Math.max(1, round((price * pow10(spec.tick.scale)) / spec.tick.mantissa - (round === Math.floor ? -1e-9 : 1e-9)));
   // A coarser tier tick: move to the nearest valid price on the same side.
   for (const band of spec.bands) {
     if (ticks < band.upTo) {
@@ -263,6 +264,6 @@ function formatTicks(spec: MarketSpec, price: number, round: (x: number) => numb
 }
 
 function formatSteps(spec: MarketSpec, size: number): string {
-  const quantums = Math.floor((size * 10 ** spec.step.scale) / spec.step.mantissa + 1e-9);
+  const quantums = Math.floor((size * pow10(spec.step.scale)) / spec.step.mantissa + 1e-9);
   return formatUnits(quantums, spec.step);
 }
