@@ -17,6 +17,10 @@
  * worker thread's CPU outside runs) / runs (V8's background threads — GC, compilation — and
  * tsx's loader thread are not in it), and `poolStartCpuMsPerThread` = the CPU of every thread but
  * this one from the pool's creation until its thread is ready (helpers included).
+ * Per run, for the merger to re-measure on a quiet machine: the run's wall and thread CPU inside
+ * its thread (`runWallMs…`, `runCpuMs…`) and the whole process's CPU over the route's window /
+ * runs (`processCpuMsPerRun…`: V8's GC and compiler helper threads included, which the two
+ * threads of a 2-worker pool share with the runs on a 2-core machine).
  * `overheadVsSerialMsPerRun` is the wall-time overhead against the serial runs, which a changing
  * load skews. Every route's results are checked equal to the serial ones.
  * Targets: 2 workers ≥ 1.7 × 1 worker (2-core machine); overhead ≤ 50 ms; Redis ≥ 0.9 × the
@@ -47,6 +51,7 @@ const input: SweepInput = {
 const plan = await planSweep(input);
 const runs = plan.tasks.length;
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadStart = loadavg()[0]!;
 console.log(`${runs} runs over ${EVENTS} events; load average ${load()}`);
 // The threads' bundle is built once per change of the sources (pool.ts), not per sweep.
 let t0 = performance.now();
@@ -78,6 +83,8 @@ interface LocalRoute {
   stats: PoolStats;
   /** This thread's CPU over the window, ms. */
   mainCpuMs: number;
+  /** The whole process's CPU over the window (every thread: the runs, V8's helpers, this one), ms. */
+  processCpuMs: number;
   /** Until every thread was ready: wall ms, and the CPU of every thread but this one. */
   readyMs: number;
   startCpuMs: number;
@@ -94,15 +101,16 @@ async function local(threads: number): Promise<LocalRoute> {
   const results = await Promise.all(planned.tasks.map((task: RunTask) => pool!.run(task)));
   const ms = performance.now() - t;
   const mainCpuMs = (threadCpuUs() - main0) / 1000;
+  const processCpuMs = cpuMs(process.cpuUsage(proc0));
   const stats = pool!.stats();
   const { readyMs, startCpuMs } = await started;
   await pool!.close();
   check(`${threads} worker(s)`, results);
   console.log(
     `${threads} worker thread(s): ${(ms / 1000).toFixed(2)} s = ${((runs * 1000) / ms).toFixed(3)} runs/s, ${(stats.busyMs / runs).toFixed(0)} ms (${(stats.busyCpuMs / runs).toFixed(0)} ms CPU) in each run on average; ` +
-      `threads ready ${readyMs.toFixed(0)} ms after the start of planning; load ${load()}`,
+      `threads ready ${readyMs.toFixed(0)} ms after the start of planning; process CPU ${(processCpuMs / runs).toFixed(0)} ms per run (all threads); load ${load()}`,
   );
-  return { ms, stats, mainCpuMs, readyMs, startCpuMs };
+  return { ms, stats, mainCpuMs, processCpuMs, readyMs, startCpuMs };
 }
 
 const one = await local(1);
@@ -170,6 +178,11 @@ console.log(
     poolReadyMs: round(one.readyMs),
     runCpuMsOneWorker: round(one.stats.busyCpuMs / runs),
     runCpuMsTwoWorkers: round(two.stats.busyCpuMs / runs),
+    runWallMsOneWorker: round(one.stats.busyMs / runs),
+    runWallMsTwoWorkers: round(two.stats.busyMs / runs),
+    processCpuMsPerRunOneWorker: round(one.processCpuMs / runs),
+    processCpuMsPerRunTwoWorkers: round(two.processCpuMs / runs),
+    loadAverageStart: round(loadStart),
     loadAverage: round(loadavg()[0]!),
   }),
 );
