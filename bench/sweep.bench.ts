@@ -3,7 +3,8 @@
  * over the same recording (BENCH_EVENTS events, default 1,000,000, binary format: bench/recording.ts),
  *
  * - serially in this thread (the baseline: the runs' own cost),
- * - on a local pool of 1 worker thread and of 2, as `perpsim sweep` runs them: the threads start
+ * - on a local pool of 1 worker thread and of 2, and of 2 worker processes (`--isolation
+ *   processes`), as `perpsim sweep` runs them: the threads start
  *   once the grid is expanded (loading the backtester and the strategy) while this thread hashes
  *   the data file and finishes the plan; then every run is dispatched,
  * - through BullMQ on a throwaway redis-server with two `perpsim worker --workers 1` processes
@@ -17,6 +18,10 @@
  * worker thread's CPU outside runs) / runs (V8's background threads — GC, compilation — and
  * tsx's loader thread are not in it), and `poolStartCpuMsPerThread` = the CPU of every thread but
  * this one from the pool's creation until its thread is ready (helpers included).
+ * Per run, for the merger to re-measure on a quiet machine: the run's wall and thread CPU inside
+ * its thread (`runWallMs…`, `runCpuMs…`) and the whole process's CPU over the route's window /
+ * runs (`processCpuMsPerRun…`: V8's GC and compiler helper threads included, which the two
+ * threads of a 2-worker pool share with the runs on a 2-core machine).
  * `overheadVsSerialMsPerRun` is the wall-time overhead against the serial runs, which a changing
  * load skews. Every route's results are checked equal to the serial ones.
  * Targets: 2 workers ≥ 1.7 × 1 worker (2-core machine); overhead ≤ 50 ms; Redis ≥ 0.9 × the
@@ -25,7 +30,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { createRunPool, runBundle, type PoolStats, type RunPool } from '../sim/sweep/pool.ts';
+import { readFileSync } from 'node:fs';
+import { createRunPool, runBundle, type Isolation, type PoolStats, type RunPool } from '../sim/sweep/pool.ts';
 import { runOnQueue } from '../sim/sweep/queue.ts';
 import { runOne, type RunResult, type RunTask } from '../sim/sweep/run.ts';
 import { planSweep, type SweepInput } from '../sim/sweep/sweep.ts';
@@ -47,6 +53,7 @@ const input: SweepInput = {
 const plan = await planSweep(input);
 const runs = plan.tasks.length;
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadStart = loadavg()[0]!;
 console.log(`${runs} runs over ${EVENTS} events; load average ${load()}`);
 // The threads' bundle is built once per change of the sources (pool.ts), not per sweep.
 let t0 = performance.now();
@@ -78,18 +85,32 @@ interface LocalRoute {
   stats: PoolStats;
   /** This thread's CPU over the window, ms. */
   mainCpuMs: number;
+  /** The whole process's CPU over the window (every thread: the runs, V8's helpers, this one), ms. */
+  processCpuMs: number;
   /** Until every thread was ready: wall ms, and the CPU of every thread but this one. */
   readyMs: number;
   startCpuMs: number;
 }
 
-/** A sweep on `threads` local threads, as `perpsim sweep` runs it (cli.ts): threads start while the plan is finished. */
-async function local(threads: number): Promise<LocalRoute> {
+/** CPU of this process's exited and reaped children so far (/proc/self/stat cutime + cstime), ms; NaN off Linux. */
+function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A sweep on `threads` local workers, as `perpsim sweep` runs it (cli.ts): they start while the plan is finished. */
+async function local(threads: number, isolation: Isolation = 'threads'): Promise<LocalRoute> {
   const main0 = threadCpuUs();
   const proc0 = process.cpuUsage();
+  const children0 = childrenCpuMs();
   const t = performance.now();
   let pool: RunPool | undefined;
-  const planned = await planSweep(input, { expanded: (file) => void (pool = createRunPool(threads, { preload: [file] })) });
+  const planned = await planSweep(input, { expanded: (file) => void (pool = createRunPool(threads, { preload: [file], isolation })) });
   const started = pool!.ready().then(() => ({ readyMs: performance.now() - t, startCpuMs: cpuMs(process.cpuUsage(proc0)) - (threadCpuUs() - main0) / 1000 }));
   const results = await Promise.all(planned.tasks.map((task: RunTask) => pool!.run(task)));
   const ms = performance.now() - t;
@@ -97,23 +118,28 @@ async function local(threads: number): Promise<LocalRoute> {
   const stats = pool!.stats();
   const { readyMs, startCpuMs } = await started;
   await pool!.close();
+  // Worker processes' CPU is counted once they have exited (close() waits for them).
+  const processCpuMs = cpuMs(process.cpuUsage(proc0)) + (isolation === 'processes' ? childrenCpuMs() - children0 : 0);
   check(`${threads} worker(s)`, results);
   console.log(
-    `${threads} worker thread(s): ${(ms / 1000).toFixed(2)} s = ${((runs * 1000) / ms).toFixed(3)} runs/s, ${(stats.busyMs / runs).toFixed(0)} ms (${(stats.busyCpuMs / runs).toFixed(0)} ms CPU) in each run on average; ` +
-      `threads ready ${readyMs.toFixed(0)} ms after the start of planning; load ${load()}`,
+    `${threads} worker ${isolation === 'processes' ? 'process(es)' : 'thread(s)'}: ${(ms / 1000).toFixed(2)} s = ${((runs * 1000) / ms).toFixed(3)} runs/s, ${(stats.busyMs / runs).toFixed(0)} ms (${(stats.busyCpuMs / runs).toFixed(0)} ms CPU) in each run on average; ` +
+      `threads ready ${readyMs.toFixed(0)} ms after the start of planning; process CPU ${(processCpuMs / runs).toFixed(0)} ms per run (all threads); load ${load()}`,
   );
-  return { ms, stats, mainCpuMs, readyMs, startCpuMs };
+  return { ms, stats, mainCpuMs, processCpuMs, readyMs, startCpuMs };
 }
 
 const one = await local(1);
 const two = await local(2);
+// The same pool with one child process per worker (`perpsim sweep --isolation processes`).
+const twoProcesses = await local(2, 'processes');
+const runsPerSecTwoProcesses = (runs * 1000) / twoProcesses.ms;
 const runsPerSecOneWorker = (runs * 1000) / one.ms;
 const runsPerSecTwoWorkers = (runs * 1000) / two.ms;
 const overheadMsPerRun = (one.ms - one.stats.busyMs) / runs;
 const overheadVsSerialMsPerRun = (one.ms - serialMs) / runs;
 const overheadCpuMsPerRun = (one.mainCpuMs + one.stats.threadCpuMs - one.stats.busyCpuMs) / runs;
 const poolStartCpuMsPerThread = one.startCpuMs;
-console.log(`2 workers / 1 worker: ${(runsPerSecTwoWorkers / runsPerSecOneWorker).toFixed(2)}x (target >= 1.7x); load ${load()}`);
+console.log(`2 workers / 1 worker: ${(runsPerSecTwoWorkers / runsPerSecOneWorker).toFixed(2)}x (target >= 1.7x); 2 worker processes / 1 worker thread: ${(runsPerSecTwoProcesses / runsPerSecOneWorker).toFixed(2)}x; load ${load()}`);
 console.log(
   `overhead per run, 1 worker: ${overheadMsPerRun.toFixed(1)} ms wall (target <= 50 ms) = (${(one.ms / 1000).toFixed(2)} s from the start of planning to the last result − ${(one.stats.busyMs / 1000).toFixed(2)} s inside runs) / ${runs}; ` +
     `${overheadCpuMsPerRun.toFixed(1)} ms CPU = (this thread ${one.mainCpuMs.toFixed(0)} ms + the worker thread outside runs ${(one.stats.threadCpuMs - one.stats.busyCpuMs).toFixed(0)} ms) / ${runs}; ` +
@@ -170,6 +196,16 @@ console.log(
     poolReadyMs: round(one.readyMs),
     runCpuMsOneWorker: round(one.stats.busyCpuMs / runs),
     runCpuMsTwoWorkers: round(two.stats.busyCpuMs / runs),
+    runWallMsOneWorker: round(one.stats.busyMs / runs),
+    runWallMsTwoWorkers: round(two.stats.busyMs / runs),
+    processCpuMsPerRunOneWorker: round(one.processCpuMs / runs),
+    processCpuMsPerRunTwoWorkers: round(two.processCpuMs / runs),
+    loadAverageStart: round(loadStart),
+    runsPerSecTwoProcesses: round(runsPerSecTwoProcesses),
+    twoProcessesOverOneWorker: round(runsPerSecTwoProcesses / runsPerSecOneWorker),
+    runCpuMsTwoProcesses: round(twoProcesses.stats.busyCpuMs / runs),
+    runWallMsTwoProcesses: round(twoProcesses.stats.busyMs / runs),
+    processCpuMsPerRunTwoProcesses: round(twoProcesses.processCpuMs / runs),
     loadAverage: round(loadavg()[0]!),
   }),
 );

@@ -8,7 +8,7 @@
  * Run: `perpsim backtest examples/market-maker.ts --data sim --out out/mm`
  * Sweep: `perpsim sweep examples/market-maker.ts --data sim --param spreadBps=2,4,8 --param size=0.01,0.02`
  */
-import type { BacktestConfig, Strategy } from '../index.ts';
+import type { BacktestConfig, Strategy, StrategyContext } from '../index.ts';
 
 export interface MarketMakerOptions {
   market?: string;
@@ -38,7 +38,9 @@ export function marketMaker(options: MarketMakerOptions = {}): Strategy {
     onFill(fill) {
       if (fill.marketDisplayName === market) position += (fill.side === 'BUY' ? 1 : -1) * Number(fill.size);
     },
-    async onBook(book, ctx) {
+    // Synchronous until there is something to send: a hook that returns a promise costs the
+    // backtest a turn of the event loop to let its continuations run, and most books change nothing.
+    onBook(book, ctx) {
       if (busy || book.market !== market) return;
       const bid = book.bids[0]?.[0];
       const ask = book.asks[0]?.[0];
@@ -49,26 +51,29 @@ export function marketMaker(options: MarketMakerOptions = {}): Strategy {
       busy = true;
       lastQuoteAt = ctx.now();
       lastMid = mid;
-      const marketId = book.marketId;
-      const half = (mid * spreadBps) / 20_000;
-      // Lean against inventory: a long book quotes lower, a short one higher.
-      const skew = (position / maxPosition) * half;
-      const orders = [];
-      const quantity = ctx.formatSize(marketId, size);
-      if (position + size <= maxPosition) {
-        orders.push({ marketId, orderSide: 'BUY', orderType: 'LIMIT', timeInForce: 'ALO', quantity, price: ctx.formatPrice(marketId, Math.min(mid - half - skew, bid), 'BUY') });
-      }
-      if (position - size >= -maxPosition) {
-        orders.push({ marketId, orderSide: 'SELL', orderType: 'LIMIT', timeInForce: 'ALO', quantity, price: ctx.formatPrice(marketId, Math.max(mid + half - skew, ask), 'SELL') });
-      }
-      await ctx.client.cancelAllOrders({ marketId });
-      if (orders.length > 0) await ctx.client.batchPlaceOrders({ orders });
-      busy = false;
+      return requote(ctx, book.marketId, mid, bid, ask);
     },
     async onEnd(ctx) {
       await ctx.client.cancelAllOrders();
     },
   };
+
+  async function requote(ctx: StrategyContext, marketId: number, mid: number, bid: number, ask: number): Promise<void> {
+    const half = (mid * spreadBps) / 20_000;
+    // Lean against inventory: a long book quotes lower, a short one higher.
+    const skew = (position / maxPosition) * half;
+    const orders = [];
+    const quantity = ctx.formatSize(marketId, size);
+    if (position + size <= maxPosition) {
+      orders.push({ marketId, orderSide: 'BUY', orderType: 'LIMIT', timeInForce: 'ALO', quantity, price: ctx.formatPrice(marketId, Math.min(mid - half - skew, bid), 'BUY') });
+    }
+    if (position - size >= -maxPosition) {
+      orders.push({ marketId, orderSide: 'SELL', orderType: 'LIMIT', timeInForce: 'ALO', quantity, price: ctx.formatPrice(marketId, Math.max(mid + half - skew, ask), 'SELL') });
+    }
+    await ctx.client.cancelAllOrders({ marketId });
+    if (orders.length > 0) await ctx.client.batchPlaceOrders({ orders });
+    busy = false;
+  }
 }
 
 /** The parameters a sweep may vary, with their defaults (`perpsim sweep --param name=...`). */

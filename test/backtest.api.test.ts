@@ -72,3 +72,34 @@ describe("the strategy's client has the venue's operations and they apply the en
     expect(result.summary.pnl.funding).not.toBe('0.0');
   });
 });
+
+describe('async hooks run to their end before the backtest moves on', () => {
+  it('every continuation of an async hook, however deep, runs before the next market event reaches the strategy', async () => {
+    const log: string[] = [];
+    const strategy: Strategy = {
+      async onOraclePrice(u) {
+        log.push(`start ${u.time}`);
+        for (let i = 0; i < 25; i++) await null;
+        log.push(`end ${u.time}`);
+      },
+    };
+    await new Backtest({ ...SIM, to: T0 + 20_000_000 }, strategy).run();
+    expect(log.length).toBeGreaterThanOrEqual(4);
+    for (let i = 0; i < log.length; i += 2) {
+      expect(log[i]).toMatch(/^start /);
+      expect(log[i + 1]).toBe(log[i]!.replace('start', 'end'));
+    }
+  });
+
+  it('an async hook that fails after awaiting the client fails the run with its error', async () => {
+    let calls = 0;
+    const strategy: Strategy = {
+      async onOraclePrice(_u, ctx) {
+        if (calls++ > 0) return;
+        await ctx.client.cancelAllOrders({ marketId: 1 });
+        throw new Error('failed after the reply');
+      },
+    };
+    await expect(new Backtest(SIM, strategy).run()).rejects.toThrow('failed after the reply');
+  });
+});

@@ -56,6 +56,18 @@ describe('perpsim sweep on local worker threads', { timeout: 240_000 }, () => {
     expect(['sweep.json', 'sweep.csv', 'sweep.html'].map((f) => readFileSync(join(out, f), 'utf8'))).toEqual(before);
   });
 
+  it('--isolation processes (one child process per worker) writes the same sweep.json, sweep.csv and sweep.html as worker threads', async () => {
+    const grid = join(dir, 'grid.json');
+    const out = join(dir, 'grid-processes');
+    const run = await perpsim(['sweep', 'examples/market-maker.ts', ...SHORT_SIM, '--grid', grid, '--workers', '2', '--isolation', 'processes', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('4 runs, 0 failed');
+    for (const f of ['sweep.json', 'sweep.csv', 'sweep.html']) expect(readFileSync(join(out, f), 'utf8')).toBe(readFileSync(join(dir, 'grid', f), 'utf8'));
+    const bad = await perpsim(['sweep', 'examples/market-maker.ts', ...SHORT_SIM, '--grid', grid, '--isolation', 'forks', '--out', out]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--isolation.*forks.*threads, processes/s);
+  });
+
   it('sweep.html is self-contained: a sortable table, a heatmap over two parameters and the best runs\' equity curves render offline in Chromium', async () => {
     const out = join(dir, 'grid');
     const html = join(out, 'sweep.html');

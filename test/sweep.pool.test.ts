@@ -54,6 +54,22 @@ describe('the local sweep pool', { timeout: 180_000 }, () => {
     }
   });
 
+  it('with processes for isolation, each worker is a child process that starts loaded and runs equal runs in this thread byte for byte', async () => {
+    const plan = await planSweep({ strategy, data: 'sim', space: { spreadBps: [2, 6], size: [0.01, 0.02] }, seed: 4, yes: false, base: { markets: ['BTC-USD'], to: T0 + 60_000_000, sampleMs: 10_000 }, rankBy: 'pnl' });
+    const pool = createRunPool(2, { preload: [strategy], isolation: 'processes' });
+    pools.push(pool);
+    const starts = await pool.ready();
+    expect(starts.map((s) => s.preloaded)).toEqual([[strategy], [strategy]]);
+    const results = await Promise.all(plan.tasks.map((t) => pool.run(t)));
+    expect(pool.stats().runs).toBe(4);
+    expect(pool.stats().busyCpuMs).toBeGreaterThan(0);
+    for (const [i, task] of plan.tasks.entries()) {
+      const here = await runOne(task);
+      expect(here.summaryJson).toBeDefined();
+      expect(JSON.stringify(results[i])).toBe(JSON.stringify(here));
+    }
+  });
+
   it('a strategy that fails to load at start leaves the thread serving: each of its runs reports the error', async () => {
     const broken = join(dir, 'broken.mjs');
     writeFileSync(broken, 'throw new Error("cannot start: missing API key");\n');

@@ -16,6 +16,11 @@
 /** 10^k for k ≤ 22, all exact doubles. */
 export const POW10: readonly number[] = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
+/** `10 ** scale`, from POW10 where it holds it: `**` with a variable exponent calls pow, which the per-event conversions felt. */
+export function pow10(scale: number): number {
+  return POW10[scale] ?? 10 ** scale;
+}
+
 /** Most digits a plain decimal may have (10^15 < 2^53). */
 export const MAX_DIGITS = 15;
 

@@ -86,27 +86,36 @@ export class OwnFills {
 
   /** A replayed book that now crosses own resting orders fills them from the crossing levels. */
   private crossOwn(m: MarketRuntime): void {
-    for (const ownSide of [0, 1] as const) {
-      const other = ownSide === 0 ? m.book.asks : m.book.bids;
-      const best = other.best();
-      if (best === 0) continue;
-      const resting = this.ownByPriority(m, ownSide);
-      if (resting.length === 0 || (ownSide === 0 ? resting[0]!.price < best : resting[0]!.price > best)) continue;
-      const owed = new Map<number, number>();
-      let total = 0;
-      for (const order of resting) {
-        let want = order.remaining;
-        const levels = other.crossing(order.price);
-        for (let i = 0; i < levels.length && want > 0; i += 2) {
-          const take = Math.min(want, levels[i + 1]!);
-          other.consume(levels[i]!, take);
-          want -= take;
-          total += take;
-          owed.set(order.orderId, (owed.get(order.orderId) ?? 0) + take);
-        }
-      }
-      if (total > 0) this.fillOwn(m, ownSide === 0 ? 1 : 0, resting, owed, total);
+    this.crossOwnSide(m, 0);
+    this.crossOwnSide(m, 1);
+  }
+
+  /** Runs per replayed book event with own orders: allocates nothing unless an own order on `ownSide` is crossed. */
+  private crossOwnSide(m: MarketRuntime, ownSide: 0 | 1): void {
+    const other = ownSide === 0 ? m.book.asks : m.book.bids;
+    const best = other.best();
+    if (best === 0) return;
+    let crossed = false;
+    for (let i = 0; i < m.own.length && !crossed; i++) {
+      const o = m.own[i]!;
+      crossed = o.side === ownSide && (ownSide === 0 ? o.price >= best : o.price <= best);
     }
+    if (!crossed) return;
+    const resting = this.ownByPriority(m, ownSide);
+    const owed = new Map<number, number>();
+    let total = 0;
+    for (const order of resting) {
+      let want = order.remaining;
+      const levels = other.crossing(order.price);
+      for (let i = 0; i < levels.length && want > 0; i += 2) {
+        const take = Math.min(want, levels[i + 1]!);
+        other.consume(levels[i]!, take);
+        want -= take;
+        total += take;
+        owed.set(order.orderId, (owed.get(order.orderId) ?? 0) + take);
+      }
+    }
+    if (total > 0) this.fillOwn(m, ownSide === 0 ? 1 : 0, resting, owed, total);
   }
 
   /**

@@ -11,9 +11,11 @@ import { formatUnits, type EngineEvent, type FillEvent, type MarketSpec, type Or
 import { formatFill, formatOrder, usd } from '../../gateway/contract/format.ts';
 import { fundingRateString } from '../../gateway/read-models/funding-rates-store.ts';
 import type { Agenda } from './agenda.ts';
+import { pow10 } from './decimal-units.ts';
 import type { BacktestClient } from './client.ts';
 import type { LatencyModel } from './latency.ts';
 import type { OwnFills } from './own-fills.ts';
+import type { ReplaySide } from './replay-book.ts';
 import { STRATEGY_ADDRESS, type MarketRuntime, type ReplayLiquidity, type SimTime } from './replay-liquidity.ts';
 import type { Recorder } from './summary.ts';
 import type { BookUpdate, ParamValue, Strategy, StrategyContext } from './types.ts';
@@ -81,7 +83,7 @@ export class StrategyBridge {
   async settle(): Promise<void> {
     while (this.pendingAsync) {
       this.pendingAsync = false;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>(nextTurn);
     }
     if (this.failure !== undefined) throw this.failure;
   }
@@ -102,28 +104,32 @@ export class StrategyBridge {
     if (isThenable(r)) this.watch(r);
   }
 
+  /**
+   * A hook's promise: settle() must let its continuations run. Its fulfilment needs no round of
+   * its own: a native promise's reaction runs inside the round that ran the hook's last
+   * continuation, which drains every microtask before it ends (another thenable may call back
+   * from anywhere, so it asks for one more round). A rejection asks for one, so settle() throws it.
+   */
   private watch(r: PromiseLike<unknown>): void {
     this.pendingAsync = true;
-    r.then(
-      () => {
-        this.pendingAsync = true;
-      },
-      (err: unknown) => {
-        this.failure ??= err;
-        this.pendingAsync = true;
-      },
-    );
+    r.then(r instanceof Promise ? undefined : this.onThenableDone, this.onHookFailed);
   }
 
+  // Bound once: watch() runs per async hook call.
+  private readonly onThenableDone = (): void => {
+    this.pendingAsync = true;
+  };
+
+  private readonly onHookFailed = (err: unknown): void => {
+    this.failure ??= err;
+    this.pendingAsync = true;
+  };
+
+  /** Runs per replayed book event: the levels go straight into their pairs, no flat copy between. */
   bookUpdate(m: MarketRuntime, time: number): BookUpdate {
     const spec = m.spec;
-    const pairs = (flat: number[]): [number, number][] => {
-      const out: [number, number][] = [];
-      for (let i = 0; i < flat.length; i += 2) out.push([toNumber(spec.tick, flat[i]!), toNumber(spec.step, flat[i + 1]!)]);
-      return out;
-    };
     const depth = this.parts.bookDepth;
-    return { market: spec.displayName, marketId: spec.id, time, bids: pairs(m.book.bids.top(depth)), asks: pairs(m.book.asks.top(depth)) };
+    return { market: spec.displayName, marketId: spec.id, time, bids: levelPairs(m.book.bids, depth, spec), asks: levelPairs(m.book.asks, depth, spec) };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -217,17 +223,35 @@ export class StrategyBridge {
   }
 }
 
+/** Resolves at the event loop's next turn, once every microtask queued before it has run. */
+function nextTurn(resolve: () => void): void {
+  setImmediate(resolve);
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
+/** Up to `depth` visible levels of `side`, best first, as [price, size] in USD / base units (ReplaySide.top's levels). */
+function levelPairs(side: ReplaySide, depth: number, spec: MarketSpec): [number, number][] {
+  const out: [number, number][] = [];
+  const prices = side.prices;
+  const count = prices.length;
+  for (let k = 0; k < count && out.length < depth; k++) {
+    const price = prices[side.isBid ? count - 1 - k : k]!;
+    const size = side.visible(price);
+    if (size > 0) out.push([toNumber(spec.tick, price), toNumber(spec.step, size)]);
+  }
+  return out;
+}
+
 /** A count of ticks or steps as USD / base units. */
 export function toNumber(unit: { mantissa: number; scale: number }, count: number): number {
-  return (count * unit.mantissa) / 10 ** unit.scale;
+  return (count * unit.mantissa) / pow10(unit.scale);
 }
 
 function formatTicks(spec: MarketSpec, price: number, round: (x: number) => number): string {
-  let ticks = Math.max(1, round((price * 10 ** spec.tick.scale) / spec.tick.mantissa - (round === Math.floor ? -1e-9 : 1e-9)));
+  let ticks = Math.max(1, round((price * pow10(spec.tick.scale)) / spec.tick.mantissa - (round === Math.floor ? -1e-9 : 1e-9)));
   // A coarser tier tick: move to the nearest valid price on the same side.
   for (const band of spec.bands) {
     if (ticks < band.upTo) {
@@ -240,6 +264,6 @@ function formatTicks(spec: MarketSpec, price: number, round: (x: number) => numb
 }
 
 function formatSteps(spec: MarketSpec, size: number): string {
-  const quantums = Math.floor((size * 10 ** spec.step.scale) / spec.step.mantissa + 1e-9);
+  const quantums = Math.floor((size * pow10(spec.step.scale)) / spec.step.mantissa + 1e-9);
   return formatUnits(quantums, spec.step);
 }

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { accountView, activeMarkets, findAccount, marketOf, type Engine, type FillEvent, type MarketSpec } from '../../engine/index.ts';
 import { usd } from '../../gateway/contract/format.ts';
 import type { Reply } from './client.ts';
+import { pow10 } from './decimal-units.ts';
 import { renderReport } from './report.ts';
 import { sampleReturns, significant, TradeLedger } from './metrics.ts';
 import type { FillPoint, Sample, Summary } from './summary-types.ts';
@@ -104,9 +105,9 @@ export class Recorder {
     for (const ms of this.engine.markets.values()) {
       const spec = ms.spec;
       const am = account === undefined ? undefined : marketOf(account, ms.slot);
-      positions[spec.id] = ((am?.size ?? 0) * spec.step.mantissa) / 10 ** spec.step.scale;
+      positions[spec.id] = ((am?.size ?? 0) * spec.step.mantissa) / pow10(spec.step.scale);
       const ticks = priceOf(spec.id) || this.lastTrades.get(spec.id) || 0;
-      prices[spec.id] = (ticks * spec.tick.mantissa) / 10 ** spec.tick.scale;
+      prices[spec.id] = (ticks * spec.tick.mantissa) / pow10(spec.tick.scale);
     }
     this.samples.push({ time, equity: toUsd(equity), positions, prices });
   }
@@ -130,8 +131,8 @@ export class Recorder {
       time: e.time,
       marketId: e.marketId,
       side: e.side === 0 ? 'BUY' : 'SELL',
-      price: (e.price * spec.tick.mantissa) / 10 ** spec.tick.scale,
-      size: (e.size * spec.step.mantissa) / 10 ** spec.step.scale,
+      price: (e.price * spec.tick.mantissa) / pow10(spec.tick.scale),
+      size: (e.size * spec.step.mantissa) / pow10(spec.step.scale),
       role: e.role,
     });
   }

@@ -17,7 +17,7 @@ import { cents } from '../backtest/report.ts';
 import type { Summary } from '../backtest/summary.ts';
 import { parseParamOption, readGrid, SweepUsageError, type Dimension, type Space } from './grid.ts';
 import { METRICS, metricsOf, score, type Metric, type SweepPlan } from './rows.ts';
-import type { RunPool } from './pool.ts';
+import type { Isolation, RunPool } from './pool.ts';
 import type { BaseConfig, RunResult } from './run.ts';
 import { cachedRun, planSweep, storeRun, writeSweepOutputs } from './sweep.ts';
 
@@ -34,6 +34,7 @@ interface SweepFlags {
   seed: number;
   yes?: boolean;
   workers: number;
+  isolation: Isolation;
   out: string;
   rank: Metric;
   queue?: string;
@@ -143,7 +144,7 @@ export async function runSweepCommand(strategy: string, flags: SweepFlags): Prom
   try {
     const plan = await planSweep(
       { strategy, data: flags.data, space, ...(flags.samples !== undefined && { samples: flags.samples }), seed: flags.seed, yes: flags.yes === true, base: baseConfig(flags), rankBy: flags.rank },
-      { expanded: (strategyFile, runs) => void (pool = createRunPool?.(Math.min(flags.workers, runs), { preload: [strategyFile] })) },
+      { expanded: (strategyFile, runs) => void (pool = createRunPool?.(Math.min(flags.workers, runs), { preload: [strategyFile], isolation: flags.isolation })) },
     );
     const results = new Map<string, RunResult>();
     // Runs already in --out are reused; identical points run once.
@@ -200,6 +201,7 @@ export function addSweepCommands(program: Command): void {
     .option('--seed <n>', 'the backtest seed of every run (sweep "seed" as a parameter to vary it) and the random search\'s seed', seedOf, 1)
     .option('--yes', `allow more than 100,000 runs`)
     .option('--workers <n>', 'worker threads (default: the number of cores)', count(1), availableParallelism())
+    .addOption(new Option('--isolation <kind>', 'local workers as worker threads of this process, or as one child process each (V8\'s GC helpers and task queue are per process: docs/decisions.md)').choices(['threads', 'processes']).default('threads'))
     .option('--out <dir>', 'output directory; finished runs found there are reused', 'sweep-out')
     .addOption(new Option('--rank <metric>', 'the metric that ranks runs (best so far, best equity curves)').choices([...METRICS]).default('pnl'))
     .option('--queue <redis url>', 'put runs on a BullMQ queue at redis://host:port/db instead of local threads; `perpsim worker` processes run them')

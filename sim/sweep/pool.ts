@@ -10,6 +10,7 @@
  * installed packages and the build options; the installed package ships it as dist/sweep-run.js.
  * Without esbuild or a writable cache the threads load run.ts through tsx.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -57,9 +58,17 @@ export interface RunPool {
   close(): Promise<void>;
 }
 
+export type Isolation = 'threads' | 'processes';
+
 export interface RunPoolOptions {
   /** Strategy files (absolute paths) each thread imports as it starts, before the first task arrives. */
   preload?: readonly string[];
+  /**
+   * 'threads' (default): worker threads in this process (piscina). 'processes': one child
+   * process per worker (the same entry over IPC): V8's helper threads and task queue are per
+   * process, and threads of one process contend on them (docs/decisions.md).
+   */
+  isolation?: Isolation;
 }
 
 /** Packages with native addons: loaded from node_modules at run time, never inlined. */
@@ -120,6 +129,21 @@ export function runBundle(): string | null {
   return bundleUrl;
 }
 
+/**
+ * The parent's runtime flags without its module loaders (`--import tsx` and the like): the
+ * worker loads the plain-JavaScript bundle first and registers tsx itself when a strategy
+ * needs it (run-worker.mjs), as a thread does.
+ */
+function withoutLoaders(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (/^--(import|require|loader|experimental-loader)$/.test(arg) || arg === '-r') i++;
+    else if (!/^--(import|require|loader|experimental-loader)=/.test(arg)) out.push(arg);
+  }
+  return out;
+}
+
 /** A thread's answer to a task (run-worker.mjs). */
 interface ThreadReply {
   result: RunResult;
@@ -129,27 +153,41 @@ interface ThreadReply {
   threadId: number;
 }
 
-/** Threads start at once (piscina's minThreads), so a caller that creates the pool before planning overlaps their start with its own work. */
+/** How a pool's workers are started, given their tasks and stopped (piscina's threads or child processes). */
+interface Workers {
+  run(task: RunTask): Promise<ThreadReply>;
+  close(): Promise<void>;
+}
+
+/** Workers start at once (piscina's minThreads; the processes at creation), so a caller that creates the pool before planning overlaps their start with its own work. */
 export function createRunPool(threads: number, options: RunPoolOptions = {}): RunPool {
   const created = performance.now();
-  const pool = new Piscina({ filename: runWorkerUrl().href, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: { runModule: runBundle(), preload: options.preload ?? [], created: performance.timeOrigin + created } });
+  const start = { runModule: runBundle(), preload: options.preload ?? [], created: performance.timeOrigin + created };
   const starts: ThreadStart[] = [];
   let onStarted = (): void => {};
   const started = new Promise<ThreadStart[]>((resolve) => {
     onStarted = () => void (starts.length >= threads && resolve(starts));
   });
-  pool.on('message', (message: { sweepThreadStart?: ThreadStart }) => {
+  const onMessage = (message: { sweepThreadStart?: ThreadStart }): void => {
     if (message?.sweepThreadStart === undefined) return;
     starts.push(message.sweepThreadStart);
     onStarted();
-  });
+  };
+  let workers: Workers;
+  if (options.isolation === 'processes') {
+    workers = processWorkers(threads, start, onMessage);
+  } else {
+    const pool = new Piscina({ filename: runWorkerUrl().href, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: start });
+    pool.on('message', onMessage);
+    workers = { run: (task) => pool.run(task) as Promise<ThreadReply>, close: () => pool.destroy() };
+  }
   const stats: PoolStats = { runs: 0, busyMs: 0, busyCpuMs: 0, threadCpuMs: 0 };
-  /** Each thread's latest total CPU, keyed by the thread's id. */
+  /** Each worker's latest total CPU, keyed by its thread id (process id for processes). */
   const threadCpu = new Map<number, number>();
   return {
     run: async (task) => {
       try {
-        const reply = (await pool.run(task)) as ThreadReply;
+        const reply = await workers.run(task);
         stats.runs++;
         stats.busyMs += reply.ms;
         stats.busyCpuMs += reply.cpuMs;
@@ -157,13 +195,94 @@ export function createRunPool(threads: number, options: RunPoolOptions = {}): Ru
         stats.threadCpuMs = [...threadCpu.values()].reduce((a, b) => a + b, 0);
         return reply.result;
       } catch (err) {
-        // runOne never throws; this is the thread itself failing (e.g. out of memory).
-        return { key: task.key, error: `worker thread failed: ${err instanceof Error ? err.message : String(err)}` };
+        // runOne never throws; this is the thread or process itself failing (e.g. out of memory).
+        return { key: task.key, error: `worker ${options.isolation === 'processes' ? 'process' : 'thread'} failed: ${err instanceof Error ? err.message : String(err)}` };
       }
     },
     ready: () => started,
     busyMs: () => stats.busyMs,
     stats: () => ({ ...stats }),
-    close: () => pool.destroy(),
+    close: () => workers.close(),
+  };
+}
+
+/**
+ * `count` child processes running run-worker.mjs, one task at a time each, tasks queued in
+ * order of arrival. Hand-written (a few lines over node:child_process) rather than a second
+ * pool library: piscina has no process runtime, and tinypool's passes no start data and no
+ * start report. A child that exits fails its task and is replaced.
+ */
+function processWorkers(count: number, start: object, onMessage: (message: { sweepThreadStart?: ThreadStart }) => void): Workers {
+  interface Pending {
+    id: number;
+    task: RunTask;
+    resolve: (reply: ThreadReply) => void;
+    reject: (err: Error) => void;
+  }
+  const entry = fileURLToPath(runWorkerUrl());
+  const queue: Pending[] = [];
+  const busy = new Map<ChildProcess, Pending>();
+  const idle: ChildProcess[] = [];
+  const ready = new Set<ChildProcess>();
+  let nextId = 0;
+  let closing = false;
+  const dispatch = (): void => {
+    while (queue.length > 0 && idle.length > 0) {
+      const child = idle.shift()!;
+      const job = queue.shift()!;
+      busy.set(child, job);
+      child.send({ id: job.id, task: job.task });
+    }
+  };
+  const spawnOne = (): ChildProcess => {
+    const child = fork(entry, [], { env: { ...process.env, PERPSIM_SWEEP_WORKER: JSON.stringify(start) }, execArgv: withoutLoaders(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.on('message', (message: { id?: number; reply?: ThreadReply; sweepThreadStart?: ThreadStart }) => {
+      if (message.sweepThreadStart !== undefined) {
+        ready.add(child);
+        onMessage(message);
+        idle.push(child);
+        dispatch();
+        return;
+      }
+      const job = busy.get(child);
+      if (job === undefined || message.id !== job.id) return;
+      busy.delete(child);
+      idle.push(child);
+      job.resolve(message.reply!);
+      dispatch();
+    });
+    child.on('exit', (code, signal) => {
+      const job = busy.get(child);
+      busy.delete(child);
+      const at = idle.indexOf(child);
+      if (at >= 0) idle.splice(at, 1);
+      if (closing) return;
+      job?.reject(new Error(`exited with ${signal ?? code}`));
+      // One that never started would fail again: no respawn loop; with none left, nothing runs the queue.
+      if (ready.has(child)) children.splice(children.indexOf(child), 1, spawnOne());
+      else children.splice(children.indexOf(child), 1);
+      if (children.length === 0) for (const waiting of queue.splice(0)) waiting.reject(new Error(`exited with ${signal ?? code} before it started`));
+    });
+    return child;
+  };
+  const children = Array.from({ length: count }, spawnOne);
+  return {
+    run: (task) =>
+      new Promise<ThreadReply>((resolve, reject) => {
+        queue.push({ id: nextId++, task, resolve, reject });
+        dispatch();
+      }),
+    close: async () => {
+      closing = true;
+      await Promise.all(
+        children.map((child) =>
+          child.exitCode !== null || child.signalCode !== null ? undefined : new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+        ),
+      );
+      for (const job of queue.splice(0)) job.reject(new Error('the pool was closed'));
+    },
   };
 }

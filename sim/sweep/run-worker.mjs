@@ -5,6 +5,9 @@
  * strategy that needs it (TypeScript): its hooks run every later import through a loader
  * thread, so registering them first made loading the bundle's packages several times slower.
  * Plain JavaScript, so it loads under any runner.
+ *
+ * The same file is a worker process's entry (pool.ts, `isolation: 'processes'`): forked with
+ * its start data in PERPSIM_SWEEP_WORKER (JSON), it reports and answers over the IPC channel.
  */
 import { readFileSync } from 'node:fs';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
@@ -29,13 +32,16 @@ async function loaderFor(file) {
   tsx = (await import('tsx/esm/api')).register();
 }
 
-const runModule = workerData?.runModule ?? null;
+const inProcess = parentPort === null && typeof process.send === 'function';
+const data = inProcess ? JSON.parse(process.env.PERPSIM_SWEEP_WORKER ?? '{}') : workerData;
+const report = (message) => (inProcess ? process.send(message) : parentPort?.postMessage(message));
+const runModule = data?.runModule ?? null;
 if (runModule === null) await loaderFor('run.ts');
 const { runOne, loadStrategy } = await import(runModule ?? './run.ts');
 
 const preloaded = [];
 const failed = [];
-for (const file of workerData?.preload ?? []) {
+for (const file of data?.preload ?? []) {
   try {
     await loaderFor(file);
     await loadStrategy(file);
@@ -45,8 +51,8 @@ for (const file of workerData?.preload ?? []) {
     failed.push(file);
   }
 }
-const created = workerData?.created;
-parentPort?.postMessage({
+const created = data?.created;
+report({
   sweepThreadStart: { wallMs: typeof created === 'number' ? performance.timeOrigin + performance.now() - created : Number.NaN, cpuMs: threadCpuMs(), preloaded, failed },
 });
 
@@ -57,5 +63,8 @@ export default async function run(task) {
   await loaderFor(task.strategyFile);
   const result = await runOne(task);
   const total = threadCpuMs();
-  return { result, ms: performance.now() - started, cpuMs: total - cpu, threadCpuMs: total, threadId };
+  return { result, ms: performance.now() - started, cpuMs: total - cpu, threadCpuMs: total, threadId: inProcess ? process.pid : threadId };
 }
+
+// A worker process takes one task at a time: {id, task} in, {id, reply} out.
+if (inProcess) process.on('message', (message) => void run(message.task).then((reply) => process.send({ id: message.id, reply })));
