@@ -70,6 +70,21 @@ describe('the local sweep pool', { timeout: 180_000 }, () => {
     }
   });
 
+  it('with processes for isolation, a worker that dies mid-run fails that run with a clear error and is replaced: later runs still finish', async () => {
+    // A strategy whose factory kills its own process when asked to: the worker dies during the run.
+    const dying = join(dir, 'dying.mts');
+    writeFileSync(dying, `const mm = (await import(${JSON.stringify(strategy)})).default;\nexport default (config: { params?: { die?: number } }) => { if (config.params?.die) process.kill(process.pid, 'SIGKILL'); return mm(config); };\n`);
+    const pool = createRunPool(1, { preload: [dying], isolation: 'processes' });
+    pools.push(pool);
+    await pool.ready();
+    const base = { markets: ['BTC-USD'], to: T0 + 60_000_000, sampleMs: 10_000 };
+    const died = await pool.run({ key: 'dies', strategyFile: dying, data: 'sim', base, params: { die: 1 }, seed: 1 });
+    expect(died).toEqual({ key: 'dies', error: 'worker process failed: exited with SIGKILL' });
+    const after = await pool.run({ key: 'after', strategyFile: dying, data: 'sim', base, params: {}, seed: 1 });
+    expect(after.error).toBeUndefined();
+    expect(after.summaryJson).toBeDefined();
+  });
+
   it('a strategy that fails to load at start leaves the thread serving: each of its runs reports the error', async () => {
     const broken = join(dir, 'broken.mjs');
     writeFileSync(broken, 'throw new Error("cannot start: missing API key");\n');
