@@ -13,8 +13,11 @@
  * least-squares slope of those floors over time is the figure: MB per minute, target ≤ 1
  * (issue 24). Figures for the record come from a 30-minute run; the default is 3 minutes.
  *
- * Prints, per mode, the windows' floors, the slopes and the load generator's acknowledged orders
- * and latency; ends with one JSON line {"bench":"soak",...}.
+ * Prints, per mode, the windows' floors, the slopes and the load generator's acknowledged orders,
+ * latency and refusals by reason; ends with one JSON line {"bench":"soak",...}. The load keeps
+ * each account at most `--max-open` resting orders (sim/load.ts, default 100), so the flow is
+ * steady: without that the accounts filled the book to the venue's open-order cap within a few
+ * minutes and a fifth of the writes were refused (OPEN_ORDER_CAP_EXCEEDED).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,6 +77,8 @@ interface LoadSummary {
   sent: number;
   acknowledged: number;
   ackP99Ms: number;
+  /** Refused and failed writes by reason (the load generator's report). */
+  refusals: Record<string, number>;
 }
 
 /** Runs `perpsim load ... --json` to its end; its report. */
@@ -85,8 +90,8 @@ function runLoad(url: string, seconds: number): Promise<LoadSummary> {
     child.stdout.on('data', (chunk: string) => (out += chunk));
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`perpsim load exited ${code}`));
-      const report = JSON.parse(out.slice(out.indexOf('{'))) as { sent: number; acknowledged: number; latency?: { ack?: { p99?: number } }; ackLatencyMs?: { p99?: number } };
-      resolve({ sent: report.sent, acknowledged: report.acknowledged, ackP99Ms: report.latency?.ack?.p99 ?? report.ackLatencyMs?.p99 ?? Number.NaN });
+      const report = JSON.parse(out.slice(out.indexOf('{'))) as { sent: number; acknowledged: number; latency?: { ack?: { p99?: number } }; ackLatencyMs?: { p99?: number }; refusals?: Record<string, number> };
+      resolve({ sent: report.sent, acknowledged: report.acknowledged, ackP99Ms: report.latency?.ack?.p99 ?? report.ackLatencyMs?.p99 ?? Number.NaN, refusals: report.refusals ?? {} });
     });
   });
 }
@@ -173,7 +178,8 @@ for (const mode of MODES) {
   const r = await soak(mode);
   results.push(r);
   console.log(`  ${mode.padEnd(6)} RSS floors ${r.rssFloorsMb.join(', ')} MB: slope ${r.rssSlopeMbPerMin} MB/min (target ≤ 1); heap floors ${r.heapFloorsMb.join(', ')} MB: slope ${r.heapSlopeMbPerMin} MB/min; heap committed ${r.heapTotalFloorsMb.join(', ')} MB: slope ${r.heapTotalSlopeMbPerMin} MB/min; external ${r.externalFloorsMb.join(', ')} MB`);
-  console.log(`         RSS ${r.rssStartMb} MB at start, ${r.rssEndMb} MB at the end; ${r.load.acknowledged} of ${r.load.sent} orders acknowledged, ack p99 ${r.load.ackP99Ms} ms`);
+  const reasons = Object.entries(r.load.refusals).sort((a, b) => b[1] - a[1]);
+  console.log(`         RSS ${r.rssStartMb} MB at start, ${r.rssEndMb} MB at the end; ${r.load.acknowledged} of ${r.load.sent} orders acknowledged, ack p99 ${r.load.ackP99Ms} ms; refusals: ${reasons.length === 0 ? 'none' : reasons.map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
 }
 const by = (mode: string): ModeResult | undefined => results.find((r) => r.mode === mode);
 console.log(
@@ -189,6 +195,12 @@ console.log(
     memoryHeapTotalSlopeMbPerMin: by('memory')?.heapTotalSlopeMbPerMin ?? null,
     dbRssFloorsMb: by('db')?.rssFloorsMb ?? null,
     memoryRssFloorsMb: by('memory')?.rssFloorsMb ?? null,
+    dbAcknowledged: by('db')?.load.acknowledged ?? null,
+    dbSent: by('db')?.load.sent ?? null,
+    dbRefusals: by('db')?.load.refusals ?? null,
+    memoryAcknowledged: by('memory')?.load.acknowledged ?? null,
+    memorySent: by('memory')?.load.sent ?? null,
+    memoryRefusals: by('memory')?.load.refusals ?? null,
     loadAverage: round(loadavg()[0]!, 1),
   }),
 );
