@@ -35,6 +35,8 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     window: { type: 'string' },
     modes: { type: 'string', default: 'db,memory' },
+    // perpsim load's --mix (default: its own); e.g. an IOC-heavy mix fills --memory's retention lists in minutes.
+    mix: { type: 'string' },
   },
 });
 
@@ -84,7 +86,7 @@ interface LoadSummary {
 /** Runs `perpsim load ... --json` to its end; its report. */
 function runLoad(url: string, seconds: number): Promise<LoadSummary> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [START, 'load', '--url', url, '--rate', String(RATE), '--duration', String(seconds), '--accounts', String(ACCOUNTS), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [START, 'load', '--url', url, '--rate', String(RATE), '--duration', String(seconds), '--accounts', String(ACCOUNTS), ...(values.mix === undefined ? [] : ['--mix', values.mix]), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));
@@ -172,7 +174,7 @@ async function soak(mode: string): Promise<ModeResult> {
   }
 }
 
-console.log(`soak: ${MINUTES} min at ${RATE} orders/s over ${ACCOUNTS} accounts per mode (${MODES.join(', ')}); warm-up ${round(WARMUP_S / 60)} min, windows of ${round(WINDOW_S)} s; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+console.log(`soak: ${MINUTES} min at ${RATE} orders/s over ${ACCOUNTS} accounts${values.mix === undefined ? '' : ` (mix ${values.mix})`} per mode (${MODES.join(', ')}); warm-up ${round(WARMUP_S / 60)} min, windows of ${round(WINDOW_S)} s; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
 const results: ModeResult[] = [];
 for (const mode of MODES) {
   const r = await soak(mode);
@@ -187,6 +189,7 @@ console.log(
     bench: 'soak',
     minutes: MINUTES,
     rate: RATE,
+    mix: values.mix ?? null,
     dbRssSlopeMbPerMin: by('db')?.rssSlopeMbPerMin ?? null,
     dbHeapSlopeMbPerMin: by('db')?.heapSlopeMbPerMin ?? null,
     memoryRssSlopeMbPerMin: by('memory')?.rssSlopeMbPerMin ?? null,
