@@ -12,9 +12,15 @@
  * each window is the floor a leak raises, whatever the garbage collector's rhythm, and the
  * least-squares slope of those floors over time is the figure: MB per minute, target ≤ 1
  * (issue 24). Figures for the record come from a 30-minute run; the default is 3 minutes.
+ * `--mix` is passed to the load generator: with `--memory` the default mix takes about 50
+ * minutes to fill the bounded history lists (docs/decisions.md "Memory under a steady order
+ * flow"); an IOC-heavy mix fills them within a 12-minute warm-up.
  *
- * Prints, per mode, the windows' floors, the slopes and the load generator's acknowledged orders
- * and latency; ends with one JSON line {"bench":"soak",...}.
+ * Prints, per mode, the windows' floors, the slopes and the load generator's acknowledged orders,
+ * latency and refusals by reason; ends with one JSON line {"bench":"soak",...}. The load keeps
+ * each account at most `--max-open` resting orders (sim/load.ts, default 100), so the flow is
+ * steady: without that the accounts filled the book to the venue's open-order cap within a few
+ * minutes and a fifth of the writes were refused (OPEN_ORDER_CAP_EXCEEDED).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,6 +38,8 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     window: { type: 'string' },
     modes: { type: 'string', default: 'db,memory' },
+    // perpsim load's --mix (default: its own); e.g. an IOC-heavy mix fills --memory's retention lists in minutes.
+    mix: { type: 'string' },
   },
 });
 
@@ -74,19 +82,21 @@ interface LoadSummary {
   sent: number;
   acknowledged: number;
   ackP99Ms: number;
+  /** Refused and failed writes by reason (the load generator's report). */
+  refusals: Record<string, number>;
 }
 
 /** Runs `perpsim load ... --json` to its end; its report. */
 function runLoad(url: string, seconds: number): Promise<LoadSummary> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [START, 'load', '--url', url, '--rate', String(RATE), '--duration', String(seconds), '--accounts', String(ACCOUNTS), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [START, 'load', '--url', url, '--rate', String(RATE), '--duration', String(seconds), '--accounts', String(ACCOUNTS), ...(values.mix === undefined ? [] : ['--mix', values.mix]), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`perpsim load exited ${code}`));
-      const report = JSON.parse(out.slice(out.indexOf('{'))) as { sent: number; acknowledged: number; latency?: { ack?: { p99?: number } }; ackLatencyMs?: { p99?: number } };
-      resolve({ sent: report.sent, acknowledged: report.acknowledged, ackP99Ms: report.latency?.ack?.p99 ?? report.ackLatencyMs?.p99 ?? Number.NaN });
+      const report = JSON.parse(out.slice(out.indexOf('{'))) as { sent: number; acknowledged: number; latency?: { ack?: { p99?: number } }; ackLatencyMs?: { p99?: number }; refusals?: Record<string, number> };
+      resolve({ sent: report.sent, acknowledged: report.acknowledged, ackP99Ms: report.latency?.ack?.p99 ?? report.ackLatencyMs?.p99 ?? Number.NaN, refusals: report.refusals ?? {} });
     });
   });
 }
@@ -167,13 +177,14 @@ async function soak(mode: string): Promise<ModeResult> {
   }
 }
 
-console.log(`soak: ${MINUTES} min at ${RATE} orders/s over ${ACCOUNTS} accounts per mode (${MODES.join(', ')}); warm-up ${round(WARMUP_S / 60)} min, windows of ${round(WINDOW_S)} s; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+console.log(`soak: ${MINUTES} min at ${RATE} orders/s over ${ACCOUNTS} accounts${values.mix === undefined ? '' : ` (mix ${values.mix})`} per mode (${MODES.join(', ')}); warm-up ${round(WARMUP_S / 60)} min, windows of ${round(WINDOW_S)} s; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
 const results: ModeResult[] = [];
 for (const mode of MODES) {
   const r = await soak(mode);
   results.push(r);
   console.log(`  ${mode.padEnd(6)} RSS floors ${r.rssFloorsMb.join(', ')} MB: slope ${r.rssSlopeMbPerMin} MB/min (target ≤ 1); heap floors ${r.heapFloorsMb.join(', ')} MB: slope ${r.heapSlopeMbPerMin} MB/min; heap committed ${r.heapTotalFloorsMb.join(', ')} MB: slope ${r.heapTotalSlopeMbPerMin} MB/min; external ${r.externalFloorsMb.join(', ')} MB`);
-  console.log(`         RSS ${r.rssStartMb} MB at start, ${r.rssEndMb} MB at the end; ${r.load.acknowledged} of ${r.load.sent} orders acknowledged, ack p99 ${r.load.ackP99Ms} ms`);
+  const reasons = Object.entries(r.load.refusals).sort((a, b) => b[1] - a[1]);
+  console.log(`         RSS ${r.rssStartMb} MB at start, ${r.rssEndMb} MB at the end; ${r.load.acknowledged} of ${r.load.sent} orders acknowledged, ack p99 ${r.load.ackP99Ms} ms; refusals: ${reasons.length === 0 ? 'none' : reasons.map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
 }
 const by = (mode: string): ModeResult | undefined => results.find((r) => r.mode === mode);
 console.log(
@@ -181,6 +192,7 @@ console.log(
     bench: 'soak',
     minutes: MINUTES,
     rate: RATE,
+    mix: values.mix ?? null,
     dbRssSlopeMbPerMin: by('db')?.rssSlopeMbPerMin ?? null,
     dbHeapSlopeMbPerMin: by('db')?.heapSlopeMbPerMin ?? null,
     memoryRssSlopeMbPerMin: by('memory')?.rssSlopeMbPerMin ?? null,
@@ -189,6 +201,12 @@ console.log(
     memoryHeapTotalSlopeMbPerMin: by('memory')?.heapTotalSlopeMbPerMin ?? null,
     dbRssFloorsMb: by('db')?.rssFloorsMb ?? null,
     memoryRssFloorsMb: by('memory')?.rssFloorsMb ?? null,
+    dbAcknowledged: by('db')?.load.acknowledged ?? null,
+    dbSent: by('db')?.load.sent ?? null,
+    dbRefusals: by('db')?.load.refusals ?? null,
+    memoryAcknowledged: by('memory')?.load.acknowledged ?? null,
+    memorySent: by('memory')?.load.sent ?? null,
+    memoryRefusals: by('memory')?.load.refusals ?? null,
     loadAverage: round(loadavg()[0]!, 1),
   }),
 );

@@ -8,7 +8,11 @@
  * writes per second — whatever the replies do, so a slow server builds a backlog instead of
  * slowing the load — drawn from `mix`: `place` (a passive GTT limit 0.1-0.5 % off the oracle),
  * `cancel` and `modify` (a live order of the account; a place when it has none), `ioc` (an IOC
- * crossing 1 % through the oracle). Accounts take turns. Afterwards it waits up to `drainS` for
+ * crossing 1 % through the oracle). Accounts take turns. An account with `maxOpen` resting orders
+ * cancels one instead of placing another: places outnumber cancels in the mix, and without that
+ * the accounts would fill the book up to the venue's open-order cap (1,000 per account and
+ * market) within minutes and from then on have their places refused (OPEN_ORDER_CAP_EXCEEDED) —
+ * a flow whose state grows, then one that is mostly refused, neither a steady one. Afterwards it waits up to `drainS` for
  * replies and events, cancels what is left, and reports:
  * - orders sent and acknowledged (2xx and not REJECTED), and per second of the sending window;
  * - latency percentiles (p50, p90, p99, p99.9) from send to the acknowledgement, and from send
@@ -48,6 +52,8 @@ export interface LoadOptions {
   depositUsd: string;
   /** How long to wait for outstanding replies and events after sending stops. */
   drainS: number;
+  /** Resting orders an account keeps at most: past it a `place` becomes a `cancel` (default DEFAULT_MAX_OPEN). */
+  maxOpen?: number;
   controlToken?: string;
   /** Called about once a second while sending. */
   progress?: (progress: Progress) => void;
@@ -124,6 +130,9 @@ export function pooledFetch(baseUrl: string, connections: number): { fetch: type
 }
 
 export const DEFAULT_MIX: Mix = { place: 60, cancel: 25, modify: 10, ioc: 5 };
+
+/** Resting orders per account at which places turn into cancels: a market maker's ladder, a tenth of the venue's cap. */
+export const DEFAULT_MAX_OPEN = 100;
 
 /**
  * `place=60,cancel=25,modify=10,ioc=5`: weights, any scale; actions left out weigh 0.
@@ -241,11 +250,13 @@ async function loadThrough(options: LoadOptions, fetch: typeof globalThis.fetch)
   };
 
   const inFlight = new Set<Promise<void>>();
+  const maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN;
   let clientIds = 0;
   const dispatch = (trader: Trader): void => {
     let action = pickAction(options.mix, prng);
     const live = [...trader.live.values()];
     if ((action === 'cancel' || action === 'modify') && live.length === 0) action = 'place';
+    else if (action === 'place' && live.length >= maxOpen) action = 'cancel';
     sentByAction[action]++;
     sent++;
     const writes = options.transport === 'ws' ? trader.client.ws : trader.client;
@@ -407,6 +418,7 @@ interface LoadFlags {
   seed: number;
   deposit: string;
   drain: number;
+  maxOpen: number;
   controlToken?: string;
   json?: boolean;
 }
@@ -440,6 +452,7 @@ export function loadCommand(): Command {
     .addOption(new Option('--transport <kind>', 'REST requests or WebSocket RPC').choices(['rest', 'ws']).default('rest'))
     .option('--seed <n>', 'seed of the order stream', (text) => Math.trunc(positive(text)), 1)
     .option('--deposit <usd>', 'USD deposited into each account', '10000000')
+    .option('--max-open <n>', 'resting orders an account keeps at most (past it, a place becomes a cancel)', (text) => Math.trunc(positive(text)), DEFAULT_MAX_OPEN)
     .option('--drain <s>', 'seconds to wait for outstanding replies and events', positive, 5)
     .option('--control-token <token>', 'the server\'s --control-token, for /sim')
     .option('--json', 'print the report as JSON')
@@ -455,6 +468,7 @@ export function loadCommand(): Command {
         seed: flags.seed,
         depositUsd: flags.deposit,
         drainS: flags.drain,
+        maxOpen: flags.maxOpen,
         ...(flags.controlToken !== undefined && { controlToken: flags.controlToken }),
         progress: progressPrinter(process.stderr),
       });

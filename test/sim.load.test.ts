@@ -49,6 +49,13 @@ describe('load generator: funds accounts through /sim, signs with real keys, rep
     expect(formatReport(report)).toContain('p99.9');
   });
 
+  it('an account at its resting-order limit cancels one of its orders instead of placing another, so a place-only flow stays within the venue\'s open-order cap', async () => {
+    const report = await runLoad(base({ mix: { place: 1, cancel: 0, modify: 0, ioc: 0 }, rate: 100, maxOpen: 5 }));
+    expect(report.sentByAction.cancel).toBeGreaterThan(0);
+    expect(report.sentByAction.place + report.sentByAction.cancel).toBe(report.sent);
+    expect(report.acknowledged).toBe(report.sent);
+  });
+
   it('refusals are counted by reason: IOC orders with nothing to take are IOC_CANCELED', async () => {
     const report = await runLoad(base({ mix: { place: 0, cancel: 0, modify: 0, ioc: 1 }, rate: 50, market: 'SOL-USD' }));
     expect(report.refusals.IOC_CANCELED).toBe(report.sent);
