@@ -58,6 +58,20 @@ beforeAll(async () => {
 // The project's node_modules is a real install (some 100 MB): not left behind in the temp directory.
 afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
+/** Resolves once nothing answers at `url` any more; throws when something still does after `ms`. */
+async function closedWithin(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
+    } catch {
+      return;
+    }
+    if (Date.now() > until) throw new Error(`the server at ${url} still answers ${ms} ms after SIGTERM to its process group`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('the packed package', () => {
   it('holds what runs and nothing else: the built JavaScript, declarations, source maps, workers, the bin', () => {
     const paths = packed.files.map((f) => f.path);
@@ -89,10 +103,13 @@ console.log(JSON.stringify({ Backtest: typeof root.Backtest, writeOutputs: typeo
   });
 
   it('npx perpsim serve --port 0 --memory answers /health and accepts a signed order', async () => {
-    const child = spawn('npx', ['perpsim', 'serve', '--port', '0', '--memory'], { cwd: project, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: npx does not pass SIGTERM on to the server it started, so the test
+    // stops the whole group, and waits until the server's port is closed (no server outlives it).
+    const child = spawn('npx', ['perpsim', 'serve', '--port', '0', '--memory'], { cwd: project, env: ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let url: string | undefined;
     try {
       let output = '';
-      const url = await new Promise<string>((resolve, reject) => {
+      url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no listen line within 60 s: ${output}`)), 60_000);
         const read = (chunk: Buffer): void => {
           output += chunk.toString();
@@ -122,9 +139,14 @@ console.log(JSON.stringify({ Backtest: typeof root.Backtest, writeOutputs: typeo
       expect((await client.order(ack.orderId)).status).toBe('OPEN');
       await client.close();
     } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
+      const exited = child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve));
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // The group is gone already.
+      }
       await exited;
+      if (url !== undefined) await closedWithin(url, 15_000);
     }
   });
 
