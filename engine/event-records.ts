@@ -17,7 +17,7 @@
  * stored as their double when it is exact (below 2^52, risk-table.ts), with the bigint beside
  * it only beyond.
  */
-import type { EngineEvent, OrderEvent } from './types.ts';
+import type { EngineEvent, FillEvent, OrderEvent, TradesEvent } from './types.ts';
 
 export const EV_OBJECT = 0;
 export const EV_ORDER = 1;
@@ -174,8 +174,8 @@ export function eventAt(r: EventRecords, i: number): EngineEvent {
         remaining: n[o + 12]!,
         fee: f[x + 3] as bigint,
         closedPnl: f[x + 4] as bigint,
-        positionEffect: f[x + 5] as never,
-        liquidation: f[x + 6] as never,
+        positionEffect: f[x + 5] as FillEvent['positionEffect'],
+        liquidation: f[x + 6] as FillEvent['liquidation'],
       };
     case EV_POSITION: {
       const costF = n[o + 6]!;
@@ -231,7 +231,7 @@ export function eventAt(r: EventRecords, i: number): EngineEvent {
         marketId: n[o + 3]!,
         takerOrderId: n[o + 4]!,
         takerSide: n[o + 5] as OrderEvent['side'],
-        entries: f[x] as never,
+        entries: f[x] as TradesEvent['entries'],
       };
     default:
       throw new Error(`unknown event record kind ${kind}`);
