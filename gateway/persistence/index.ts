@@ -9,14 +9,14 @@
  * 2. `attach(state)`, before any command: keeps the initial image (for /sim/reset), restores the
  *    newest snapshot and replays the journal after it, then journals every command the exchange
  *    applies (stamped with its time) and every change of the gateway's durable collections.
- * 3. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
- * 2a. With a file, `attach` also installs the SQLite history store (history-tables.ts) in place of
+ * 3. With a file, `attach` also installs the SQLite history store (history-tables.ts) in place of
  *    the exchange's memory one: history rows commit inside the turn's journal row and fill the
  *    indexed tables in slices over event-loop turns, started at most once a second (and whole
  *    before reads, snapshots and the stop; recovery
  *    fills what a crash left in journal rows), images hold live state only, and expired rows
  *    are pruned in batches after group commits (at most once a second; `historyRetentionDays`).
- * 4. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
+ * 4. Replies wait for `committed()` (group commit, gateway/persistence/journal.ts).
+ * 5. After a group commit, a snapshot is taken when `snapshotEveryRecords` records or
  *    `snapshotEveryMs` have passed since the last; unless `keepJournal`, the journal before the
  *    older of the two newest snapshots is deleted. `close()` commits, snapshots and closes.
  */
