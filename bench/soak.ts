@@ -13,8 +13,8 @@
  * least-squares slope of those floors over time is the figure: MB per minute, target ≤ 1
  * (issue 24). Figures for the record come from a 30-minute run; the default is 3 minutes.
  * `--mix` is passed to the load generator: with `--memory` the default mix takes about 50
- * minutes to fill the bounded history lists (docs/decisions.md "Memory under a steady order
- * flow"); an IOC-heavy mix fills them within a 12-minute warm-up.
+ * minutes to fill the bounded history lists (docs/performance-log.md "Memory under a steady
+ * order flow"); an IOC-heavy mix fills them within a 12-minute warm-up.
  *
  * Prints, per mode, the windows' floors, the slopes and the load generator's acknowledged orders,
  * latency and refusals by reason; ends with one JSON line {"bench":"soak",...}. The load keeps

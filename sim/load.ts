@@ -99,7 +99,7 @@ export interface LoadReport {
 /**
  * REST connections the generator keeps open to the server at most. The global fetch opens a
  * connection per request in flight, without bound: a server that fell behind held ten
- * thousand of them (docs/decisions.md "Memory after the fan-out and under the soak"). Requests
+ * thousand of them (docs/performance-log.md "Memory after the fan-out and under the soak"). Requests
  * past the pool wait in its queue, their latency still counted from send: the load stays open-loop.
  */
 export const LOAD_CONNECTIONS = 32;
