@@ -231,12 +231,11 @@ export function lifetimeFeesPaid(account: Account): bigint {
 }
 
 /**
- * `tierFor(tiers, rollingVolume(account, time))` without bigints on every fill: reading the
- * account's rolling volume (a bigint object of its own, cold by the time the account trades
- * again) and comparing it with each tier's minimum cost about 7 % of the engine benchmark
- * (docs/decisions.md "Engine throughput"). Within a UTC day rolling volume only grows,
- * by `addVolume`, which takes each fill's value off the headroom; the tier is looked up again
- * when the day, the schedule or a possible crossing of the next threshold says so.
+ * `tierFor(tiers, rollingVolume(account, time))` without reading a cold bigint on every fill
+ * (docs/decisions.md "Engine throughput"; its cost: docs/performance-log.md). Within a UTC day
+ * rolling volume only grows, by `addVolume`, which takes each fill's value off the headroom;
+ * the tier is looked up again when the day, the schedule or a possible crossing of the next
+ * threshold says so.
  */
 export function feeTier(tiers: readonly FeeTier[], account: Account, time: number): FeeTier {
   const today = Math.floor(time / US_PER_DAY);

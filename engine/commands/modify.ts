@@ -72,7 +72,7 @@ export function applyBufferedModify(engine: Engine, ms: MarketState, order: Orde
   if (result.kind === 'invalid') emitRejected(engine, account, 'modifyOrder', c.marketId, c.orderId, c.clientId, 'ORDER_NOT_FOUND_FOR_MODIFY');
 }
 
-/** A modify refused by the engine (a closure per modify cost an allocation on a hot path). */
+/** A modify refused by the engine; a named function, so refusing allocates no closure. */
 function rejectModify(engine: Engine, target: Order, c: ModifyOrderCommand, reason: RejectionReason): RejectedResult {
   return rejectCommand(engine, target.account, 'modifyOrder', c.marketId, target.id, target.clientId, reason);
 }

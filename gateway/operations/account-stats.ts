@@ -1,16 +1,10 @@
 /**
- * GET /v1/account/stats — the account's trading statistics and fee tier.
- *
- * The interface names the operation (weight 2) but not its body; perpsim answers with what the
- * interface says fee-tier reads carry (rollingVolume, lifetimeVolume, lifetimeFeesPaid,
- * makerFeePpm / takerFeePpm, "volume30d renamed rollingVolume"):
- *
- * `{address, accountIndex, rollingVolume, lifetimeVolume, lifetimeFeesPaid, feeTier,
- * makerFeePpm, takerFeePpm}`: volumes and fees are USD decimal strings (filled notional; fees
- * charged, maker rebates not subtracted); rollingVolume covers the last 30 UTC days, today
- * included, at the gateway's clock; feeTier is the name of the tier that volume reaches and the
- * two rates (integers, ppm of notional) are that tier's, i.e. what the account's next fill pays.
- * An address with no activity reads zeros and the first tier (200, not 404).
+ * GET /v1/account/stats — the account's trading statistics and fee tier: `{address,
+ * accountIndex, rollingVolume, lifetimeVolume, lifetimeFeesPaid, feeTier, makerFeePpm,
+ * takerFeePpm}` (USD strings; rollingVolume over the last 30 UTC days; the tier and rates the
+ * next fill pays). An address with no activity reads zeros and the first tier (200).
+ * Spec: interface.md names the operation and the fee-tier read fields only; the body is
+ * perpsim's (docs/decisions.md "Reads").
  */
 import { findAccount, lifetimeFeesPaid, lifetimeVolume, rollingVolume, tierFor } from '../../engine/index.ts';
 import type { Account } from '../../engine/index.ts';

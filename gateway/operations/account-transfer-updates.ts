@@ -1,24 +1,10 @@
 /**
- * GET /v1/accountTransferUpdates — the account's deposits, withdrawals and internal transfers,
- * newest first (supplement §6): `{accountTransferUpdates: [row]}`.
- *
- * A row (the fields supplement §6 lists, plus `type` and `status`; the spec's "…"):
- * - id: the engine's operation id (integer; a withdrawal's `withdrawalId`, the notification's
- *   `operationId`); both legs of an internal transfer share it.
- * - type: DEPOSIT, WITHDRAWAL, TRANSFER_OUT, TRANSFER_IN or REFERRAL_CLAIM (affiliate rewards
- *   paid from the fees collected); status: COMPLETED or REJECTED; rejectReason: null unless
- *   REJECTED (INSUFFICIENT_FREE_COLLATERAL; INSUFFICIENT_FEE_POOL for a claim).
- * - amount: USD decimal string, always positive (`type` gives the direction); netQuoteBalance:
- *   the account's balance after the operation, USD.
- * - globalSequenceId (strict order), createdAt (epoch µs), address, accountIndex (0 included).
- * - sourceAccountId / destinationAccountId: the engine's numeric id of each subaccount involved
- *   (accounts are numbered in creation order), null for the outside side (the chain: a deposit's
- *   source, a withdrawal's destination). Internal transfers add fromAccountIndex and
- *   toAccountIndex, as in the transfer request.
- *
- * Parameters: address (required), accountIndex, from/to (epoch µs on createdAt, inclusive;
- * supplement §12), limit 1-1000 (default 1000, larger values clamped). No default window. The
- * shape has no `total`. History comes from gateway/read-models/history.ts (10,000 rows kept per account).
+ * GET /v1/accountTransferUpdates — the account's deposits, withdrawals, internal transfers and
+ * referral claims, newest first: `{accountTransferUpdates: [row]}` (no `total`). A row's `id` is
+ * the engine's operation id (a withdrawal's withdrawalId; both legs of a transfer share it);
+ * `type` and `status` are added to supplement §6's fields. Query: address, accountIndex, from/to
+ * on createdAt (inclusive, no default window), limit.
+ * Spec: supplement §6, §12. Row choices: docs/decisions.md "Account-read operations".
  */
 import { findAccount, type TransferEvent } from '../../engine/index.ts';
 import { ok } from '../contract/errors.ts';

@@ -1,18 +1,10 @@
 /**
  * What the account writes share (setLeverage, adjustIsolatedMargin, withdraw, transfer,
  * createApiKey, revokeApiKey): schemas of their common fields, the Scheme 2 check and replay
- * slot, the wallet checks of the key routes, and the parsers of money amounts.
- *
- * Contract:
- * - A wallet `signature` is `{r, s, v}` hex (`0x` optional; `v` 0/1, 27/28 or EIP-155, as a
- *   number or a string) or a 65-byte hex string (supplement §5); a malformed one is 400.
- * - Nonces of withdraw and transfer are 1-64 characters (supplement §5).
- * - Quote quantums (withdraw, transfer `amount`) are an integer string (1e9 = 1 USD); a JSON
- *   integer is accepted too (supplement §12: accept liberally).
- * - Dollar amounts (adjustIsolatedMargin `amount`) are a signed decimal string, at most 9
- *   decimals (one quote quantum); a JSON number is accepted too.
- * - Scheme 2 verification (interface.md Authentication "Scheme 2"): the header timestamp as
- *   sent, the path's last segment, the canonical body (or the raw body as received).
+ * slot, the wallet checks of the key routes, and the money parsers. A wallet `signature` is
+ * `{r, s, v}` or 65-byte hex (400 when malformed); quote quantums are an integer string (or
+ * integer); USD amounts a signed decimal of at most 9 places (or a number).
+ * Spec: interface.md Authentication "Scheme 2"; supplement §5, §12 (accept liberally).
  */
 import { Type } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

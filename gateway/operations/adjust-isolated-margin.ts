@@ -1,28 +1,11 @@
 /**
  * POST /v1/adjustIsolatedMargin — move collateral between cross margin and one isolated
- * position (Scheme 2).
- *
- * Contract (interface.md Order management "adjustIsolatedMargin"; supplement §4): body
- * `address, accountIndex, marketId, amount`, where `amount` is a signed decimal string of
- * dollars ("-40.5"): positive moves cross collateral into the isolated position's pool,
- * negative moves it back; zero gives 400. The reply is undocumented; supplement §4 names
- * `{requestId, address, accountIndex, marketId, amount, status}` as safe, and that is the
- * reply. The outcome also reaches the positions channel as a position update carrying the same
- * requestId.
- *
- * Order of checks: body schema (400) → amount a decimal of at most 9 places (one quote
- * quantum), not zero (400) → header triple, key, address (401/403) → market known (400) → the
- * Scheme 2 signature (401) → replay of the signature (409) → the engine (400 when the market
- * is not in isolated mode for the account).
- *
- * perpsim's choices (the venue's are undocumented):
- * - `status` is `APPLIED` (HTTP 200) or `REJECTED` (HTTP 422, with `rejectReason`
- *   UNDERCOLLATERALIZED: not enough free cross collateral to add, or what would stay in the
- *   pool no longer covers the position's initial margin), mirroring setLeverage's REST reply.
- * - `amount` echoes the request's value as sent (as a string).
- * - `accountIndex` is optional (default 0), like the other account writes.
- * - An OFFLINE market is accepted: its positions still hold margin.
- * - `requestId` is a name-based UUID of the request (request-id.ts); no pool is charged.
+ * position (Scheme 2). `amount` is a signed USD decimal of at most 9 places, not zero: positive
+ * into the pool, negative back to cross. Reply 200 APPLIED or 422 REJECTED (supplement §4's
+ * safe fields); the position update on the positions channel carries the same requestId.
+ * Spec: interface.md Order management "adjustIsolatedMargin"; supplement §4.
+ * Checks run in the order `handle` calls them (400 → 401/403 → 400 market → 401 → 409 → the
+ * engine). perpsim's choices: docs/decisions.md "Account-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

@@ -1,13 +1,10 @@
 /**
- * POST /v1/affiliate/claim — pays the caller's claimable referral rewards (commissions and
- * kickbacks) into one of its subaccounts (signed, Scheme 2).
- *
- * Body: `address`, optional `accountIndex` (0-9, default 0), optional `amountQuantums` (quote
- * quantums, 1e9 = 1 USD, integer string or number; default: everything claimable). Reply 202
- * `{status: "submitted", claimId}`. The engine moves the money from the fees collected to the
- * subaccount (a REFERRAL_CLAIM row on accountTransferUpdates, the claim's `operationId`); the
- * claim reads COMPLETED (or REJECTED, INSUFFICIENT_FEE_POOL) on GET claimStatus. 400 when
- * nothing is claimable or the amount is not within (0, claimable].
+ * POST /v1/affiliate/claim — pay the caller's claimable rewards (commissions and kickbacks), all
+ * or `amountQuantums`, into one of its subaccounts (Scheme 2). Reply 202 `{status: "submitted",
+ * claimId}`; the engine moves the money from the fees collected (a REFERRAL_CLAIM row on
+ * accountTransferUpdates) and GET claimStatus reads COMPLETED or REJECTED. 400 when nothing is
+ * claimable or the amount is not within (0, claimable].
+ * Choices: docs/decisions.md "Affiliate program".
  */
 import { Type } from 'typebox';
 import { fail, ok } from '../contract/errors.ts';

@@ -1,13 +1,10 @@
 /**
  * What the affiliate routes share (/v1/affiliate/*, /v1/commissionrates): body and query
- * schemas, the code parameter, record formats and "has this wallet traded yet".
- *
- * Records (interface.md leaves affiliate bodies "not shown" beyond the submit acknowledgement
- * and the rate schedule; perpsim's shapes are in docs/decisions.md):
- * - money is a USD decimal string, times are epoch µs, rates integers in bps;
- * - a claim is `{claimId, address, accountIndex, amount, status (PENDING, COMPLETED, REJECTED),
- *   operationId (the accountTransferUpdates row id, null until the engine answered), createdAt,
- *   rejectReason}`.
+ * schemas, the code parameter, record formats (money USD strings, times epoch µs, rates bps; a
+ * claim `{claimId, address, accountIndex, amount, status, operationId, createdAt,
+ * rejectReason}`) and "has this wallet traded yet".
+ * Spec: interface.md shows only the submit acknowledgement and the rate schedule; perpsim's
+ * shapes: docs/decisions.md "Affiliate program".
  */
 import { Type, type Static } from 'typebox';
 import { lifetimeVolume } from '../../engine/index.ts';

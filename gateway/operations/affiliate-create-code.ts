@@ -1,12 +1,9 @@
 /**
- * POST /v1/affiliate/createCode — the caller's first referral code (signed, Scheme 2).
- *
- * Body: `address` (must match the key), `code` (1-32 of A-Z 0-9 _ -), optional `kickbackBps`
- * (0 to the first level's T1 rate, default 0): the discount, in bps of their fees, that wallets
- * binding with this code get back, fixed for each when it binds. Reply 202
- * `{status: "submitted"}`; the code is live at once. 409 when the caller already holds a code
- * (modifyCode renames it) or the code is taken or retired; 400 on a malformed code or kickback.
- * The affiliate also receives its invite codes (GET inviteCodes).
+ * POST /v1/affiliate/createCode — the caller's first referral code (Scheme 2), live at once,
+ * with an optional `kickbackBps` discount for wallets that bind with it; the affiliate also
+ * receives its invite codes. Reply 202 `{status: "submitted"}`; 409 when the caller holds a
+ * code or the code is taken or retired; 400 on a malformed code or kickback.
+ * Code and discount rules: docs/decisions.md "Affiliate program".
  */
 import { Type } from 'typebox';
 import type { Operation } from '../contract/operation.ts';

@@ -1,12 +1,8 @@
 /**
- * GET /v1/affiliate/leaderboard — affiliates ranked by what the referral program paid them
- * (public; public clients call it with `limit`: docs/decisions.md "Fidelity to the live
- * venue").
- *
- * Query: `limit` (1-100, default 100, larger values clamped; below 1 is 400). Reply
- * `{leaderboard: [{rank, address, code, refereeCount, totalEarned}]}`: every wallet that holds
- * a code, has referees or has earned commissions, by totalEarned (T1 + T2 + T3 commissions,
- * USD) descending, then refereeCount descending, then address; `code` is null after a revoke.
+ * GET /v1/affiliate/leaderboard — affiliates ranked by totalEarned (T1 + T2 + T3 commissions,
+ * USD), then refereeCount, then address: `{leaderboard: [{rank, address, code, refereeCount,
+ * totalEarned}]}`, `limit` 1-100 (default 100). `code` is null after a revoke.
+ * Route: docs/decisions.md "Fidelity to the live venue" (public clients send `limit`).
  */
 import { Type } from 'typebox';
 import { badRequest, ok } from '../contract/errors.ts';

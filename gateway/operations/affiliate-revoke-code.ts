@@ -1,12 +1,8 @@
 /**
- * POST /v1/affiliate/revokeCode — withdraws the caller's referral code (signed, Scheme 2; the
- * public clients send `{address}`: docs/decisions.md "Fidelity to the live venue").
- *
- * Body: `address` (must match the signer). Reply 202 `{status: "submitted"}`; 404 when the
- * caller holds no code. The code is retired for good (no one can create or rename to it, as
- * after modifyCode), its unredeemed invites die with it, and the caller may create a new code
- * later. Referees already bound stay bound with their discount, and commissions keep accruing
- * to the caller (bindings are by account, interface.md "States and transitions").
+ * POST /v1/affiliate/revokeCode — retire the caller's referral code for good (Scheme 2, body
+ * `{address}`). Reply 202 `{status: "submitted"}`; 404 without a code. Unredeemed invites die
+ * with it; bound referees stay bound, commissions keep accruing; a new code may be created.
+ * Route and choices: docs/decisions.md "Fidelity to the live venue", "Affiliate program".
  */
 import { Type } from 'typebox';
 import type { Operation } from '../contract/operation.ts';

@@ -1,19 +1,10 @@
 /**
- * GET /v1/apiKeys — the address's API keys (supplement §5): `{apiKeys: [{apiKey, address,
- * allSubaccounts, accountIndex?, apiWalletName, status, permissions[], validUntil, createdAt}]}`.
- *
- * Auth `key` (interface.md): the X-API-Key header alone, no signature. A presented key must be
- * a registered key that is ACTIVE and not expired (else 401 `invalid api key`; not 64 hex
- * digits: 401 `missing or invalid key`) whose master address is the `address` query (else 403);
- * a key bound to one subaccount may only read with that `accountIndex` or none (else 403).
- * Without the header the read is answered like a public one, as the live venue does and
- * onboarding clients rely on (docs/decisions.md "Fidelity to the live venue").
- *
- * Rows: every key of the address, revoked ones included (status DELETED), oldest first
- * (createdAt, then apiKey). Without `accountIndex` the keys of all subaccounts, each
- * single-subaccount key tagged with its accountIndex; with it, that subaccount's keys and the
- * all-subaccount keys. `accountIndex` is present only on single-subaccount keys
- * (`allSubaccounts` false); validUntil is epoch ms (0 = none), createdAt epoch µs.
+ * GET /v1/apiKeys — the address's API keys, revoked ones included (status DELETED), oldest
+ * first. Auth `key`: a presented X-API-Key must be an active key of `address` (401 / 403; a
+ * single-subaccount key reads only its own index); without the header the read is public, as
+ * live. With `accountIndex`, that subaccount's keys and the all-subaccount keys.
+ * Spec: interface.md (auth `key`); supplement §5. Keyless reads: docs/decisions.md "Fidelity to
+ * the live venue".
  */
 import { fail, ok } from '../contract/errors.ts';
 import { keysOf, type ApiKeyRecord } from '../auth/keys.ts';

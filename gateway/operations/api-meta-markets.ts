@@ -1,13 +1,8 @@
 /**
- * GET /v1/api-meta/markets — descriptive market metadata, by ascending marketId, with the same
- * optional `market` filter as /v1/markets (unresolvable → 400).
- *
- * The interface shows no shape; perpsim's choice is {markets: [metadata]} where metadata is
- * the static, descriptive part of the market record under the record's own field names:
- * marketId, marketDisplayName, baseAsset, quoteAsset, fullAssetName (when configured),
- * category (null outside the classified universe), status, type, addedTimestamp (unix s) and
- * regularTradingHours (null for 24/7 markets). Live numbers (prices, volumes) are on
- * /v1/markets and /v1/api-meta/overview.
+ * GET /v1/api-meta/markets — descriptive market metadata, `{markets: [metadata]}` by ascending
+ * marketId, with /v1/markets' optional `market` filter: the static part of the market record
+ * under its own field names (live numbers are on /v1/markets and /v1/api-meta/overview).
+ * Spec: interface.md shows no shape; perpsim's: docs/decisions.md "Market-read operations".
  */
 import { Type, type Static } from 'typebox';
 import type { MarketState } from '../../engine/index.ts';

@@ -1,19 +1,10 @@
 /**
- * GET /v1/api-meta/overview — a market summary keyed by base asset (interface.md: "the overview
- * reads are keyed by base asset"; category on overview reads is one of EQUITIES, COMMODITIES,
- * INDICES, CRYPTO and omitted outside that classified universe).
- *
- * The shape is perpsim's choice, under the market record's field names:
- *   {"<baseAsset>": {baseAsset, fullAssetName?, category?, marketId, marketDisplayName, status,
- *     oraclePrice, markPrice, lastTradePrice?, priceChange24h?, high24h?, low24h?, volume24h,
- *     volume24hNotional, trades24h, openInterest}}
- * - keys in ascending marketId order; should two markets share a base asset, the lower id wins;
- * - the 24h figures come from the one-minute candles (gateway/read-models/candles.ts): the 1,440 minute
- *   bars ending with the current one. volume24h / volume24hNotional / trades24h are always
- *   present ("0.0" / 0 when quiet); high24h, low24h and priceChange24h ((last − first open) /
- *   first open, 4 decimals, as a fraction) only when the window had trades;
- * - lastTradePrice is the last trade the exchange remembers, omitted before the first one;
- * - oraclePrice / markPrice as on /v1/prices (markPrice "0" = none).
+ * GET /v1/api-meta/overview — a market summary keyed by base asset, under the market record's
+ * field names, with 24-hour figures from the one-minute candles (the 1,440 bars ending with the
+ * current one). Keys in ascending marketId order; `category` only inside the classified
+ * universe.
+ * Spec: interface.md ("the overview reads are keyed by base asset"). Shape: docs/decisions.md
+ * "Market-read operations".
  */
 import type { MarketState, TradesEvent } from '../../engine/index.ts';
 import { barOpenTime, readCandles, TIMEFRAME_US, type CandleStore } from '../read-models/candles.ts';

@@ -1,19 +1,10 @@
 /**
- * POST /v1/batchCancelOrders — 1 to 100 cancels in one request, each signed on its own (op 2).
- *
- * Body (interface.md "Order management", supplement §2): `{cancels: [element…]}`; each element
- * is a cancelOrder body plus its `signature`, targeting exactly one of orderId / clientId. An
- * element naming both (or neither) makes the whole request 400 InvalidRequest and nothing is
- * canceled (the interface: "both gives 400"); every other element failure (schema, market,
- * signature, expired validUntil) is that element's ERROR row while the rest proceed. The batch
- * envelope (X-Signature present but unverified, a replay slot per element, N charged to the cancel pool,
- * rows) is order-write-support.ts's.
- *
- * Engine: the accepted cancels are submitted one by one, in order (the engine has no batch
- * cancel; each is independent). Rows echo orderId / clientId: an accepted element's row is the
- * single cancelOrder reply without rateLimit (202-type `CANCEL_ACKNOWLEDGED`, or `REJECTED`
- * with rejectionReason ORDER_NOT_FOUND); the reply is 202 when some cancel was acknowledged,
- * 200 when every row is definitive.
+ * POST /v1/batchCancelOrders — 1 to 100 cancelOrder elements, each signed on its own (op 2). An
+ * element naming both or neither of orderId / clientId makes the whole request 400 (the
+ * interface: "both gives 400"); any other element failure is its ERROR row. Accepted cancels
+ * are submitted one by one, in order; rows are the single replies without rateLimit. The
+ * envelope is order-write-support.ts's.
+ * Spec: interface.md "Order management"; supplement §2.
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

@@ -1,17 +1,10 @@
 /**
- * POST /v1/batchModifyOrders — up to 100 modifies in one request, each signed on its own (op 3).
- *
- * Body (interface.md "Order management", supplement §2): `{modifies: [element…]}`; each element
- * is a modifyOrder body plus its `signature`. The interface: "a failing element shows up as a
- * row with status ERROR while the rest proceed" — so here, unlike batchCancelOrders, an
- * element naming both or neither of orderId / clientId is only that element's ERROR row, as
- * is any other element failure (schema, ticks, signature). Engine outcomes are rows too: the
- * single modifyOrder reply without rateLimit (`ACK`, or `REJECTED` with rejectionReason); an
- * engine validation error (e.g. notional below minimum) is an ERROR row. The batch envelope
- * (X-Signature present but unverified, a replay slot per element, N charged to the order pool) is
- * order-write-support.ts's.
- *
- * Engine: the accepted modifies are submitted one by one, in order (each is independent).
+ * POST /v1/batchModifyOrders — up to 100 modifyOrder elements, each signed on its own (op 3).
+ * Every element failure is that element's ERROR row (unlike batchCancelOrders, naming both or
+ * neither target too: "a failing element shows up as a row with status ERROR"); engine outcomes
+ * are the single replies without rateLimit. Accepted modifies are submitted one by one, in
+ * order. The envelope is order-write-support.ts's.
+ * Spec: interface.md "Order management"; supplement §2.
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

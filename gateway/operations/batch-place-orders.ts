@@ -1,26 +1,12 @@
 /**
- * POST /v1/batchPlaceOrders — up to 100 orders in one request, each signed on its own.
- *
- * Body (interface.md "Order management", supplement §2): `{orders: [element…], grouping?}`;
- * each element is a placeOrder body plus its `signature` (op 1, or op 4 for a TPSL element:
- * `tpsl_type` or `tpslType`), every element's `ct` is the request's X-Timestamp, all elements
- * share address and accountIndex; `grouping` (entryTpsl / partialTpsl / positionTpsl) is not
- * signed. The batch envelope (X-Signature present but unverified, a replay slot per element, N charged
- * to the order pool, rows) is order-write-support.ts's.
- *
- * Engine: the accepted elements go to the engine as one `batchPlace` command, grouped or not,
- * so a batch is applied at one instant and a TPSL group is shape-checked before anything is
- * placed (a shape violation — wrong count, missing or duplicate legs — answers 400
- * InvalidRequest for the whole request and places nothing; the engine finds it after the pool
- * was charged and the replay slots taken, and like any engine refusal that is not refunded).
- * Without a grouping, a failed
- * element is simply left out. With a grouping, a failed element would change the group's
- * shape, so nothing is placed: the failed element's row carries its error and every other row
- * says the group was not placed.
- *
- * Rows: an accepted element's row is the single placeOrder reply without rateLimit (status
- * ACK, or REJECTED with rejectionReason when the engine rejected it at once); a failed
- * element's row is `{orderId: "", clientId, status: "ERROR", error}`.
+ * POST /v1/batchPlaceOrders — up to 100 placeOrder elements, each signed on its own (op 1, op 4
+ * for TPSL), with an optional unsigned `grouping` (entryTpsl / partialTpsl / positionTpsl). The
+ * accepted elements go to the engine as one `batchPlace` command, so a batch applies at one
+ * instant and a group's shape is checked before anything is placed. The envelope (X-Signature,
+ * replay slots, pool charge, rows) is order-write-support.ts's.
+ * Spec: interface.md "Order management"; supplement §2, §3.
+ * perpsim's choices (failed elements in a group, shape errors): docs/decisions.md "Order-write
+ * operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, TPSL_GROUPINGS, type TpslGrouping } from '../../engine/spec.ts';

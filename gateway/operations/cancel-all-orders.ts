@@ -1,20 +1,11 @@
 /**
  * POST /v1/cancelAllOrders — cancel every open and untriggered order of a subaccount, or of one
- * of its markets (Scheme 2: `timestamp + "cancelAllOrders" + canonical_json(body)`).
- *
- * Body (interface.md "Order management", supplement §4): `address` (required), `accountIndex`
- * (0-9; 0 when absent), optional `marketId` (omitted or null: every market), optional
- * `validUntil` (epoch ms; null or 0: no expiry) after which the request must not be processed.
- *
- * Order of checks: body schema (400 Cancel InvalidRequest) → header triple, key, address
- * (401/403) → Scheme 2 signature (401 `invalid signature`) → `validUntil` not passed (400
- * Cancel InvalidRequest `request expired: validUntil has passed`) → market (400) → replay (409)
- * → the cancel pool, the configured cancel-all cost (1,000 by default, supplement §12; 429
- * without client ids) → the engine. Every order's CANCELED follows on the orders channel.
- *
- * Reply 202 (interface.md "Cancel-all response"): address, accountIndex,
- * `status: "CANCEL_ALL_ACKNOWLEDGED"`, updateTime (gateway clock, µs), marketId and
- * marketDisplayName only when scoped to one market, rateLimit (the cancel pool after charging).
+ * of its markets (Scheme 2), unless `validUntil` (epoch ms) has passed. Charges the cancel pool
+ * the configured cancel-all cost (1,000 by default); a 429 carries no client ids. Reply 202
+ * CANCEL_ALL_ACKNOWLEDGED; each order's CANCELED follows on the orders channel.
+ * Spec: interface.md "Order management", "Cancel-all response"; supplement §4, §12.
+ * Checks run in the order `handle` calls them (400 → 401/403 → 401 → 400 → 409 → 429 → the
+ * engine).
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

@@ -1,22 +1,11 @@
 /**
- * POST /v1/cancelOrder — cancel one order (Scheme 1, op 2).
- *
- * Body (supplement §2): address, accountIndex, marketId, timestamp and exactly one of `orderId`
- * (our hex string) / `clientId`; optional `kind` ("orderId" / "clientId") and `validUntil`.
- *
- * Order of checks: body schema (400) → exactly one of orderId / clientId (400, both or
- * neither) → `kind`, when sent, names the identifier sent (400) → header triple, key, address
- * (401/403) → market and orderId shape (400) → the op 2 signature (`id` exactly as sent, `c`
- * as sent then lowercased; 401) → `validUntil` not passed (400) → replay (409) → the cancel
- * pool, 1 (429) → the engine.
- *
- * Replies, chosen like placeOrder's: the engine canceled the order → 202 CANCEL_ACKNOWLEDGED
- * (the definitive CANCELED follows on the orders channel, exactly as placeOrder answers 202 ACK
- * even for an order that filled at once); the engine refused (ORDER_NOT_FOUND: unknown, already
- * ended, or in another market) → 200 REJECTED with rejectionReason, plus remainingSize /
- * filledSize when the order is still remembered. 200 CANCELED / FILLED are not used. The body
- * always carries `orderId` (also when the cancel named a clientId; "" when the engine found no
- * order for that clientId) and `clientId` ("" when none).
+ * POST /v1/cancelOrder — cancel one order named by exactly one of orderId / clientId (Scheme 1,
+ * op 2; `id` verified as sent, `c` as sent then lowercased). Reply 202 CANCEL_ACKNOWLEDGED when
+ * the engine canceled it (CANCELED follows on the orders channel), 200 REJECTED ORDER_NOT_FOUND
+ * when it refused; the reply schema is `RESPONSES`.
+ * Spec: interface.md "Order management"; supplement §2. Checks run in the order `handle` calls
+ * them (400 → 401/403 → 400 → 401 → 400 validUntil → 409 → 429 → the engine).
+ * perpsim's choices: docs/decisions.md "Order-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, REJECTION_REASONS } from '../../engine/spec.ts';

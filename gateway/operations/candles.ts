@@ -1,20 +1,11 @@
 /**
- * GET /v1/candles — OHLCV bars of one market and timeframe, newest first (supplement §6, §7
- * candle record, §12 order), built from real trades (gateway/read-models/candles.ts readFilledCandles).
- *
- * Query: `market` (selector) and `timeframe` (1m … 1w, CANDLE_TIMEFRAMES) required; `to` epoch
- * µs required (seconds- or milliseconds-scale → 400); the lower bound is either `from` (epoch
- * µs, window [from, to) on openTime) or `countback` (the newest `countback` closed bars back from
- * `to`: bars that ended by `to` and by the exchange clock; interface.md "closed bars back from
- * `to`"), never both (400). Choices where the interface is silent:
- * - every period of the window has a bar (a quiet one carries the previous close, as the live
- *   venue's reads do), from the market's first trade on, so `countback` counts periods;
- * - with `from`, the bar holding `to` is included when it opened before `to` (it reads isFinal
- *   false while the exchange clock is inside it), so `to` = now returns the forming bar; with
- *   `countback` it is not (it is not closed);
- * - with neither `from` nor `countback` the newest bars before `to` are returned;
- * - every page holds at most 1,500 bars (the newest of the window); a larger `countback` is
- *   clamped; `from` after `to` → 400; `limit` is not a parameter any more and is ignored.
+ * GET /v1/candles — OHLCV bars of one market and timeframe, newest first, built from real trades
+ * (gateway/read-models/candles.ts `readFilledCandles`). `market`, `timeframe` and `to` (epoch
+ * µs) are required; the lower bound is `from` or `countback` (closed bars back from `to`), never
+ * both. Every period from the market's first trade has a bar (a quiet one at the previous
+ * close); a page holds at most 1,500 bars.
+ * Spec: supplement §6, §7 candle record, §12 order. Choices where the spec is silent:
+ * docs/decisions.md "Market-read operations".
  */
 import { Type } from 'typebox';
 import { CANDLE_TIMEFRAMES, LIMITS } from '../../engine/index.ts';

@@ -1,15 +1,9 @@
 /**
- * GET /v1/compliance — {geo: {country, region, restrictions: {perpetuals, spot}, bypassed},
- * address?: {address, status, reason?}} (supplement §6, widened to the live venue's captured
- * reply: docs/decisions.md "Fidelity to the live venue").
- *
- * The geo section reports the caller as geo.ts sees it: the `X-Perpsim-Country` header's
- * country ("" when absent, the venue's "unknown"), the region (perpsim knows no subdivision, so
- * the country again, as the live capture reads), whether perpetuals and spot are restricted there
- * (one blocked-region list covers both), and whether an allowlisted IP bypasses that. perpsim
- * screens no addresses: with `?address=` (validated like every address, 400 when malformed) the
- * address is echoed lowercase and COMPLIANT; `reason` is only for BLOCKED, as live.
- * The geo section is always present; the address section only when an address was given.
+ * GET /v1/compliance — `{geo: {country, region, restrictions: {perpetuals, spot}, bypassed},
+ * address?: {address, status, reason?}}`: the caller's region as geo.ts sees it, and with
+ * `?address=` that address echoed lowercase and COMPLIANT (perpsim screens no addresses).
+ * Spec: supplement §6, widened to the captured live reply (docs/decisions.md "Fidelity to the
+ * live venue").
  */
 import { Type, type Static } from 'typebox';
 import { badRequest, ok } from '../contract/errors.ts';

@@ -1,35 +1,12 @@
 /**
- * POST /v1/createApiKey — register an Ed25519 API key for a wallet (public, wallet-signed).
- *
- * Contract (interface.md Onboarding and keys, Authentication rules 4-5; supplement §5, §11,
- * §12 "Key signatures"): body `address, publicKey` (64 hex), `apiWalletName` (1-64),
- * `signature` `{r, s, v}`, optional `accountIndex` (0-9, or 255 for every subaccount; default
- * 0), `validUntil` (epoch ms in [now + 1 day, now + 180 days]; default now + 14 days) and
- * `nonce` (at most 64 characters: a nanosecond time within −48 h / +24 h, or a UUID;
- * single-use). The signature is the wallet's EIP-712 `CreateApiKey` (domain `{name: "Arcus
- * API Key", version: "1", chainId}`, no verifyingContract; any of its published forms) or the
- * legacy EIP-191 personal_sign of `{"apiWalletName":…,"apiWalletPublicKey":…,"validUntil":N}`
- * (index 0 only). Keys created here are trade-only. Re-registering a key the wallet already
- * owns renews it (new validUntil, scope, name); a key registered to another address is 409,
- * even when expired or revoked. Re-creating under an apiWalletName the wallet already uses
- * revokes the older key (keys.ts).
- *
- * Reply 202 `{apiKey, address, createdAt (µs), allSubaccounts, accountIndex (single-index keys
- * only), validUntil (ms)}`. Errors: 400 (shape, validUntil or nonce out of range, malformed
- * signature), 401 (signer ≠ address), 409 (key owned elsewhere, nonce replay).
- *
- * Order of checks: body schema (400) → validUntil, nonce format (400) → signature shape (400)
- * → signer (401) → nonce replay (409) → key owned elsewhere (409) → registration.
- *
- * perpsim's choices:
- * - A request without `validUntil` is verified against `validUntil` 0 in the signed message
- *   (the client cannot know the server's default), and the key gets now + 14 days.
- * - The key is usable at once (the venue's short ingest is not simulated).
- * - A renewal through this route is trade-only too (an operator-granted withdraw permission
- *   is not carried over), and `createdAt` is the renewal's time.
- * - `apiKey` is echoed lowercase without `0x`; `address` lowercase.
- * - Time: `createdAt` is the engine clock (µs); validUntil bounds use the gateway's wall clock
- *   (ms), the clock key expiry is checked against.
+ * POST /v1/createApiKey — register (or renew) an Ed25519 API key for a wallet, authorized by the
+ * wallet's EIP-712 `CreateApiKey` signature (any published form) or, for index 0, the legacy
+ * EIP-191 message. Keys made here are trade-only; a key owned by another address is 409 whatever
+ * its status; the nonce is single-use (shared with revokeApiKey); re-using an apiWalletName
+ * revokes the older key (keys.ts). Reply 202.
+ * Spec: interface.md Onboarding and keys, Authentication rules 4-5; supplement §5, §11, §12.
+ * Checks run in the order `handle` calls them (400 → 401 → 409 → registration).
+ * perpsim's choices: docs/decisions.md "Account-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

@@ -1,21 +1,10 @@
 /**
  * GET /v1/feetiers — the fee schedule (engine.risk.feeTiers), and with `?address=` the
- * account's standing in it.
- *
- * The interface names only the fields (makerFeePpm / takerFeePpm; rollingVolume,
- * lifetimeVolume, lifetimeFeesPaid on fee-tier reads); the shape is perpsim's choice:
- *   {feeTiers: [{level, name, minRollingVolume, makerFeePpm, takerFeePpm}],
- *    account?: {address, accountIndex, level, name, rollingVolume, lifetimeVolume,
- *               lifetimeFeesPaid, makerFeePpm, takerFeePpm}}
- * - `level` counts from 1 in ascending volume order (like the commission schedule's levels);
- * - minRollingVolume is the 30-day rolling volume (USD string) from which a tier applies;
- * - fees are ppm of notional (integers; a negative maker fee is a rebate);
- * - `account` appears only when `address` is given (accountIndex 0-9, default 0); an account
- *   without activity stands at level 1 with zero volumes.
- * The live venue answers `{tiers: [{level, name, volume_threshold, maker_fee_ppm,
- * taker_fee_ppm}]}` (captured; levels from 0, the threshold an integer of quote quantums): the
- * same schedule is served under `tiers` in that shape too (docs/decisions.md "Fidelity to the
- * live venue"), so clients of either shape read it.
+ * account's standing in it. Served in two shapes at once: perpsim's `feeTiers` (levels from 1,
+ * USD thresholds) and the live venue's captured `tiers` (levels from 0, integer quote-quantum
+ * thresholds), so clients of either read it. Fees are integer ppm of notional.
+ * Spec: interface.md (field names only). Shape choices: docs/decisions.md "Market-read
+ * operations", "Fidelity to the live venue".
  */
 import { Type, type Static } from 'typebox';
 import { findAccount, lifetimeFeesPaid, lifetimeVolume, LIMITS, tierFor } from '../../engine/index.ts';

@@ -1,15 +1,9 @@
 /**
- * GET /v1/fundingRates — settled hourly funding rates (supplement §6):
- * {fundingRates: [{marketId, marketDisplayName, fundingRate, time}]}.
- *
- * Query: `market` selector (optional: without it, every market), `from` / `to` epoch µs,
- * inclusive, at least 1e14 (smaller → 400; `from` after `to` → 400), `limit` 1-1000 (default
- * 1000, larger values clamped; the interface's history-read limit). Choices where the
- * interface is silent: rows are newest first like the other histories (ties by ascending
- * marketId); no default time window (the limit bounds the page); fundingRate is the hourly
- * rate as a plain decimal ("0.0000125"); time is the settlement hour (µs, a whole hour).
- * Rows come from gateway/read-models/funding-rates-store.ts: rates settled before the store was attached
- * are not known.
+ * GET /v1/fundingRates — settled hourly funding rates, newest first (ties by marketId):
+ * `{fundingRates: [{marketId, marketDisplayName, fundingRate, time}]}`. `market` optional,
+ * `from` / `to` epoch µs inclusive, no default window (the limit bounds the page). Rows come
+ * from gateway/read-models/funding-rates-store.ts.
+ * Spec: supplement §6. Choices: docs/decisions.md "Market-read operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/index.ts';

@@ -1,16 +1,9 @@
 /**
- * GET /v1/funding (also served as /v1/fundingPayments, supplement §11) — the account's funding
- * payments: `{fundingPayments: [{marketId, marketDisplayName, fundingRate, size, payment,
- * time}], total}` (interface.md "History and summary responses"), newest first.
- *
- * - fundingRate: the hour's settled rate as a decimal fraction (the engine's 1e-12 units, e.g.
- *   "0.0000125" for 0.00125 %/h); size: the signed position size paid on; payment: USD,
- *   positive = received, negative = paid; time: the settlement hour, epoch µs (a whole
- *   millisecond).
- * - Parameters: address (required), accountIndex, market, from, to (epoch µs, inclusive; `to`
- *   defaults to now, `from` to 30 days before `to`), limit 1-1000 (default 1000, larger values
- *   clamped). `total` counts every payment in the window and market, also those past the limit.
- * - History comes from gateway/read-models/history.ts (10,000 payments kept per account).
+ * GET /v1/funding (also /v1/fundingPayments, supplement §11) — the account's funding payments,
+ * newest first: `{fundingPayments: [{marketId, marketDisplayName, fundingRate, size, payment,
+ * time}], total}`. payment is USD, positive = received; time the settlement hour (µs); the
+ * window defaults to the 30 days before `to` (now); `total` counts past the limit.
+ * Spec: interface.md "History and summary responses".
  */
 import { formatBig, LIMITS, trimDecimal, type FundingPaymentEvent } from '../../engine/index.ts';
 import { ok } from '../contract/errors.ts';

@@ -1,14 +1,9 @@
 /**
- * GET /v1/interest — the account's borrow-interest settlements: `{interestPayments: [{payment,
- * time}]}` (interface.md "History and summary responses"), newest first.
- *
- * - Each entry is one hourly settlement of interest accrued on a negative quote balance, paid
- *   from the account to the lending vault. payment: USD, positive = paid by the account (the
- *   only direction there is); time: the settlement hour, epoch µs.
- * - Parameters: address (required), accountIndex, from, to (epoch µs, inclusive; `to` defaults
- *   to now, `from` to 30 days before `to`), limit 1-1000 (default 1000, larger values clamped).
- *   The interface's shape has no `total`, so none is sent.
- * - History comes from gateway/read-models/history.ts (10,000 settlements kept per account).
+ * GET /v1/interest — the account's hourly borrow-interest settlements on a negative quote
+ * balance, newest first: `{interestPayments: [{payment, time}]}` (no `total`: the interface's
+ * shape has none). payment is USD paid by the account; the window defaults to the 30 days
+ * before `to` (now).
+ * Spec: interface.md "History and summary responses".
  */
 import { LIMITS } from '../../engine/index.ts';
 import { ok } from '../contract/errors.ts';

@@ -1,12 +1,9 @@
 /**
- * GET /v1/l2OrderBook/{market} — the book's levels (supplement §6): bids best first
- * (descending), asks best first (ascending), both always arrays, plus lastSequenceId (the
- * market's sequence), globalSequenceId and the exchange clock (µs).
- *
- * Query: `nLevels` 1-100, default 20 (above 100 is clamped to 100, like history limits; the
- * weight table clamps it the same way); `sigFigs` 2-5 aggregates by significant figures, bids
- * rounding down and asks up (book-levels.ts); `roundStep` 1, 2 or 5, where 2 and 5 need
- * sigFigs 5. Anything else → 400.
+ * GET /v1/l2OrderBook/{market} — the book's levels, bids and asks best first (always arrays),
+ * lastSequenceId, globalSequenceId and the exchange clock. `nLevels` 1-100 (larger clamped),
+ * `sigFigs` 2-5 aggregates (bids down, asks up: book-levels.ts), `roundStep` 1, 2 or 5 (2 and 5
+ * need sigFigs 5); anything else 400.
+ * Spec: supplement §6. Choices: docs/decisions.md "Reads".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';

@@ -1,13 +1,9 @@
 /**
- * GET /v1/mids — {mids: {"<display name>": mid}} for ONLINE markets, by ascending marketId
- * (interface.md "market ordering"); an optional `market` filter narrows it to one market (an
- * OFFLINE one gives an empty map; an unresolvable one 400).
- *
- * mid = (best bid + best ask) / 2 of the book, printed with the tick's decimals, plus one more
- * digit when the sum is odd ("96999.95"). When either side is empty the mid is "" — the venue
- * prints "" when unavailable, and perpsim does not fall back to the mark price: a client that
- * wants the mark reads /v1/prices (the same rule as oraclePrices' markPrice "0": no fallback).
- * The reply carries the exchange's globalSequenceId (an integer), as the live venue's does.
+ * GET /v1/mids — `{mids: {"<display name>": mid}, globalSequenceId}` for ONLINE markets by
+ * ascending marketId, optionally one `market`. mid = (best bid + best ask) / 2 with the tick's
+ * decimals (one more when the sum is odd); "" when either side is empty, never the mark.
+ * Spec: interface.md "market ordering"; globalSequenceId as captured live (docs/decisions.md
+ * "Reads", "Fidelity to the live venue").
  */
 import { Type } from 'typebox';
 import { bestLevel, formatBig, type MarketState } from '../../engine/index.ts';

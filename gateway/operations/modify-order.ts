@@ -1,36 +1,13 @@
 /**
- * POST /v1/modifyOrder — change a resting order's price and size (Scheme 1, op 3).
- *
- * Body (interface.md "Modify-order request body", supplement §2): address, accountIndex,
- * marketId, `price`, `quantity` (the new **total** size, filled part included) and exactly one
- * of `orderId` / `clientId`; optional `side` (or `orderSide`), `timeInForce`, `reduceOnly` —
- * immutable echoes: when sent they must equal the resting order's (else the engine answers
- * MODIFY_CHANGED_IMMUTABLE_FIELD) — `goodTilTime` (µs; a value different from the resting
- * order's is a cancel-replace with a fresh expiry, an equal one or none modifies in place),
- * `clientTime` (ns) and `signature` (batch elements).
- *
- * Signature (supplement §12): every form the sources disagree on verifies — the interface's
- * (`id` always, `c` when the order has one, `g/r/s/t`), the newer (one of `id` / `c`) and the
- * older (no `g/r/s/t`). Fields the body leaves out are filled from the target as last seen by
- * the gateway's read model (live or recently ended): `id` from the order named by clientId,
- * `c` from the order named by orderId, `g/r/s/t` from its goodTilTime, reduceOnly, side and
- * timeInForce. When the target is unknown to the gateway, missing `g/r/s/t` are written as
- * 0 (only the older form can then verify; such a modify can only be buffered or rejected).
- *
- * Order of checks: body schema (400) → exactly one of orderId / clientId (400) → header triple,
- * key, address (401/403) → market, orderId shape, side, timeInForce (400) → price and quantity
- * on tick and step (400 Tick) → goodTilTime shape (400) → signature (401) → replay (409) → the
- * order pool, 1 (429) → the engine.
- *
- * Replies: 202 `ACK` when the engine applied the modify (in place, crossing, or
- * cancel-replace; lifecycle on the orders channel) or buffered it for a target not yet on the
- * book; 200 `REJECTED` with rejectionReason when the engine refused it (MODIFY_*,
- * ORDER_NOT_FOUND_FOR_MODIFY, UNDERCOLLATERALIZED, POSITION_SIZE_CAP_EXCEEDED) or the
- * replacement of a cancel-replace was itself rejected. The body (supplement §3): address,
- * accountIndex, clientTime (int: the body's clientTime, 0 when absent), orderId, clientId,
- * marketId, marketDisplayName, status, updateTime, goodTilTime, originalSize (the size before
- * the modify; the requested quantity when the target is unknown), remainingSize, filledSize
- * (after the modify), rejectionReason (200 only) and rateLimit.
+ * POST /v1/modifyOrder — change a resting order's price and total size (Scheme 1, op 3).
+ * Exactly one of orderId / clientId names the target; side, timeInForce and reduceOnly are
+ * immutable echoes; a different goodTilTime is a cancel-replace. The signature verifies in
+ * every form the sources disagree on, with the fields the body leaves out taken from the target
+ * as the gateway last saw it (0 when unknown). Reply 202 ACK (applied or buffered) or 200
+ * REJECTED with its rejectionReason; the reply schema is `RESPONSES`.
+ * Spec: interface.md "Modify-order request body"; supplement §2, §3, §12.
+ * Checks run in the order `handle` calls them (400 → 401/403 → 400 Tick → 401 → 409 → 429 →
+ * the engine).
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, REJECTION_REASONS } from '../../engine/spec.ts';

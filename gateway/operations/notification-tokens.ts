@@ -1,12 +1,9 @@
 /**
- * POST /v1/api-meta/notifications/tokens — registers a push device token for the key's master
- * wallet (signed, Scheme 2 over the path verbatim) and enrols the wallet as a subscriber.
- *
- * Body: `token` (at most 256 characters, the bracketed push-token format
- * `ExponentPushToken[…]`, shape-checked only), optional `platform` (ios, android, web;
- * informational). An `address`, when sent, must be the key's. Upsert: a known token only updates
- * its platform. Reply 200 `{token, platform, tokens}` (tokens: how many the wallet has); 400 for
- * a malformed token or a 21st device.
+ * POST /v1/api-meta/notifications/tokens — register a push device token for the key's master
+ * wallet (Scheme 2 over the path verbatim) and enrol it as a subscriber. Upsert by token (a
+ * known one updates its platform). Reply 200 `{token, platform, tokens}`; 400 for a malformed
+ * token or a 21st device.
+ * Token rules: docs/decisions.md "Notifications and preferences".
  */
 import { Type } from 'typebox';
 import { ok } from '../contract/errors.ts';

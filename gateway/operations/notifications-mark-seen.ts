@@ -1,12 +1,8 @@
 /**
- * POST /v1/api-meta/notifications:markSeen — marks notifications of the key's master wallet
- * seen (signed, Scheme 2 over the path verbatim, colon suffix included).
- *
- * Body: exactly one of `all: true` (with `limit`, 1-500, default 500: the most recent `limit`
- * notifications) or `ids` (1-500 of `{created_at_ns, notification_id}`; created_at_ns the
- * decimal string the inbox gave, or a bare number, matched after the same rounding to a double;
- * notification_id a number or its decimal string). Reply 200 `{marked}`: how many were unseen
- * and are now seen; repeating the call marks 0 (idempotent). Unknown ids are skipped.
+ * POST /v1/api-meta/notifications:markSeen — mark the key's master wallet's notifications seen
+ * (Scheme 2 over the path verbatim): exactly one of `all: true` (the most recent `limit`) or
+ * `ids`. Reply 200 `{marked}` (flips only; repeating marks 0); unknown ids are skipped.
+ * Matching rules: docs/decisions.md "Notifications and preferences".
  */
 import { Type } from 'typebox';
 import { fail, ok } from '../contract/errors.ts';

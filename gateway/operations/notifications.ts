@@ -1,18 +1,9 @@
 /**
- * GET /v1/api-meta/notifications — the wallet's inbox, newest first (per address, no signature).
- * The first call enrols the wallet as a subscriber: from then on resting fills, liquidations,
- * TP/SL triggers, deposits and withdrawals of any of its subaccounts accumulate here
- * (gateway/services/notifications.ts).
- *
- * Query: `address` (required), `before_ns` (a createdAtNs from an earlier page, decimal digits:
- * only older notifications), `limit` (1-100, default 50, larger values clamped).
- * Reply `{notifications: [{notificationId, createdAtNs, type, marketId, accountIndex, seen,
- * payload}], unseen, nextBeforeNs}`: createdAtNs is a decimal string of simulated-clock
- * nanoseconds (beyond 2^53; pass it back verbatim); type FILL (payload: the fill record),
- * LIQUIDATION ({equity, maintenanceMargin, isolated}), TPSL_TRIGGERED (the order record),
- * DEPOSIT / WITHDRAWAL ({subaccountIdx, amount, netQuoteBalance, operationId, status}, marketId
- * 0); unseen counts the whole inbox; nextBeforeNs is the cursor of the next page, null on the
- * last.
+ * GET /v1/api-meta/notifications — the wallet's inbox, newest first (by address, no
+ * signature); the first call enrols the wallet as a subscriber. Pages by `before_ns` (strictly
+ * older) and `limit` (1-100, default 50); reply `{notifications, unseen, nextBeforeNs}` with
+ * `createdAtNs` a decimal string of simulated-clock ns (pass it back verbatim).
+ * Sources, payloads and inbox rules: docs/decisions.md "Notifications and preferences".
  */
 import { Type, type Static } from 'typebox';
 import { ok } from '../contract/errors.ts';

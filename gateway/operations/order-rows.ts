@@ -1,16 +1,9 @@
 /**
- * What GET /v1/orders, /v1/openOrders and /v1/order/{orderId} share: the account's orders as
- * the exchange's read models remember them (the latest update of each order), their filters and
- * their order.
- *
- * - Open orders are the account's live orders in the engine (resting OPEN / PARTIALLY_FILLED,
- *   and untriggered TPSL, which report TPSL_PLACED); closed orders are the recent ones
- *   exchange.ts keeps per account (1,000 by default).
- * - Status filter values (interface.md): OPEN matches OPEN and PARTIALLY_FILLED; UNTRIGGERED the
- *   untriggered TPSL (TPSL_PLACED); CANCELED also MARGIN_CANCELED and TPSL_CANCELED; FILLED,
- *   REJECTED, LIQUIDATED, ADL themselves. Several values may be sent comma-separated.
- * - Rows are newest first by createdAt, then by orderId (descending). The closed orders' page is
- *   filtered, sorted and limited by the history store (SQL on the tables), then merged.
+ * What GET /v1/orders, /v1/openOrders and /v1/order/{orderId} share: the account's orders as the
+ * read models remember them (the latest update of each), their filters and their order. Open
+ * orders are the engine's live ones (untriggered TPSL report TPSL_PLACED); closed ones the
+ * recent ones kept per account. Rows are newest first by createdAt, then orderId descending.
+ * Spec: interface.md status filter values. Filter choices: docs/decisions.md "Reads".
  */
 import { Type } from 'typebox';
 import { accountOrders, findAccount, ORDER_STATUS_FILTERS, SIDES, type OrderEvent, type OrderStatus } from '../../engine/index.ts';

@@ -2,23 +2,11 @@
  * What placeOrder, cancelOrder, modifyOrder, the three batches, cancelAllOrders and
  * scheduleCancel share beyond common.ts: enum codes, the target rule (exactly one of orderId /
  * clientId), request expiry (`validUntil`), the Scheme 1 context and refusal, the Scheme 2
- * checks, the replay check around the charge, and the batch envelope.
- *
- * Batch envelope (interface.md "Order management", Scheme 1 rule 4, supplement §2, §3, §12):
- * - the elements share address and accountIndex (400 InvalidRequest when they differ);
- * - on REST the X-Signature header must be present and non-empty, its value is not verified;
- *   without it every element is rejected: 401 `{error: "invalid order signature", responses}`
- *   with one ERROR row per element (the header check is the batch's authentication, so it is
- *   a 401 like any failed authentication, and the rows say it of every element);
- * - each element is checked on its own (schema, signature, ticks): a failed one becomes a row
- *   `{orderId, clientId, status: "ERROR", error}` while the rest proceed;
- * - replay slots are per signature (replay.ts): each checked element takes its own, shared with
- *   single writes, so an element is placed at most once however it is resent (the batch's "one
- *   slot" is the set of its elements' slots). A replayed or repeated element is an ERROR row
- *   `replayed request`; a batch made only of replays is 409 like a single replay;
- * - the pools are charged N once for the batch; the reply is `{responses: [row…], rateLimit}`,
- *   202 when at least one element was forwarded and acknowledged, 200 when every row is
- *   already definitive (REJECTED / ERROR).
+ * checks, the replay check around the charge, and the batch envelope (shared address, the
+ * X-Signature presence check, per-element checks and ERROR rows, a replay slot per element,
+ * one pool charge of N, 202 or 200 by the rows).
+ * Spec: interface.md "Order management", Scheme 1 rule 4; supplement §2, §3, §12. The batch
+ * envelope's choices: docs/decisions.md "Order-write operations".
  */
 import { Type, type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
 import { TIME_IN_FORCE, TIME_IN_FORCE_ALIASES, type ErrorSource } from '../../engine/spec.ts';

@@ -1,12 +1,9 @@
 /**
- * POST /v1/placeOrder — a signed order write (Scheme 1, op 1; op 4 for a TPSL order).
- *
- * Order of checks: body schema (400 InvalidRequest) → header triple and timestamp window,
- * key and address (401/403) → price and size exactly on the market's tick and step (400 Tick)
- * → the typed-payload signature over the parsed values (401) → replay (409) → the subaccount's
- * order pool (429) → the engine. An engine rejection answers 200 with status REJECTED and its
- * rejectionReason (the state is already definitive); an accepted order answers 202 ACK with its
- * orderId, and its lifecycle follows on the orders / userFills channels.
+ * POST /v1/placeOrder — a signed order write (Scheme 1, op 1; op 4 for a TPSL order). An engine
+ * rejection answers 200 REJECTED with its rejectionReason; an accepted order 202 ACK with its
+ * orderId, its lifecycle following on the orders / userFills channels.
+ * Spec: interface.md "Order management"; supplement §2, §3. Checks run in the order `handle`
+ * calls them (400 → 401/403 → 400 Tick → 401 → 409 → 429 → the engine).
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, ORDER_TYPES, REJECTION_REASONS, SIDES, TPSL_TYPES } from '../../engine/spec.ts';

@@ -1,15 +1,10 @@
 /**
- * GET /v1/portfolio — equity and PnL history of one account (interface.md "History and summary
- * responses", Portfolio).
- *
- * Query: `address` (required), `accountIndex` (0-9, default 0). Reply `{address, accountIndex,
- * generatedAt (µs), lifetimeVolume (USD of filled notional, "0" before any), data}`; `data` is
- * eight `[name, {accountEquityHistory, pnlHistory}]` tuples in this order: 24h, 7d, 30d, allTime
- * (total) then perp24h, perp7d, perp30d, perpAllTime; points are `[timestamp_us, decimal
- * string]`, oldest first, the samples of gateway/services/portfolio.ts within the range plus one point
- * for now. pnlHistory is rebased to start at 0 in each series. Total: equity, PnL = equity −
- * net deposits; perp: the equity held in positions, PnL = realized perpetual PnL + unrealized.
- * An account with no activity has empty series.
+ * GET /v1/portfolio — equity and PnL history of one account: `{address, accountIndex,
+ * generatedAt, lifetimeVolume, data}`, `data` eight `[name, {accountEquityHistory, pnlHistory}]`
+ * series (24h, 7d, 30d, allTime, then the perp ones) of `[timestamp_us, decimal]` points, oldest
+ * first, plus a point for now. An account with no activity has empty series.
+ * Spec: interface.md "History and summary responses", Portfolio. Sampling and PnL definitions:
+ * docs/decisions.md "Leaderboard and portfolio".
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
 import { ok } from '../contract/errors.ts';

@@ -1,13 +1,9 @@
 /**
- * GET /v1/rateLimit — the subaccount's order and cancel pools (interface.md "Rate-limit
- * snapshot", supplement §6): `{address, accountIndex, order: {used, cap, nextAvailableMs},
- * cancel: {…}}`.
- *
- * `accountIndex` is the index actually served: the camelCase parameter only, so a misspelled
- * one (`account_index`, `accountindex`) is ignored and serves 0; above 9 → 400. The cap grows
- * with the account's lifetime notional; `nextAvailableMs` is 0 while the pool (or its drip)
- * accepts a unit now (rate-limit/account-pools.ts). A subaccount never charged reads its
+ * GET /v1/rateLimit — the subaccount's order and cancel pools: `{address, accountIndex, order:
+ * {used, cap, nextAvailableMs}, cancel: {…}}` (rate-limit/account-pools.ts). Only the camelCase
+ * `accountIndex` is read (a misspelled one serves 0); a subaccount never charged reads its
  * starting caps.
+ * Spec: interface.md "Rate-limit snapshot"; supplement §6.
  */
 import { findAccount, lifetimeVolume } from '../../engine/index.ts';
 import { ok } from '../contract/errors.ts';

@@ -1,13 +1,9 @@
 /**
- * The filters account-scoped list reads share (interface.md "Public and account reads",
- * "Conventions", "Limits"): query schemas and their parsing into plain values.
- *
- * - `market`: a display name (case-insensitive) or a numeric id; unresolvable → 400.
- * - `from` / `to`: epoch microseconds, inclusive, at least 1e14 (the schema answers 400 for
- *   second- or millisecond-scale values); `from` after `to` → 400. History reads with a default
- *   window (funding, interest) take `to` = now and `from` = `to` − 30 days.
- * - `limit`: at least 1 (0 or below → 400), default 1000, larger values clamped to 1000.
- * - Enum filters (side, role, status) are matched case-insensitively; anything else → 400.
+ * The filters account-scoped list reads share, as query schemas and their parsing: `market` (a
+ * display name, case-insensitive, or an id; 400 when unresolvable), `from` / `to` (epoch µs,
+ * inclusive, at least 1e14; 400 when reversed), `limit` (1..1000, default 1000, larger clamped),
+ * enum filters matched case-insensitively.
+ * Spec: interface.md "Public and account reads", "Conventions", "Limits".
  */
 import { Type, type TObject, type TProperties } from 'typebox';
 import { LIMITS, type MarketState } from '../../engine/index.ts';

@@ -1,27 +1,11 @@
 /**
- * POST /v1/revokeApiKey — revoke one of a wallet's API keys (public, wallet-signed).
- *
- * Contract (interface.md Onboarding and keys, Authentication rule 5; supplement §5, §12 "Key
- * signatures"): body `address, publicKey, apiWalletName, signature`, optional `accountIndex`
- * (0-9 or 255, default 0) and `nonce` (single-use, shared with createApiKey: 409 on replay).
- * The signature is the wallet's EIP-712 `RevokeApiKey` (perpsim's type, the venue's being
- * unpublished: eip712.ts, docs/decisions.md) or the legacy EIP-191 personal_sign of
- * `{"apiWalletName":…,"apiWalletPublicKey":…}` (index 0 only); a signer other than `address`
- * is 401. Reply `{apiKey, address, revokedAt (µs), accountIndex}`. A revoked key answers 401
- * on every signed request from then on.
- *
- * Order of checks: body schema (400) → nonce format (400) → signature shape (400) → signer
- * (401) → nonce replay (409) → the key (404) → revocation.
- *
- * perpsim's choices (the venue's reply status and edge cases are unpublished):
- * - HTTP 200: the key is revoked at once (no ingest delay is simulated).
- * - The key is identified by `publicKey` alone; `apiWalletName` and `accountIndex` are covered
- *   by the signature but not matched against the stored key.
- * - A key that does not exist, or belongs to another address, is 404 `api key not found`.
- * - Revoking an already revoked key succeeds again (idempotent), with the new time.
- * - `accountIndex` echoes the request's value (default 0; 255 = every subaccount).
- * - The nonce is validated like createApiKey's (a nanosecond time within −48 h / +24 h, or a
- *   UUID) and spent only on success.
+ * POST /v1/revokeApiKey — revoke one of a wallet's API keys, authorized by the wallet's EIP-712
+ * `RevokeApiKey` signature (perpsim's type: the venue's is unpublished, eip712.ts) or, for index
+ * 0, the legacy EIP-191 message. The nonce is single-use, shared with createApiKey. A revoked
+ * key answers 401 on every signed request from then on.
+ * Spec: interface.md Onboarding and keys, Authentication rule 5; supplement §5, §12.
+ * Checks run in the order `handle` calls them (400 → 401 → 409 → 404 → revocation).
+ * perpsim's choices: docs/decisions.md "Account-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { normalizeAddress, recoverApiKeyRevoker } from '../auth/index.ts';

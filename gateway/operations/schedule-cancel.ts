@@ -1,25 +1,11 @@
 /**
- * POST /v1/scheduleCancel — arm, refresh or disarm a dead man's switch (Scheme 2, arm and
- * disarm alike: `timestamp + "scheduleCancel" + canonical_json(body)`).
- *
- * Body (interface.md "Order management", supplement §4): address, accountIndex (0 when
- * absent), optional `marketId` (omitted or null: the account-wide switch), optional `time`
- * (epoch µs, 5 s to 5 min ahead; omitted or null disarms). A decimal-digit string is taken as
- * the number it spells (schema coercion); the signature is still checked over what was sent.
- *
- * Order of checks: body schema (400 Cancel InvalidRequest: `time` not a non-negative integer)
- * → header triple, key, address (401/403) → Scheme 2 signature (401) → market (400) → `time`
- * 5 s to 5 min ahead of the exchange clock (400 Cancel InvalidRequest; checked here, before
- * charging, with the engine's own bounds; a past time never extends a switch) → replay (409) →
- * an arm or refresh charges the cancel pool 1 (429), a disarm is free → the engine.
- *
- * Reply 200 (supplement §4): `{address, accountIndex, status: "scheduled" | "disarmed",
- * marketId?, marketDisplayName?` (when scoped to a market), `time?` (echo on arm), `rateLimit?`
- * (on arm / refresh, the cancel pool after charging; absent on a disarm, which charges
- * nothing)}. Arming beyond a cap (10 auto-fires per UTC day per subaccount, 50 armed switches
- * per wallet; a refresh is always allowed) answers 429 `{error}` with the engine's reason —
- * not the rate-limit body, since no bucket or pool refused it — and the pool unit it was
- * charged is kept, like any engine refusal.
+ * POST /v1/scheduleCancel — arm, refresh or disarm a dead man's switch for a subaccount or one
+ * of its markets (Scheme 2). `time` (epoch µs) must be 5 s to 5 min ahead of the exchange clock;
+ * omitted or null disarms. Reply 200 `scheduled` / `disarmed`; an arm or refresh charges the
+ * cancel pool 1, a disarm nothing. The caps (10 fires a UTC day per subaccount, 50 armed per
+ * wallet) answer 429 `{error}`.
+ * Spec: interface.md "Order management"; supplement §4. Checks run in the order `handle` calls
+ * them. perpsim's choices: docs/decisions.md "Dead man's switch", "Order-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

@@ -1,23 +1,12 @@
 /**
- * POST /v1/setLeverage — per (account, market) leverage and margin mode (Scheme 2).
- *
- * Contract (interface.md Order management "setLeverage"; supplement §4, §12 "setLeverage
- * reply"): body `address, marketId, leverage` (integer 1..floor(1/IMF)), optional `isolated`
- * (true switches the market to isolated mode, false to cross) and `accountIndex` (0-9, default
- * 0). On REST the outcome is definitive: 200 `APPLIED`, or 422 `REJECTED` with `rejectReason`
- * (UNDERCOLLATERALIZED, HAS_OPEN_POSITION) and the prior leverage kept. The reply is
- * `{requestId, address, accountIndex, marketId, leverage, status, marginMode?, rejectReason?}`:
- * `leverage` is the leverage in effect after the request (the prior one on a rejection),
- * `marginMode` (CROSS / ISOLATED, the mode in effect) only when the body sent `isolated`. The
- * same requestId is on the accountAttributeUpdates leverage / leverageReject entry.
- *
- * Order of checks: body schema (400) → header triple, key, address (401/403) → market known and
- * ONLINE (400) → leverage in 1..market max (400: checked here, so the engine's INVALID_LEVERAGE
- * is never reached over REST) → the Scheme 2 signature (401) → replay of the signature (409) →
- * the engine.
- *
- * perpsim's choices: `requestId` is a name-based UUID of the request (request-id.ts); no
- * subaccount pool is charged (the pools are for order and cancel writes).
+ * POST /v1/setLeverage — per (account, market) leverage and, with `isolated`, margin mode
+ * (Scheme 2). `leverage` is an integer in 1..floor(1/IMF), checked here, so the engine's
+ * INVALID_LEVERAGE is never reached over REST. The REST outcome is definitive: 200 APPLIED, or
+ * 422 REJECTED with `rejectReason` and the prior leverage kept; the same requestId is on the
+ * accountAttributeUpdates entry.
+ * Spec: interface.md Order management "setLeverage"; supplement §4, §12 "setLeverage reply".
+ * Checks run in the order `handle` calls them (400 → 401/403 → 400 market, leverage → 401 →
+ * 409 → the engine). perpsim's choices: docs/decisions.md "Account-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { findAccount, marketOf } from '../../engine/index.ts';

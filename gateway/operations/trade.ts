@@ -1,12 +1,10 @@
 /**
- * GET /v1/trade/{tradeId} (and GET /v1/trade?tradeId=) — one public trade by its tradeId.
- *
- * The interface lists /v1/trade without parameters; perpsim reads it as the single-trade
- * lookup that live clients call as `/v1/trade/<tradeId>?market=<market>`: the bare trade record
- * (the same row GET /v1/trades returns, like GET /v1/order/{orderId} returns a bare order).
- * `tradeId` is the hex string of the trade rows and fills ("0x" accepted); the optional
- * `market` selector narrows the search. Malformed tradeId or unresolvable market → 400,
- * no such trade (or one the bounded trades read model no longer holds) → 404.
+ * GET /v1/trade/{tradeId} (and GET /v1/trade?tradeId=) — one public trade, the bare row GET
+ * /v1/trades returns, by its hex tradeId ("0x" accepted), optionally narrowed by `market`.
+ * 400 for a malformed tradeId or market, 404 when no trade (or none the bounded read model
+ * still holds) has it.
+ * Spec: interface.md lists /v1/trade without parameters; the path form is what live clients
+ * call (docs/decisions.md "Market-read operations").
  */
 import { Type } from 'typebox';
 import { badRequest, notFound, ok } from '../contract/errors.ts';

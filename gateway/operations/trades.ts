@@ -1,18 +1,9 @@
 /**
- * GET /v1/trades — public trades, newest first, one row per maker/taker pair (supplement §6,
- * §7 trade record).
- *
- * Query: `market` (selector; optional — without it every market's trades are merged, newest
- * first, since the interface lists no required parameter), `limit` 1-1000 (default 1000,
- * larger values clamped), `from` / `to` epoch µs, inclusive, each at least 1e14 (smaller → 400),
- * `from` after `to` → 400.
- *
- * Row: side is the taker's side; tradeId, takerOrderId and makerOrderId are lowercase hex like
- * the fill records (an engine liquidation order prints `liq:<hex>` while the exchange still
- * remembers it); timestamp is the execution time (µs); sequenceNumber is the market sequence the
- * execution's book delta carries, shared by every row of one taker execution. Newest first
- * means descending tradeId (tradeIds are issued in execution order across markets).
- * Rows come from the exchange's trades history (gateway/read-models/history-store.ts), bounded per market.
+ * GET /v1/trades — public trades, newest first (descending tradeId), one row per maker/taker
+ * pair; `side` is the taker's. `market` is optional (without it every market's trades merge),
+ * `from` / `to` epoch µs inclusive, `limit` 1-1000. Rows that share a taker execution share its
+ * market sequence number; rows come from the bounded trades history.
+ * Spec: supplement §6, §7 trade record.
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS, type TradeEntry, type TradesEvent } from '../../engine/index.ts';

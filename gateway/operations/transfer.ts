@@ -1,26 +1,12 @@
 /**
- * POST /v1/transfer — collateral between two subaccounts of one wallet (wallet-signed).
- *
- * Contract (interface.md Order management "withdraw" row: internal transfer between
- * subaccounts; supplement §5): body `ethereumAddress, fromAccountIndex, toAccountIndex` (0-9,
- * different), `amount` (positive integer string of quote quantums), `nonce` (1-64 characters,
- * single-use per wallet, shared with withdraw: 409 on replay), `signature` `{r, s, v}` over the
- * EIP-712 payload `Transfer(address ethereumAddress,uint8 fromAccountIndex,uint8 toAccountIndex,
- * uint256 amount,string nonce)` in the domain `{name: "Arcus Transfer", version: "1", chainId,
- * verifyingContract}` (the gateway's network, network.ts). The signer must be
- * `ethereumAddress` (401 otherwise). No X-API-Key is needed. The outcome is on
- * accountTransferUpdates: a transferOut row on the source subaccount and, when it completes, a
- * transferIn row on the destination, both with the same operation id.
- *
- * Order of checks: body schema (400) → indices differ, amount positive (400) → signature shape
- * (400) → signer (401) → the engine (nonce 409).
- *
- * perpsim's choices (the reply is undocumented): 202 `{transferId, ethereumAddress,
- * fromAccountIndex, toAccountIndex, amount, status: "PENDING", submittedAt}`, the withdraw
- * reply's shape — `transferId` is the engine's operation id as a decimal string (the id of both
- * transfer rows), `amount` canonical digits, `submittedAt` engine time in microseconds; the
- * outcome (COMPLETED, or REJECTED with INSUFFICIENT_FREE_COLLATERAL) comes on the channel, as
- * for a withdrawal. Unknown body fields are ignored.
+ * POST /v1/transfer — collateral between two subaccounts of one wallet, authorized by the
+ * wallet's EIP-712 `Transfer` signature (no API key). `amount` is a positive integer string of
+ * quote quantums; `nonce` is single-use per wallet (shared with withdraw). Reply 202 PENDING;
+ * a transferOut row and, on completion, a transferIn row follow on accountTransferUpdates with
+ * the same operation id.
+ * Spec: interface.md Order management "withdraw" row (internal transfer); supplement §5.
+ * Checks run in the order `handle` calls them (400 → 401 → the engine, nonce 409).
+ * perpsim's choices: docs/decisions.md "Account-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { AUTH_ERRORS, normalizeAddress, recoverTransferSigner } from '../auth/index.ts';

@@ -1,13 +1,9 @@
 /**
- * PATCH (or POST) /v1/api-meta/userPreferences — writes preferences of the key's master wallet
- * (signed, Scheme 2: `timestamp + "userPreferences" + canonical_json(body)`).
- *
- * Body: a partial preferences document (gateway/services/preferences.ts): the keys sent replace the stored
- * ones, a key sent as null is removed; an `address` member only names the wallet (it must be the
- * key's). With no body and `?key=<name>` the request removes that key: the venue's DELETE, which
- * perpsim also answers on this path (signed over `timestamp + "userPreferences"`).
- * Reply 200 `{address, preferences}` (the whole document after the write); 400 for unknown keys,
- * values of the wrong type, an empty write or a document past 128 KB.
+ * PATCH (or POST) /v1/api-meta/userPreferences — merge a partial preferences document into the
+ * key's master wallet's (Scheme 2, action `userPreferences`): keys sent replace, null removes.
+ * With no body and `?key=<name>` it removes that key (the venue's DELETE). Reply 200 `{address,
+ * preferences}`; 400 for unknown keys, wrong types, an empty write or a document past 128 KB.
+ * Choices: docs/decisions.md "Notifications and preferences".
  */
 import { fail, ok } from '../contract/errors.ts';
 import type { Operation } from '../contract/operation.ts';

@@ -1,18 +1,10 @@
 /**
- * Signed requests that act for a whole wallet rather than one subaccount: the affiliate routes,
- * notification tokens and markSeen, userPreferences writes.
- *
- * Contract:
- * - The header triple and timestamp window as every signed request (401); the key must be active
- *   and bound to the address (403 on a mismatch). A key scoped to one subaccount acts for its
- *   wallet here: these routes have no subaccount.
- * - `address` comes from the query and/or the body (400 malformed, 403 when they differ); routes
- *   that bind to "the key's master wallet" (notifications, preferences) take the key's address
- *   when neither carries one.
- * - POST routes verify Scheme 2 (`timestamp + action + canonical_json(body)`; the notifications
- *   paths sign the path verbatim) and take a replay slot (409 when reused). Signed GETs (the
- *   affiliate reads) verify `<ts><last path segment>`, no body (supplement §1), and take no
- *   replay slot: a repeated read changes nothing.
+ * Signed requests that act for a whole wallet rather than one subaccount (the affiliate routes,
+ * notification tokens and markSeen, userPreferences writes): the header triple and timestamp
+ * window (401), a key bound to the address (403; a subaccount-scoped key acts for its wallet),
+ * `address` from query and/or body (400, 403 when they differ; the key's own when neither has
+ * one, for the routes that bind to the key's master wallet). POSTs verify Scheme 2 and take a
+ * replay slot; signed GETs verify `<ts><last path segment>` and take none (supplement §1).
  */
 import { headersFromHttp, verifySignedGet } from '../auth/index.ts';
 import { fail, ok, type Refusal as RefusalReply, type Reply } from '../contract/errors.ts';

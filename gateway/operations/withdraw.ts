@@ -1,39 +1,12 @@
 /**
- * POST /v1/withdraw — collateral out of a subaccount, to the wallet that owns it.
- *
- * Contract (interface.md Order management "withdraw", Authentication rule 5; supplement §1
- * op 5, §5): two forms of authorization.
- * - Wallet: body `ethereumAddress, amount, nonce, signature, accountIndex?, spotAssetId?` and no
- *   X-API-Key; `signature` is `{r, s, v}` over the EIP-712 payload
- *   `Withdraw(address ethereumAddress,uint8 accountIndex,uint256 amount,string nonce)` in the
- *   domain `{name: "Arcus Withdraw", version: "1", chainId, verifyingContract}` (the gateway's
- *   network, network.ts: testnet by default).
- * - API key: the same body without `signature`, plus the header triple; X-Signature is the
- *   key's Ed25519 signature over the Scheme 1 op 5 payload `{ad, ai, ct, n, op, q, v}` (`n` the
- *   nonce, `q` the amount in quote quantums, `ct` the X-Timestamp). The key must carry the
- *   withdraw permission (403 otherwise; keys from the public createApiKey are trade-only).
- *
- * `amount` is an integer string of quote quantums (1e9 = 1 USD), at least 1e9 (400, interface
- * "withdrawal below minimum gives 400"), and exactly representable in collateral base units:
- * USDG has 6 decimals (supplement §13), so a multiple of 1,000 quantums (400 otherwise).
- * `nonce` is 1-64 characters and single-use per wallet, shared with transfer (409 on replay,
- * kept by the engine). Withdrawals go to self only: the wallet signer (or the key's master
- * address) must be `ethereumAddress`, the account withdrawn from is `ethereumAddress`'s
- * subaccount `accountIndex` (default 0).
- *
- * Reply 202 `{withdrawalId, ethereumAddress, accountIndex, amount, status: "PENDING",
- * submittedAt}`; the outcome (COMPLETED, or REJECTED with INSUFFICIENT_FREE_COLLATERAL) is the
- * engine's transfer event on accountTransferUpdates, whose operation id is the withdrawalId.
- *
- * Order of checks: body schema (400) → amount (400) → authorization (401 / 403; a malformed
- * wallet signature 400) → replay of an API-key signature (409) → the engine (nonce 409).
- *
- * perpsim's choices: the API-key form is chosen by the presence of X-API-Key (a body
- * `signature` is then ignored); without X-API-Key and without `signature` the answer is 401
- * `missing signature`. `withdrawalId` is the engine's operation id as a decimal string;
- * `amount` is echoed as canonical digits; `submittedAt` is the engine time in microseconds.
- * `spotAssetId` may only name the quote collateral (absent or 0); anything else is 400. A body
- * `address`, when sent, must equal `ethereumAddress` (403). Unknown body fields are ignored.
+ * POST /v1/withdraw — collateral out of a subaccount to the wallet that owns it, authorized by
+ * the wallet's EIP-712 `Withdraw` signature or, when X-API-Key is present, by a key with the
+ * withdraw permission signing Scheme 1 op 5. `amount` is an integer string of quote quantums,
+ * at least 1 USD and whole collateral base units; `nonce` is single-use per wallet (shared with
+ * transfer). Reply 202 PENDING; the outcome follows on accountTransferUpdates.
+ * Spec: interface.md Order management "withdraw", Authentication rule 5; supplement §1 op 5, §5,
+ * §13. Checks run in the order `handle` calls them (400 → 401/403 → 409 → the engine).
+ * perpsim's choices: docs/decisions.md "Account-write operations".
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../../engine/spec.ts';

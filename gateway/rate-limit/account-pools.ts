@@ -14,11 +14,8 @@
  * (realized fill notional, bigint quote quantums, 1e9 = 1 USD) is supplied by the caller and
  * never decreases.
  *
- * `used` is a lifetime count of charged units and never decays. The interface says "the counter
- * never decays" next to the cap formula and gives no window, reset or refill rate for the pools
- * themselves, and it calls what lies past the cap a "drip" of 1 action per 10 s: so a pool is a
- * lifetime budget that grows with trading (each 0.10 USD of notional buys one more action), not a
- * per-window counter. remaining = cap − used.
+ * `used` is a lifetime count of charged units and never decays; remaining = cap − used (why a
+ * lifetime budget: docs/decisions.md "Rate limits").
  *
  * The drip: once a charge does not fit in what is left (cap − used, never below 0), one more
  * unit per pool may come from the drip, which holds at most one unit and refills 10 s after it
