@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { account } from '../gateway/operations/account.ts';
+import { account } from '../gateway/operations/account-reads/account.ts';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { gateway, placeOrderRequest, wallet } from './support/gateway-fixture.ts';
 

@@ -7,7 +7,7 @@ import { createVerifier, type Verifier } from '../gateway/auth/verifier.ts';
 import type { Reply } from '../gateway/contract/errors.ts';
 import { parseOrderId } from '../gateway/contract/format.ts';
 import type { OperationRequest } from '../gateway/contract/operation.ts';
-import { placeOrder } from '../gateway/operations/place-order.ts';
+import { placeOrder } from '../gateway/operations/order-writes/place-order.ts';
 import { sequenced } from '../gateway/auth/sequencer.ts';
 import { gateway, placeOrderRequest, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 

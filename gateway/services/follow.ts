@@ -15,7 +15,7 @@ import { formatOrder, usd } from '../contract/format.ts';
 import { recordFill, recordFunding } from './leaderboard.ts';
 import { pushNotification, type PayloadValue } from './notifications.ts';
 import type { GatewayState } from '../contract/operation.ts';
-import { fillRecord } from '../operations/fills.ts';
+import { fillRecord } from '../operations/account-reads/fills.ts';
 import { realizedOf, recordRealized, sampleDue, takeSamples, type Sample } from './portfolio.ts';
 import { accrueFee } from './referral.ts';
 

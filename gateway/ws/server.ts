@@ -55,7 +55,7 @@ import { resolveMarket } from '../read-models/markets.ts';
 import type { Reply } from '../contract/errors.ts';
 import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
 import { OPERATIONS } from '../operations/index.ts';
-import { parseAddress } from '../operations/common.ts';
+import { parseAddress } from '../operations/support/common.ts';
 import {
   addSubscription,
   beginPost,
