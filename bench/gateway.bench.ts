@@ -24,8 +24,8 @@
  * pre-signed (outside the timing) and each is sent once (autocannon `amount`). Orders/s counts
  * 202 ACKs only; other answers are listed, and more than 1 % of them aborts the run. Each line
  * also gives CPU time per request: the servers' process (verification threads included), its
- * main thread (the event loop) alone, and the load generator (bench/thread-cpu.ts). The CPU
- * budget of docs/decisions.md uses these. BENCH_CONNECTIONS sets the connection
+ * main thread (the event loop) alone, and the load generator (bench/thread-cpu.ts). docs/decisions.md
+ * "Event-loop cost per signed order" uses these. BENCH_CONNECTIONS sets the connection
  * count (default 16). A run takes about 50 s (BENCH_QUICK=1: under 15 s).
  *
  * Targets: the event loop's CPU per signed order ≤ 2.0 × the hello-world POST's per request
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
 
     // Hello world again, paced at the signed orders' rate: a loop woken for fewer requests a
     // second reads and writes fewer at a time, so part of the gap between the two figures above
-    // is the rate, not the route (docs/decisions.md, the arithmetic of issue 20).
+    // is the rate, not the route (docs/decisions.md "Event-loop cost per signed order").
     const pacedRun = await drive(load, { url: helloUrl, connections: CONNECTIONS, source: helloSource(SECONDS, orderRate) });
     console.log(line(`fastify hello world POST / at ${fmt(orderRate)}/s`, perSec(count(pacedRun, is2xx), pacedRun), 'req/s', pacedRun));
     const pacedRatio = perRequest(orderRun.mainThreadCpuUs, orderRun) / perRequest(pacedRun.mainThreadCpuUs, pacedRun);
@@ -270,7 +270,7 @@ async function main(): Promise<void> {
         bboReplyBytes: Buffer.byteLength(bboReply),
         p99Ms: Math.round(orderRun.p99Ms * 100) / 100,
         inlineVerifySignedOrdersPerSec: inlineRate,
-        // CPU per request (bench/thread-cpu.ts), for the budget in docs/decisions.md.
+        // CPU per request (bench/thread-cpu.ts), for docs/decisions.md "Event-loop cost per signed order".
         mainThreadCpuUsPerOrder: perRequest(orderRun.mainThreadCpuUs, orderRun),
         serverCpuUsPerOrder: perRequest(orderRun.serverCpuUs, orderRun),
         loadGeneratorCpuUsPerOrder: perRequest(orderRun.loadCpuUs, orderRun),

@@ -9,8 +9,8 @@
  *     Ed25519 verifies/s through gateway/auth `verifyEd25519` (sodium-native; node:crypto where
  *     it cannot load) — the ceiling a gateway that verifies every order on one core cannot pass.
  *     Also CPU µs per order: the server's process (verification threads included), its main
- *     thread alone, and the clients' thread (bench/thread-cpu.ts), for the CPU budget of
- *     docs/decisions.md.
+ *     thread alone, and the clients' thread (bench/thread-cpu.ts), for docs/decisions.md
+ *     "Event-loop cost per signed order".
  * (b) Fan-out. `BENCH_WS_SUBSCRIBERS` connections each subscribe to l2OrderbookUpdates and
  *     trades of ETH-USD while the main thread drives the book at `BENCH_WS_CHANGES_PER_SEC`
  *     changes/s offered for `BENCH_WS_DRIVE_MS` (resting GTT placements and cancels of one maker

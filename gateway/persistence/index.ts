@@ -326,7 +326,7 @@ export function storageFailureMessage(file: string, err: Error): string {
 /**
  * 'absent' or 'empty' when opening `file` initialises a new exchange: SQLite takes a 0-byte file
  * as an empty database (what `mktemp` or `touch` leave), so it is initialised like an absent one
- * and the server says so (docs/decisions.md, "A 0-byte --db file").
+ * and the server says so (docs/decisions.md, "Storage faults").
  */
 function newFile(file: string): 'absent' | 'empty' | undefined {
   try {

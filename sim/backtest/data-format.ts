@@ -19,7 +19,7 @@
  * memory. Lines of the shapes perpsim writes (oracle, trade, book) are read by a byte scanner
  * (line-scanner.ts) without JSON.parse; every other line (header, funding, another writer's
  * layout) is JSON.parsed, and both routes give the same events (docs/decisions.md
- * "Backtesting: speed").
+ * "Speed: the replay routes").
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';

@@ -10,7 +10,7 @@
  * digits, an empty string) takes the float route `round(Number(text)·10^scale / mantissa)`.
  * The byte scanner (line-scanner.ts) accepts exactly the plain form and calls `unitsOf` with
  * the same n and d, so the scanned and the JSON.parse paths give the same integers
- * (docs/decisions.md "Backtesting: speed").
+ * (docs/decisions.md "Speed: the replay routes").
  */
 
 /** 10^k for k ≤ 22, all exact doubles. */

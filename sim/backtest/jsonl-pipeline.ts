@@ -1,7 +1,7 @@
 /**
  * The JSONL worker route: a worker thread reads and scans the file (jsonl-worker.ts) while this
  * thread replays, so the two costs of a JSONL replay — byte scanning and the replay loop — run
- * on two cores (docs/decisions.md "Backtesting" → "Speed: the worker route").
+ * on two cores (docs/decisions.md "Speed: the replay routes").
  *
  * Contract: the same events, in the same order, with the same errors as MarketDataReader in
  * `fast` mode. The worker hands over binary records (binary-format.ts) that this thread

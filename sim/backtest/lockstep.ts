@@ -4,7 +4,7 @@
  * written for the venue can be backtested over REST/WS without changes to its trading code —
  * only a small driver around it joins and acknowledges.
  *
- * Protocol (under /sim, so loopback or control token; docs/decisions.md "Lockstep"):
+ * Protocol (under /sim, so loopback or control token; docs/decisions.md "Lockstep virtual time"):
  * - POST /sim/lockstep/join {name?} → {participantId, step, timeUs, stepMs}
  * - POST /sim/lockstep/ack {participantId, step} → {step, timeUs, advanced}: the participant is
  *   done with `step` (it must be the current step: 409 otherwise). When the last participant

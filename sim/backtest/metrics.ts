@@ -1,5 +1,5 @@
 /**
- * The ratios a strategy author compares runs by (docs/decisions.md "Backtesting: metrics").
+ * The ratios a strategy author compares runs by (docs/decisions.md "Summary, report and metrics").
  *
  * - Returns: simple returns of the equity between consecutive samples `sampleMs` apart (the
  *   last, shorter interval to the end is left out); a year is 365 days (perps trade around the

@@ -3,7 +3,7 @@
  * the file starts with its magic; otherwise JSONL by the parse mode (data-format.ts ParseMode):
  * in `fast` mode, the worker route (jsonl-pipeline.ts) for files of at least WORKER_MIN_BYTES,
  * the in-thread scanner for smaller ones, where the threads' start-up and their extra CPU time
- * eat the gain (docs/decisions.md "Speed: the worker route").
+ * eat the gain (docs/decisions.md "Speed: the replay routes").
  */
 import { statSync } from 'node:fs';
 import type { MarketSpec } from '../../engine/index.ts';

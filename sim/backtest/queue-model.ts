@@ -2,7 +2,7 @@
  * Queue position of the strategy's resting orders against replayed liquidity.
  *
  * A resting order joins the back of its price level: `ahead` starts at the level's visible
- * replayed size. What moves it (docs/decisions.md "Backtesting: queue position"):
+ * replayed size. What moves it (docs/decisions.md "Queue position"):
  * - A replayed trade at the order's price, by an aggressor on the other side, first eats the
  *   queue ahead; what is left of the trade fills the order. A trade strictly through the price
  *   (a sell below a bid, a buy above an ask) fills the whole order: the aggressor swept the level.

@@ -2,7 +2,7 @@
  * `perpsim record`: subscribes to a running perpsim's public WebSocket channels and writes the
  * backtest's JSONL format (data-format.ts) — the converter from perpsim's own streams.
  *
- * Channels → records (docs/decisions.md "Backtesting: recording"):
+ * Channels → records (docs/decisions.md "Data format and recording"):
  * - l2OrderbookUpdates (nLevels 100): the subscribe snapshot → `book` snapshot, each delta → `book`;
  * - trades → one `trade` per row; the venue's WebSocket rows carry no side, so the aggressor is
  *   read off the recorded book: at or above the best ask a buy, at or below the best bid a sell,

@@ -6,7 +6,7 @@
  * best ask at the start), which is O(depth) per new level and O(1) for the best price — replayed
  * books change near the top. `consumed` is what the strategy's own taker fills took from a level:
  * the level shows `size - consumed` to the strategy until the recording next updates that level
- * (docs/decisions.md "Backtesting: replayed liquidity").
+ * (docs/decisions.md "Replayed liquidity").
  */
 export class ReplaySide {
   readonly sizes = new Map<number, number>();

@@ -2,7 +2,7 @@
  * What a backtest measures: the strategy's fills, money flows and sampled equity, and the
  * summary built from them (summary.json).
  *
- * Definitions (docs/decisions.md "Backtesting: summary"):
+ * Definitions (docs/decisions.md "Summary, report and metrics"):
  * - realized PnL: Σ over fills of the PnL of the cost basis they released, before fees;
  *   fees, funding (positive = received) and borrow interest are reported apart; unrealized PnL is
  *   equity minus balance, isolated pools and accrued funding, at the engine's mark. So
