@@ -80,6 +80,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
       takerMarket: null,
       liquidating: undefined,
       riskQueue: [],
+      riskQueueCount: 0,
       ended: [],
       endedCount: 0,
       makerSettled: createSettled(),
@@ -222,7 +223,7 @@ function applyCommand(engine: Engine, command: Command): CommandResult {
     }
   }
   const scratch = engine.scratch;
-  if (scratch.riskQueue.length > 0) processRiskQueue(engine);
+  if (scratch.riskQueueCount > 0) processRiskQueue(engine);
   flush(engine);
   if (scratch.endedCount > 0) spareEnded(engine);
   return result;
@@ -281,7 +282,7 @@ function runTimers(engine: Engine): void {
     }
     forgetCancels(engine.modifies, time);
   }
-  if (engine.scratch.riskQueue.length > 0) processRiskQueue(engine);
+  if (engine.scratch.riskQueueCount > 0) processRiskQueue(engine);
   if (engine.scratch.touchedCount > 0) flush(engine);
 }
 
@@ -299,7 +300,7 @@ function setOraclePrice(engine: Engine, c: SetOraclePriceCommand): InvalidResult
   }
   if (ms.markPrice > 0) {
     triggerTpsl(engine, ms);
-    if (engine.scratch.riskQueue.length > 0) processRiskQueue(engine);
+    if (engine.scratch.riskQueueCount > 0) processRiskQueue(engine);
     checkLiquidations(engine, ms);
   }
   return { kind: 'done' };
@@ -314,14 +315,17 @@ function fundingParams(engine: Engine): { interestE12: bigint; clampE12: bigint;
  * (MARGIN_CANCELED) resting orders that no longer fit initial margin, newest first.
  */
 function processRiskQueue(engine: Engine): void {
-  const queue = engine.scratch.riskQueue;
-  for (let i = 0; i < queue.length; i++) {
+  const scratch = engine.scratch;
+  const queue = scratch.riskQueue;
+  // A liquidation may queue more accounts: the count is read on every round.
+  for (let i = 0; i < scratch.riskQueueCount; i++) {
     const account = queue[i]!;
+    queue[i] = null;
     account.riskQueued = false;
     if (refreshAfterFills(engine, account)) liquidate(engine, account);
     else marginCancel(engine, account);
   }
-  queue.length = 0;
+  scratch.riskQueueCount = 0;
 }
 
 function marginCancel(engine: Engine, account: Account): void {
