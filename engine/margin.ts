@@ -15,7 +15,7 @@
  * - account equity (the account record's `equity`) = cross equity + Σ isolated equity.
  * Requirements round up, so margin is never understated.
  */
-import { marketOf, refreshActive, type Account } from './account.ts';
+import { marketOf, type Account } from './account.ts';
 import type { MarketSpec } from './market.ts';
 import { AccountMarket, createAccountMarket } from './position.ts';
 import {
@@ -254,64 +254,19 @@ export function beginChange(account: Account, row: number, epoch: number): void 
 
 /** After changing row `row` (and refreshing its `listed` flag): puts its new contribution back. */
 export function endChange(account: Account, row: number, markets: readonly PricedMarket[], epoch: number): void {
-  endChangeIn(account, row, markets[account.table.rows[row * W + SLOT]!]!, epoch);
-}
-
-/** endChange of a row of market `m`. */
-function endChangeIn(account: Account, row: number, m: PricedMarket, epoch: number): void {
   const t = account.table;
   const r = t.rows;
   const o = row * W;
   r[o + CACHE_EPOCH] = -1;
-  if (t.accountSums[account.id * AW + SUM_EPOCH] !== epoch) return;
-  if (r[o + LISTED] === 1) {
-    cacheContribution(m, r, o);
-    addContribution(t.accountSums, account.id * AW, r, o);
-  }
-}
-
-function addContribution(sums: Float64Array, a: number, r: Float64Array, o: number): void {
-  sums[a + SUM_EQ] = sums[a + SUM_EQ]! + r[o + EQ_F]!;
-  sums[a + SUM_IM] = sums[a + SUM_IM]! + r[o + IM_F]!;
-  sums[a + SUM_MM] = sums[a + SUM_MM]! + r[o + MM_F]!;
-}
-
-/**
- * `beginChange`, `qty` more open exposure on `side` and `orders` more open orders, `refreshActive`
- * and `endChange` of row `row` of market `m` in one pass: the place, cancel and fill paths change
- * a row's exposure several times per command. The float sums see the same operations in the same
- * order as the bracketed form (the differential test and test/engine.exposure.test.ts compare
- * them bit for bit). When the row stays listed, is cross and its contributions are current,
- * equity and maintenance (which no order changes) are put back as stored instead of recomputed
- * from the row, and only the initial margin is.
- */
-export function changeExposure(account: Account, row: number, m: PricedMarket, epoch: number, side: number, qty: number, orders: number): void {
-  const t = account.table;
-  const r = t.rows;
-  const o = row * W;
-  const wasListed = r[o + LISTED] === 1;
-  beginChange(account, row, epoch);
-  if (side === 0) r[o + OPEN_BUY] = r[o + OPEN_BUY]! + qty;
-  else r[o + OPEN_SELL] = r[o + OPEN_SELL]! + qty;
-  r[o + OPEN_ORDERS] = r[o + OPEN_ORDERS]! + orders;
-  refreshActive(account, row);
   const sums = t.accountSums;
   const a = account.id * AW;
-  if (!wasListed || r[o + LISTED] !== 1 || sums[a + SUM_EPOCH] !== epoch || r[o + CACHE_EPOCH] !== m.markEpoch || r[o + ISOLATED] === 1) {
-    endChangeIn(account, row, m, epoch);
-    return;
+  if (sums[a + SUM_EPOCH] !== epoch) return;
+  if (r[o + LISTED] === 1) {
+    cacheContribution(markets[r[o + SLOT]!]!, r, o);
+    sums[a + SUM_EQ] = sums[a + SUM_EQ]! + r[o + EQ_F]!;
+    sums[a + SUM_IM] = sums[a + SUM_IM]! + r[o + IM_F]!;
+    sums[a + SUM_MM] = sums[a + SUM_MM]! + r[o + MM_F]!;
   }
-  // initialMarginF's formula written out: a double returned by a call V8 does not inline is
-  // boxed (a heap number per place and cancel).
-  const price = marginPrice(m);
-  if (price <= 0) r[o + IM_F] = 0;
-  else {
-    const size = r[o + SIZE]!;
-    const long = Math.abs(size + r[o + OPEN_BUY]!);
-    const short = Math.abs(size - r[o + OPEN_SELL]!);
-    r[o + IM_F] = (long > short ? long : short) * price * m.spec.valueMulF * effectiveImfF(m, r[o + LEVERAGE]!);
-  }
-  addContribution(sums, a, r, o);
 }
 
 /** Fills a row's float cross contributions at its market's current prices. */

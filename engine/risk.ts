@@ -18,11 +18,11 @@ import { addFeePaid, addVolume, feeTier, marketRow, positionOf, refreshActive, t
 import { fee as feeOf, feeExact } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
-import { beginChange, changeExposure, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
+import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import { mulExact } from './money.ts';
 import { AccountMarket, applyFill, type Settled } from './position.ts';
-import { findRow, ISOLATED, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable } from './risk-table.ts';
+import { findRow, ISOLATED, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable } from './risk-table.ts';
 
 export type { Settled } from './position.ts';
 import type { RejectionReason } from './spec.ts';
@@ -68,7 +68,15 @@ export function reduceAllowance(order: Order): number {
 
 /** Keeps the account's open-order exposure in step with its live orders. */
 export function addExposure(engine: Engine, account: Account, ms: MarketState, side: SideCode, qty: number, orders: number): void {
-  changeExposure(account, marketRow(account, ms.slot), ms, engine.markEpoch, side, qty, orders);
+  const row = marketRow(account, ms.slot);
+  beginChange(account, row, engine.markEpoch);
+  const r = account.table.rows;
+  const o = row * W;
+  if (side === 0) r[o + OPEN_BUY] = r[o + OPEN_BUY]! + qty;
+  else r[o + OPEN_SELL] = r[o + OPEN_SELL]! + qty;
+  r[o + OPEN_ORDERS] = r[o + OPEN_ORDERS]! + orders;
+  refreshActive(account, row);
+  endChange(account, row, engine.bySlot, engine.markEpoch);
 }
 
 /** Marks an account for the end-of-command re-check (liquidation, MARGIN_CANCELED). */
