@@ -83,7 +83,8 @@ export function addExposure(engine: Engine, account: Account, ms: MarketState, s
 export function queueRisk(engine: Engine, account: Account): void {
   if (account.riskQueued) return;
   account.riskQueued = true;
-  engine.scratch.riskQueue.push(account);
+  const scratch = engine.scratch;
+  scratch.riskQueue[scratch.riskQueueCount++] = account;
 }
 
 // ---------------------------------------------------------------------------------------------

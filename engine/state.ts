@@ -152,7 +152,12 @@ export interface CommandScratch {
   /** Set while a liquidation or ADL order trades: the fills carry it. */
   liquidating: { method: 'MARKET' | 'ADL'; liquidatedUser: string } | undefined;
   /** Accounts to re-check at the end of the command (engine.ts). */
-  riskQueue: Account[];
+  riskQueue: (Account | null)[];
+  /**
+   * Accounts queued: the first `riskQueueCount` of `riskQueue` (a count, as for `ended`:
+   * emptying the array by its length gave up its storage, one new backing store per filling command).
+   */
+  riskQueueCount: number;
   /**
    * Orders that ended in the current command, spared for reuse when it ends (order.ts); the
    * first `endedCount` are current (a count rather than a length: no array resize per command).
