@@ -54,7 +54,7 @@ describe('orders travel through the engine against replayed liquidity: own fills
       const second = await ctx.client.placeOrder(buy('1.0', '97010.0', 'IOC'));
       expect(second.status).toBe(202);
     };
-    strategy.onBook = (book) => void asksSeen.push(book.asks);
+    strategy.onBook = (book) => void asksSeen.push(book.asks.map(([p, s]) => [p, s]));
     strategy.onOraclePrice = async (update, ctx) => {
       if (update.time === T0 + 300 * MS) await ctx.client.placeOrder(buy('0.5', '97000.0', 'IOC'));
     };
