@@ -337,7 +337,7 @@ export class Backtest {
         return;
       }
       case 'book': {
-        this.ownFills.onBook(m, e.snapshot, e.bids, e.asks, () => m.book.apply(e.snapshot, e.bids, e.asks));
+        this.ownFills.onBook(m, e.snapshot, e.bids, e.asks);
         if (s.onBook !== undefined) bridge.deliverBook(m, e.ts, e.lts);
         return;
       }

@@ -44,10 +44,10 @@ export class OwnFills {
     if (this.queue.name === 'probabilistic' && m.own.length > 0) m.traded.set(price, (m.traded.get(price) ?? 0) + size);
   }
 
-  /** A replayed book update, around its application to `m.book` (`apply`). */
-  onBook(m: MarketRuntime, snapshot: boolean, bids: readonly number[], asks: readonly number[], apply: () => void): void {
+  /** Applies a replayed book update to `m.book`, with what it does to own orders' queues before and the own orders it crosses after. */
+  onBook(m: MarketRuntime, snapshot: boolean, bids: readonly number[], asks: readonly number[]): void {
     if (m.own.length > 0) this.shrinkQueues(m, snapshot, bids, asks);
-    apply();
+    m.book.apply(snapshot, bids, asks);
     if (m.own.length > 0) this.crossOwn(m);
   }
 

@@ -290,14 +290,12 @@ class BookView {
  * taken from `pairs` (extended when short).
  */
 function levelPairs(side: ReplaySide, depth: number, spec: MarketSpec, out: [number, number][], pairs: [number, number][]): [number, number][] {
-  const prices = side.prices;
-  const count = prices.length;
+  const count = side.count;
   let n = 0;
   for (let k = 0; k < count && n < depth; k++) {
-    const price = prices[side.isBid ? count - 1 - k : k]!;
-    const size = side.visible(price);
+    const size = side.visibleAt(k);
     if (size <= 0) continue;
-    const p = toNumber(spec.tick, price);
+    const p = toNumber(spec.tick, side.priceAt(k));
     const s = toNumber(spec.step, size);
     let pair = pairs[n];
     if (pair === undefined) {
