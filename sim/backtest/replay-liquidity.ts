@@ -15,6 +15,7 @@
 import { activeMarkets, bestLevel, findAccount, marketOf, priceToTicks, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import type { Exchange } from '../../gateway/read-models/exchange.ts';
+import { accountKeyOf } from '../../gateway/shared/account-key.ts';
 import { DEFAULT_GTT_US } from './client.ts';
 import type { OwnOrder } from './queue-model.ts';
 import type { ReplayBook } from './replay-book.ts';
@@ -25,6 +26,7 @@ export const STRATEGY_ADDRESS = '0x5157000000000000000000000000000000000001';
 export const REPLAY_LONG = '0x5157000000000000000000000000000000000a5c';
 export const REPLAY_SHORT = '0x5157000000000000000000000000000000000b1d';
 export const HOUR_US = 3_600_000_000;
+const REPLAY_KEYS = [accountKeyOf(REPLAY_LONG, 0), accountKeyOf(REPLAY_SHORT, 0)];
 const USD = 1_000_000_000n;
 /** Notional of each replay account's opening position: large against any strategy, below the venue's position cap. */
 const REPLAY_POSITION_USD = 400_000_000;
@@ -296,6 +298,25 @@ export class ReplayLiquidity {
     }
     for (const m of touched) {
       for (const address of [REPLAY_LONG, REPLAY_SHORT]) this.exchange.submit({ type: 'cancelAll', address, accountIndex: 0, marketId: m.spec.id });
+    }
+    this.forgetClosedReplayOrders();
+  }
+
+  /**
+   * Drops the replay accounts' closed orders from the exchange's memory read model (`orders` and
+   * `closed`). Nothing reads them — the strategy's reads are its own account's, and the replayed
+   * levels' fills are read right after their command — but the read model would keep the last
+   * 1,000 of each account's: some 200,000 order events per million replayed events, every one
+   * surviving two scavenges into the old generation, most of what a run's GC copied and marked.
+   */
+  forgetClosedReplayOrders(): void {
+    const exchange = this.exchange;
+    if (exchange.history.kind !== 'memory') return;
+    for (const key of REPLAY_KEYS) {
+      const closed = exchange.closed.get(key);
+      if (closed === undefined || closed.length === 0) continue;
+      for (const id of closed) exchange.orders.delete(id);
+      closed.length = 0;
     }
   }
 
