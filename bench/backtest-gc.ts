@@ -1,7 +1,7 @@
 /**
  * GC work per backtest run: the example market maker over the 1,000,000-event bench recording
- * (one of bench:sweep's runs, spreadBps 4, requoteMs 5000), run RUNS times in this thread after
- * one warm-up run. Per run (mean of the timed runs): this thread's CPU, the process's CPU (every
+ * (one of bench:sweep's runs, spreadBps 4, requoteMs 5000, through the sweep threads' bundle of
+ * run.ts), run RUNS times in this thread after one warm-up run. Per run (mean of the timed runs): this thread's CPU, the process's CPU (every
  * thread: V8's GC and compiler helpers included), scavenges and mark-compacts, bytes allocated,
  * bytes promoted to the old generation and copied within the young one (what scavenges cost), the GC time on this thread (pauses) and on V8's helper threads (`background.*`), all from
  * V8's `--trace-gc-nvp` lines, which this script reads from its own stdout through a child:
@@ -12,8 +12,8 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Backtest } from '../sim/backtest/backtest.ts';
-import { loadStrategy } from '../sim/sweep/run.ts';
+import { runBundle } from '../sim/sweep/pool.ts';
+import type { RunTask } from '../sim/sweep/run.ts';
 import { envInt } from './env.ts';
 import { binaryFile, recordingFile } from './recording.ts';
 import { threadCpuUs } from './thread-cpu.ts';
@@ -77,14 +77,17 @@ if (process.env.BACKTEST_GC_CHILD === undefined) {
   for (const r of timed) console.log(`run: wall ${r.wallMs.toFixed(0)} ms, thread CPU ${r.threadCpuMs.toFixed(0)} ms, process CPU ${r.processCpuMs.toFixed(0)} ms, ${r.scavenges} scavenges, ${r.markCompacts} mark-compacts, ${(r.allocated / 1e6).toFixed(0)} MB allocated (${(r.promoted / 1e6).toFixed(1)} MB promoted, ${(r.copied / 1e6).toFixed(1)} MB copied in the young generation), GC pauses ${r.pauseMs.toFixed(0)} ms, GC on helper threads ${r.backgroundMs.toFixed(0)} ms`);
   console.log(JSON.stringify(out));
 } else {
-  const factory = await loadStrategy(resolve('examples/market-maker.ts'));
-  const config = { markets: ['BTC-USD'], seed: 1, params: { market: 'BTC-USD', spreadBps: 4, size: 0.01, maxPosition: 0.1, requoteMs: 5000, moveBps: 1 }, data: { file: process.env.BACKTEST_GC_CHILD, parse: 'scan' as const } };
+  // The run as a sweep thread runs it: run.ts's runOne from the threads' esbuild bundle (through tsx without one).
+  const bundle = runBundle();
+  const { runOne } = (bundle === null ? await import('../sim/sweep/run.ts') : await import(bundle)) as typeof import('../sim/sweep/run.ts');
+  const task: RunTask = { key: 'gc', strategyFile: resolve('examples/market-maker.ts'), data: process.env.BACKTEST_GC_CHILD, base: { markets: ['BTC-USD'] }, params: { market: 'BTC-USD', spreadBps: 4, size: 0.01, maxPosition: 0.1, requoteMs: 5000, moveBps: 1 }, seed: 1 };
   for (let i = 0; i <= RUNS; i++) {
     const t = threadCpuUs();
     const p = process.cpuUsage();
     const w = performance.now();
     console.log(`${MARK}{"phase":"start"}`);
-    await new Backtest(config, factory).run();
+    const result = await runOne(task);
+    if (result.error !== undefined) throw new Error(result.error);
     const pu = process.cpuUsage(p);
     console.log(`${MARK}${JSON.stringify({ phase: 'end', threadCpuMs: (threadCpuUs() - t) / 1000, processCpuMs: (pu.user + pu.system) / 1000, wallMs: performance.now() - w })}`);
   }
