@@ -196,3 +196,28 @@ describe("the replay accounts' closed orders are not kept by the exchange's read
     ]);
   });
 });
+
+describe("a replayed backtest's exchange hears every engine event but the book and bbo ones; the engine's book still answers reads", () => {
+  it('order events reach the listeners, book and bbo events do not, and bbo reads the book with the strategy order in it', async () => {
+    const file = recording([{ at: 0, ...BOOK }, { at: 0, ...ORACLE }, { at: 100, ...ORACLE, price: '97001.0' }]);
+    const { strategy } = collector();
+    let bbo: Reply | undefined;
+    strategy.onStart = async (ctx) => void (await ctx.client.placeOrder(buy('0.1', '96000.0', 'GTT')));
+    strategy.onEnd = (ctx) => void (bbo = ctx.client.read('bbo', { market: 'BTC-USD' }));
+    const backtest = new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy);
+    const types = new Set<string>();
+    (backtest as unknown as { exchange: Exchange }).exchange.listeners.add((events) => events.forEach((e) => types.add(e.type)));
+    await backtest.run();
+    expect(types.has('order')).toBe(true);
+    expect(types.has('prices')).toBe(true);
+    expect(types.has('book')).toBe(false);
+    expect(types.has('bbo')).toBe(false);
+    expect(bbo!.body).toMatchObject({ bestBid: { price: '96000.0', size: '0.1' }, bestAsk: null });
+  });
+
+  it('the simulator still hands the engine book to onBook', async () => {
+    let books = 0;
+    await new Backtest({ data: 'sim', markets: ['BTC-USD'], from: T0, to: T0 + 60_000 * MS }, { onBook: () => void books++ }).run();
+    expect(books).toBeGreaterThan(0);
+  });
+});

@@ -12,7 +12,7 @@
  * prices and consumes it. Oracle prices and funding rates of markets where the strategy has no
  * order and no position are applied when it next acts there (the replay's fast path).
  */
-import { activeMarkets, bestLevel, findAccount, marketOf, priceToTicks, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+import { activeMarkets, bestLevel, eventAt, eventTypeAt, findAccount, marketOf, priceToTicks, useEventRecords, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import type { Exchange } from '../../gateway/read-models/exchange.ts';
 import { accountKeyOf } from '../../gateway/shared/account-key.ts';
@@ -53,6 +53,30 @@ export interface MarketRuntime {
   replayOpened: boolean;
   /** The strategy's untriggered TPSL orders: side, size (0: a position TPSL, the whole position), trigger and its direction. */
   tpsl: Map<number, { side: 0 | 1; size: number; trigger: number; below: boolean }>;
+}
+
+/**
+ * A replayed backtest's engine events: the engine writes them as numeric records
+ * (engine/event-records.ts) and the exchange's sink gets every one as the same object (`eventAt`)
+ * but the `book` and `bbo` events, which nothing reads here — replayed books live in ReplayBook,
+ * the strategy's book reads (l2OrderBook, bbo) read the engine's book itself, and no WebSocket
+ * fans events out. The engine's levels changed by each placed and withdrawn replay order were
+ * two arrays and two objects per command. A command whose events were all book or bbo (none
+ * seen: a book change comes with an order event) still hands its first one on, so the
+ * exchange's listeners run after exactly the commands they ran after before.
+ */
+export function skipEngineBookEvents(engine: Engine): void {
+  const sink = engine.wiring.sink;
+  useEventRecords(engine, (records) => {
+    let passed = 0;
+    for (let i = 0; i < records.count; i++) {
+      const type = eventTypeAt(records, i);
+      if (type === 'book' || type === 'bbo') continue;
+      sink(eventAt(records, i));
+      passed++;
+    }
+    if (passed === 0) sink(eventAt(records, 0));
+  });
 }
 
 /** A replayed level placed in the engine as a replay-account order for the length of one command. */
