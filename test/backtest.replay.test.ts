@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Backtest, type FillRecord, type OrderRecord, type Strategy } from '../index.ts';
+import type { EngineEvent, OrderEvent } from '../engine/index.ts';
 import type { Exchange } from '../gateway/read-models/exchange.ts';
 import { accountKeyOf } from '../gateway/shared/account-key.ts';
 import type { Reply } from '../sim/backtest/client.ts';
@@ -197,21 +198,33 @@ describe("the replay accounts' closed orders are not kept by the exchange's read
   });
 });
 
-describe("a replayed backtest's exchange hears every engine event but the book and bbo ones; the engine's book still answers reads", () => {
-  it('order events reach the listeners, book and bbo events do not, and bbo reads the book with the strategy order in it', async () => {
-    const file = recording([{ at: 0, ...BOOK }, { at: 0, ...ORACLE }, { at: 100, ...ORACLE, price: '97001.0' }]);
+describe("a replayed backtest's exchange hears the engine's events but book, bbo and the replay accounts' orders, after the same commands as before; the engine's book still answers reads", () => {
+  it("listeners run once per command that had events, hear the strategy's orders, no book event, and a bbo or replay order only as a command's lone stand-in", async () => {
+    const file = recording([{ at: 0, ...BOOK }, { at: 0, ...ORACLE }, { at: 100, ...ORACLE, price: '97001.0' }, { at: 200, ...ORACLE, price: '97002.0' }]);
     const { strategy } = collector();
     let bbo: Reply | undefined;
     strategy.onStart = async (ctx) => void (await ctx.client.placeOrder(buy('0.1', '96000.0', 'GTT')));
     strategy.onEnd = (ctx) => void (bbo = ctx.client.read('bbo', { market: 'BTC-USD' }));
     const backtest = new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy);
-    const types = new Set<string>();
-    (backtest as unknown as { exchange: Exchange }).exchange.listeners.add((events) => events.forEach((e) => types.add(e.type)));
+    const exchange = (backtest as unknown as { exchange: Exchange }).exchange;
+    const wiring = exchange.engine.wiring;
+    const consumer = wiring.onRecords!;
+    let commandsWithEvents = 0;
+    wiring.onRecords = (records) => {
+      commandsWithEvents++;
+      consumer(records);
+    };
+    const batches: EngineEvent[][] = [];
+    exchange.listeners.add((events) => void batches.push([...events]));
     await backtest.run();
-    expect(types.has('order')).toBe(true);
-    expect(types.has('prices')).toBe(true);
-    expect(types.has('book')).toBe(false);
-    expect(types.has('bbo')).toBe(false);
+    expect(batches.length).toBe(commandsWithEvents);
+    const all = batches.flat();
+    expect(all.filter((e) => e.type === 'order' && e.address === STRATEGY_ADDRESS).map((e) => (e as OrderEvent).status)).toEqual(['OPEN']);
+    expect(all.some((e) => e.type === 'book')).toBe(false);
+    const standIns = batches.filter((b) => b.some((e) => e.type === 'bbo' || (e.type === 'order' && e.address !== STRATEGY_ADDRESS)));
+    // The replayed levels were placed and withdrawn around each later oracle price.
+    expect(standIns.length).toBeGreaterThanOrEqual(4);
+    for (const b of standIns) expect(b).toHaveLength(1);
     expect(bbo!.body).toMatchObject({ bestBid: { price: '96000.0', size: '0.1' }, bestAsk: null });
   });
 

@@ -32,7 +32,7 @@ import { openMarketData } from './open-market-data.ts';
 import { OwnFills } from './own-fills.ts';
 import { createQueueModel } from './queue-model.ts';
 import { ReplayBook } from './replay-book.ts';
-import { HOUR_US, ReplayLiquidity, skipEngineBookEvents, STRATEGY_ADDRESS, type MarketRuntime, type SimTime } from './replay-liquidity.ts';
+import { HOUR_US, ReplayLiquidity, STRATEGY_ADDRESS, type MarketRuntime, type SimTime } from './replay-liquidity.ts';
 import { StrategyBridge, toNumber } from './strategy-bridge.ts';
 import { Recorder, type BacktestResult } from './summary.ts';
 import type { BacktestConfig, Strategy, StrategyModule } from './types.ts';
@@ -90,8 +90,6 @@ export class Backtest {
     this.gateway = new InProcessGateway({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now, STRATEGY_ADDRESS);
     this.exchange = this.gateway.state.exchange;
     this.engine = this.exchange.engine;
-    // The simulator's strategy hears the engine's book events (strategy-bridge.ts); a replay's does not.
-    if (this.replay) skipEngineBookEvents(this.engine);
     const byName = new Map<string, number>();
     for (const def of defs) {
       const ms = this.engine.markets.get(def.id)!;
