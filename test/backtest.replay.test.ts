@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Backtest, type FillRecord, type OrderRecord, type Strategy } from '../index.ts';
+import type { EngineEvent, OrderEvent } from '../engine/index.ts';
+import type { Exchange } from '../gateway/read-models/exchange.ts';
+import { accountKeyOf } from '../gateway/shared/account-key.ts';
+import type { Reply } from '../sim/backtest/client.ts';
+import { REPLAY_LONG, REPLAY_SHORT, STRATEGY_ADDRESS } from '../sim/backtest/replay-liquidity.ts';
 import { recording, T0, MS } from './support/backtest-data.ts';
 
 const BOOK = { type: 'book', snapshot: true, bids: [['96990.0', '2.0']], asks: [['97000.0', '0.5'], ['97010.0', '1.0']] } as const;
@@ -54,7 +59,7 @@ describe('orders travel through the engine against replayed liquidity: own fills
       const second = await ctx.client.placeOrder(buy('1.0', '97010.0', 'IOC'));
       expect(second.status).toBe(202);
     };
-    strategy.onBook = (book) => void asksSeen.push(book.asks);
+    strategy.onBook = (book) => void asksSeen.push(book.asks.map(([p, s]) => [p, s]));
     strategy.onOraclePrice = async (update, ctx) => {
       if (update.time === T0 + 300 * MS) await ctx.client.placeOrder(buy('0.5', '97000.0', 'IOC'));
     };
@@ -161,5 +166,71 @@ describe('queue position: the probabilistic model moves the order forward by can
     expect(outcomes.some((o) => o.length === 0)).toBe(true);
     expect(outcomes.some((o) => o.join() === '0.5')).toBe(true);
     expect(await filled('probabilistic', 3)).toEqual(outcomes[2]);
+  });
+});
+
+describe("the replay accounts' closed orders are not kept by the exchange's read model; the strategy's are", () => {
+  it('after oracle prices placed and withdrew replayed levels around a resting order, only the strategy orders remain readable', async () => {
+    const file = recording([{ at: 0, ...BOOK }, { at: 0, ...ORACLE }, { at: 100, ...ORACLE, price: '97001.0' }, { at: 200, ...ORACLE, price: '97002.0' }, { at: 300, ...ORACLE, price: '97003.0' }]);
+    const { orders, strategy } = collector();
+    let history: Reply | undefined;
+    strategy.onStart = async (ctx) => {
+      // Resting below the replayed bid: every later oracle price places the replayed best bid and ask in the engine, then withdraws them.
+      await ctx.client.placeOrder(buy('0.1', '96000.0', 'GTT'));
+      await ctx.client.placeOrder(buy('0.1', '95000.0', 'GTT'));
+      await ctx.client.cancelOrder({ marketId: 1, orderId: orders.at(-1)!.orderId });
+    };
+    strategy.onEnd = (ctx) => void (history = ctx.client.read('orders'));
+    const backtest = new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy);
+    await backtest.run();
+    const exchange = (backtest as unknown as { exchange: Exchange }).exchange;
+    // The replayed levels were placed: order ids beyond the strategy's two.
+    expect(exchange.engine.nextOrderId - 1).toBeGreaterThan(2 + 2);
+    expect([...exchange.orders.values()].map((e) => [e.address, e.status])).toEqual([
+      [STRATEGY_ADDRESS, 'OPEN'],
+      [STRATEGY_ADDRESS, 'CANCELED'],
+    ]);
+    for (const address of [REPLAY_LONG, REPLAY_SHORT]) expect(exchange.closed.get(accountKeyOf(address, 0)) ?? []).toEqual([]);
+    expect((history!.body.orders as { price: string; status: string }[]).map((o) => [o.price, o.status])).toEqual([
+      ['95000.0', 'CANCELED'],
+      ['96000.0', 'OPEN'],
+    ]);
+  });
+});
+
+describe("a replayed backtest's exchange hears the engine's events but book, bbo and the replay accounts' orders, after the same commands as before; the engine's book still answers reads", () => {
+  it("listeners run once per command that had events, hear the strategy's orders, no book event, and a bbo or replay order only as a command's lone stand-in", async () => {
+    const file = recording([{ at: 0, ...BOOK }, { at: 0, ...ORACLE }, { at: 100, ...ORACLE, price: '97001.0' }, { at: 200, ...ORACLE, price: '97002.0' }]);
+    const { strategy } = collector();
+    let bbo: Reply | undefined;
+    strategy.onStart = async (ctx) => void (await ctx.client.placeOrder(buy('0.1', '96000.0', 'GTT')));
+    strategy.onEnd = (ctx) => void (bbo = ctx.client.read('bbo', { market: 'BTC-USD' }));
+    const backtest = new Backtest({ data: { file }, markets: ['BTC-USD'] }, strategy);
+    const exchange = (backtest as unknown as { exchange: Exchange }).exchange;
+    const wiring = exchange.engine.wiring;
+    const consumer = wiring.onRecords!;
+    let commandsWithEvents = 0;
+    wiring.onRecords = (records) => {
+      commandsWithEvents++;
+      consumer(records);
+    };
+    const batches: EngineEvent[][] = [];
+    exchange.listeners.add((events) => void batches.push([...events]));
+    await backtest.run();
+    expect(batches.length).toBe(commandsWithEvents);
+    const all = batches.flat();
+    expect(all.filter((e) => e.type === 'order' && e.address === STRATEGY_ADDRESS).map((e) => (e as OrderEvent).status)).toEqual(['OPEN']);
+    expect(all.some((e) => e.type === 'book')).toBe(false);
+    const standIns = batches.filter((b) => b.some((e) => e.type === 'bbo' || (e.type === 'order' && e.address !== STRATEGY_ADDRESS)));
+    // The replayed levels were placed and withdrawn around each later oracle price.
+    expect(standIns.length).toBeGreaterThanOrEqual(4);
+    for (const b of standIns) expect(b).toHaveLength(1);
+    expect(bbo!.body).toMatchObject({ bestBid: { price: '96000.0', size: '0.1' }, bestAsk: null });
+  });
+
+  it('the simulator still hands the engine book to onBook', async () => {
+    let books = 0;
+    await new Backtest({ data: 'sim', markets: ['BTC-USD'], from: T0, to: T0 + 60_000 * MS }, { onBook: () => void books++ }).run();
+    expect(books).toBeGreaterThan(0);
   });
 });

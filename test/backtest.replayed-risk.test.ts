@@ -12,7 +12,7 @@ function collector(): { fills: FillRecord[]; orders: OrderRecord[]; books: { bid
   const fills: FillRecord[] = [];
   const orders: OrderRecord[] = [];
   const books: { bids: [number, number][] }[] = [];
-  const strategy: Strategy = { onFill: (f) => void fills.push(f), onOrderUpdate: (o) => void orders.push(o), onBook: (b) => void books.push({ bids: b.bids }) };
+  const strategy: Strategy = { onFill: (f) => void fills.push(f), onOrderUpdate: (o) => void orders.push(o), onBook: (b) => void books.push({ bids: b.bids.map(([p, s]) => [p, s]) }) };
   return { fills, orders, books, strategy };
 }
 

@@ -127,6 +127,7 @@ export class Backtest {
       feedLatency: latencyModel(config.latency?.feed, seed * 3 + 3),
       feedZero: isZeroLatency(config.latency?.feed),
       bookDepth: config.bookDepth ?? 5,
+      bookView: config.bookView ?? 'reused',
       params: config.params ?? {},
       countEvent: () => void this.events++,
     });
@@ -336,8 +337,8 @@ export class Backtest {
         return;
       }
       case 'book': {
-        this.ownFills.onBook(m, e.snapshot, e.bids, e.asks, () => m.book.apply(e.snapshot, e.bids, e.asks));
-        if (s.onBook !== undefined) bridge.deliver(e.ts, e.lts, s.onBook, bridge.bookUpdate(m, e.ts));
+        this.ownFills.onBook(m, e.snapshot, e.bids, e.asks);
+        if (s.onBook !== undefined) bridge.deliverBook(m, e.ts, e.lts);
         return;
       }
     }

@@ -134,7 +134,8 @@ export class BinaryWriter {
 
 /**
  * Pull reader over binary records, with MarketDataReader's contract: `next()` answers the next
- * event of a configured market in [from, to), in objects it reuses (valid until the next call).
+ * event of a configured market in [from, to), in objects it reuses (valid until the next call;
+ * a book event's `bids` and `asks` arrays too).
  * Subclasses supply the records (`fill`) and the configured spec per record market index.
  */
 export abstract class RecordReader {
@@ -147,6 +148,9 @@ export abstract class RecordReader {
   readonly oracle: OracleEvent = { type: 'oracle', ts: 0, lts: 0, marketId: 0, price: 0 };
   readonly trade: TradeEvent = { type: 'trade', ts: 0, lts: 0, marketId: 0, side: 0, price: 0, size: 0 };
   readonly book: BookEvent = { type: 'book', ts: 0, lts: 0, marketId: 0, snapshot: false, bids: [], asks: [] };
+  /** The book event's level arrays, refilled per event (an empty side is NO_LEVELS, so these keep their capacity). */
+  private readonly bidLevels: number[] = [];
+  private readonly askLevels: number[] = [];
 
   constructor(
     protected readonly from: number,
@@ -200,8 +204,8 @@ export abstract class RecordReader {
           if (spec === undefined || ts < this.from) continue;
           const e = this.book;
           e.snapshot = ((word >> 16) & 1) === 1;
-          e.bids = levels(v, first, bids);
-          e.asks = levels(v, first + bids, asks);
+          e.bids = levels(v, first, bids, this.bidLevels);
+          e.asks = levels(v, first + bids, asks, this.askLevels);
           event = e;
           break;
         }
@@ -310,10 +314,13 @@ export class BinaryReader extends RecordReader {
 
 const NO_LEVELS: number[] = [];
 
-/** `count` values from `at` as a fresh array (empty sides share one). */
-function levels(v: Float64Array, at: number, count: number): number[] {
+/** `count` values from `at`, written into `out` (its length set to `count`); empty sides share NO_LEVELS. */
+function levels(v: Float64Array, at: number, count: number, out: number[]): number[] {
   if (count === 0) return NO_LEVELS;
-  const out: number[] = [];
-  for (let i = at; i < at + count; i++) out.push(v[i]!);
+  for (let i = 0; i < count; i++) {
+    if (i < out.length) out[i] = v[at + i]!;
+    else out.push(v[at + i]!);
+  }
+  if (out.length !== count) out.length = count;
   return out;
 }

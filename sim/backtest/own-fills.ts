@@ -44,10 +44,10 @@ export class OwnFills {
     if (this.queue.name === 'probabilistic' && m.own.length > 0) m.traded.set(price, (m.traded.get(price) ?? 0) + size);
   }
 
-  /** A replayed book update, around its application to `m.book` (`apply`). */
-  onBook(m: MarketRuntime, snapshot: boolean, bids: readonly number[], asks: readonly number[], apply: () => void): void {
+  /** Applies a replayed book update to `m.book`, with what it does to own orders' queues before and the own orders it crosses after. */
+  onBook(m: MarketRuntime, snapshot: boolean, bids: readonly number[], asks: readonly number[]): void {
     if (m.own.length > 0) this.shrinkQueues(m, snapshot, bids, asks);
-    apply();
+    m.book.apply(snapshot, bids, asks);
     if (m.own.length > 0) this.crossOwn(m);
   }
 
@@ -76,8 +76,17 @@ export class OwnFills {
     return m.own.filter((o) => o.side === side).sort((a, b) => (a.price !== b.price ? (side === 0 ? b.price - a.price : a.price - b.price) : a.seq - b.seq));
   }
 
+  /** Runs per replayed trade with own orders: allocates nothing unless the trade reaches an own order's price. */
   private tradeAgainstOwn(m: MarketRuntime, aggressor: 0 | 1, price: number, size: number): void {
-    const resting = this.ownByPriority(m, aggressor === 0 ? 1 : 0);
+    const restingSide = aggressor === 0 ? 1 : 0;
+    let reached = false;
+    // tradeAgainst's test: a sell meets bids at or above its price, a buy asks at or below.
+    for (let i = 0; i < m.own.length && !reached; i++) {
+      const o = m.own[i]!;
+      reached = o.side === restingSide && o.remaining > 0 && (aggressor === 1 ? o.price >= price : o.price <= price);
+    }
+    if (!reached) return;
+    const resting = this.ownByPriority(m, restingSide);
     if (resting.length === 0) return;
     const owed = new Map<number, number>();
     const total = tradeAgainst(resting, aggressor, price, size, owed);

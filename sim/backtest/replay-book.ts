@@ -4,57 +4,76 @@
  * Contract: levels are absolute sizes by price (ticks → quantums), updated by snapshots and
  * deltas exactly as recorded. Prices are kept in ascending arrays per side (best bid at the end,
  * best ask at the start), which is O(depth) per new level and O(1) for the best price — replayed
- * books change near the top. `consumed` is what the strategy's own taker fills took from a level:
+ * books change near the top; readers walk a side by rank from the best (`priceAt`, `visibleAt`). `consumed` is what the strategy's own taker fills took from a level:
  * the level shows `size - consumed` to the strategy until the recording next updates that level
  * (docs/decisions.md "Replayed liquidity").
  */
 export class ReplaySide {
-  readonly sizes = new Map<number, number>();
-  /** Ascending prices. */
-  readonly prices: number[] = [];
-  readonly consumed = new Map<number, number>();
+  /**
+   * Ascending prices, with each level's recorded size and what own fills consumed of it at the
+   * same index: plain arrays shifted in place (a level changes near the top of a few dozen), so a
+   * book event allocates nothing — Maps keyed by price rehashed under the churn of levels and
+   * splice returned an array per call, garbage the young generation copied.
+   */
+  private readonly prices: number[] = [];
+  private readonly sizes: number[] = [];
+  private readonly taken: number[] = [];
 
   constructor(readonly isBid: boolean) {}
 
+  /** Levels held (some may show nothing: all their size consumed). */
+  get count(): number {
+    return this.prices.length;
+  }
+
+  /** The price of the level `rank` places from the best (0: the best). */
+  priceAt(rank: number): number {
+    return this.prices[this.isBid ? this.prices.length - 1 - rank : rank]!;
+  }
+
+  /** What the strategy may still take at the level `rank` places from the best. */
+  visibleAt(rank: number): number {
+    const i = this.isBid ? this.prices.length - 1 - rank : rank;
+    return this.sizes[i]! - this.taken[i]!;
+  }
+
   /** Sets a level's absolute size (0 removes it); the level's consumption resets. */
   set(price: number, size: number): void {
-    if (this.consumed.size > 0) this.consumed.delete(price);
-    const had = this.sizes.has(price);
+    const i = this.search(price);
+    const had = i < this.prices.length && this.prices[i] === price;
     if (size <= 0) {
-      if (!had) return;
-      this.sizes.delete(price);
-      this.prices.splice(this.search(price), 1);
+      if (had) this.remove(i);
       return;
     }
-    this.sizes.set(price, size);
-    if (!had) this.prices.splice(this.search(price), 0, price);
+    if (had) {
+      this.sizes[i] = size;
+      this.taken[i] = 0;
+    } else this.insert(i, price, size);
   }
 
   clear(): void {
-    this.sizes.clear();
     this.prices.length = 0;
-    this.consumed.clear();
+    this.sizes.length = 0;
+    this.taken.length = 0;
   }
 
   /** What the strategy may still take at `price`. */
   visible(price: number): number {
-    const size = this.sizes.get(price);
-    if (size === undefined) return 0;
-    return size - (this.consumed.get(price) ?? 0);
+    const i = this.indexOf(price);
+    return i < 0 ? 0 : this.sizes[i]! - this.taken[i]!;
   }
 
+  /** Own fills took `qty` at `price` (a level the book does not hold has nothing to show: no-op). */
   consume(price: number, qty: number): void {
-    if (qty > 0) this.consumed.set(price, (this.consumed.get(price) ?? 0) + qty);
+    if (qty <= 0) return;
+    const i = this.indexOf(price);
+    if (i >= 0) this.taken[i] = this.taken[i]! + qty;
   }
 
   /** Best price with visible size, or 0 when none. */
   best(): number {
     const n = this.prices.length;
-    if (this.isBid) {
-      for (let i = n - 1; i >= 0; i--) if (this.visible(this.prices[i]!) > 0) return this.prices[i]!;
-    } else {
-      for (let i = 0; i < n; i++) if (this.visible(this.prices[i]!) > 0) return this.prices[i]!;
-    }
+    for (let k = 0; k < n; k++) if (this.visibleAt(k) > 0) return this.priceAt(k);
     return 0;
   }
 
@@ -63,9 +82,8 @@ export class ReplaySide {
     const out: number[] = [];
     const count = this.prices.length;
     for (let k = 0; k < count && out.length < 2 * n; k++) {
-      const price = this.prices[this.isBid ? count - 1 - k : k]!;
-      const size = this.visible(price);
-      if (size > 0) out.push(price, size);
+      const size = this.visibleAt(k);
+      if (size > 0) out.push(this.priceAt(k), size);
     }
     return out;
   }
@@ -79,15 +97,52 @@ export class ReplaySide {
     const count = this.prices.length;
     let held = 0;
     for (let k = 0; k < count && held < need; k++) {
-      const price = this.prices[this.isBid ? count - 1 - k : k]!;
+      const price = this.priceAt(k);
       if (this.isBid ? price < limit : price > limit) break;
-      const size = this.visible(price);
+      const size = this.visibleAt(k);
       if (size > 0) {
         out.push(price, size);
         held += size;
       }
     }
     return out;
+  }
+
+  private indexOf(price: number): number {
+    const i = this.search(price);
+    return i < this.prices.length && this.prices[i] === price ? i : -1;
+  }
+
+  private insert(i: number, price: number, size: number): void {
+    const p = this.prices;
+    const s = this.sizes;
+    const t = this.taken;
+    p.push(price);
+    s.push(size);
+    t.push(0);
+    for (let k = p.length - 1; k > i; k--) {
+      p[k] = p[k - 1]!;
+      s[k] = s[k - 1]!;
+      t[k] = t[k - 1]!;
+    }
+    p[i] = price;
+    s[i] = size;
+    t[i] = 0;
+  }
+
+  private remove(i: number): void {
+    const p = this.prices;
+    const s = this.sizes;
+    const t = this.taken;
+    const n = p.length - 1;
+    for (let k = i; k < n; k++) {
+      p[k] = p[k + 1]!;
+      s[k] = s[k + 1]!;
+      t[k] = t[k + 1]!;
+    }
+    p.pop();
+    s.pop();
+    t.pop();
   }
 
   private search(price: number): number {

@@ -12,9 +12,12 @@
  * prices and consumes it. Oracle prices and funding rates of markets where the strategy has no
  * order and no position are applied when it next acts there (the replay's fast path).
  */
-import { activeMarkets, bestLevel, findAccount, marketOf, priceToTicks, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+import { activeMarkets, bestLevel, eventAt, eventTypeAt, findAccount, marketOf, priceToTicks, useEventRecords, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+// An account event's address is its first reference (the records' documented layout).
+import { REF } from '../../engine/event-records.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import type { Exchange } from '../../gateway/read-models/exchange.ts';
+import { accountKeyOf } from '../../gateway/shared/account-key.ts';
 import { DEFAULT_GTT_US } from './client.ts';
 import type { OwnOrder } from './queue-model.ts';
 import type { ReplayBook } from './replay-book.ts';
@@ -25,6 +28,7 @@ export const STRATEGY_ADDRESS = '0x5157000000000000000000000000000000000001';
 export const REPLAY_LONG = '0x5157000000000000000000000000000000000a5c';
 export const REPLAY_SHORT = '0x5157000000000000000000000000000000000b1d';
 export const HOUR_US = 3_600_000_000;
+const REPLAY_KEYS = [accountKeyOf(REPLAY_LONG, 0), accountKeyOf(REPLAY_SHORT, 0)];
 const USD = 1_000_000_000n;
 /** Notional of each replay account's opening position: large against any strategy, below the venue's position cap. */
 const REPLAY_POSITION_USD = 400_000_000;
@@ -66,6 +70,10 @@ interface Materialized {
 export class ReplayLiquidity {
   private readonly engine: Engine;
 
+  /** What each replay-account order filled since the last withdrawal, from the fill events (parallel lists; a few entries). */
+  private readonly filledIds: number[] = [];
+  private readonly filledSizes: number[] = [];
+
   constructor(
     private readonly exchange: Exchange,
     private readonly markets: ReadonlyMap<number, MarketRuntime>,
@@ -74,6 +82,67 @@ export class ReplayLiquidity {
     readonly replay: boolean,
   ) {
     this.engine = exchange.engine;
+    if (replay) this.filterEngineEvents();
+  }
+
+  /**
+   * A replayed backtest's engine events: the engine writes them as numeric records
+   * (engine/event-records.ts) and the exchange's sink gets each as the object it had before
+   * (`eventAt`) but for the book and bbo events and the replay accounts' order events, which
+   * nothing reads here: replayed books live in ReplayBook; the strategy's book reads (bbo,
+   * l2OrderBook) read the engine's book; no WebSocket fans events out; the strategy's reads are
+   * its own account's. `withdraw` takes what a placed level filled from the fill events (which
+   * still pass) instead of the exchange's copy of the order. Those events were most of what a
+   * run allocated and kept: the replayed levels placed and withdrawn around every oracle price.
+   * A command whose events are all left out hands one on (a bbo one when there is one, which
+   * every read model ignores; else a replay order's, whose closed order forgetClosedReplayOrders
+   * drops), so the exchange's listeners run after the same commands.
+   */
+  private filterEngineEvents(): void {
+    const sink = this.engine.wiring.sink;
+    useEventRecords(this.engine, (records) => {
+      let passed = 0;
+      // The cheapest event left out, should none pass: a bbo, else a replay order's, else a book.
+      let bbo = -1;
+      let order = -1;
+      for (let i = 0; i < records.count; i++) {
+        const type = eventTypeAt(records, i);
+        if (type === 'bbo') {
+          if (bbo < 0) bbo = i;
+          continue;
+        }
+        if (type === 'book') continue;
+        if (type === 'order') {
+          const address = records.ref[i * REF];
+          if (address === REPLAY_LONG || address === REPLAY_SHORT) {
+            if (order < 0) order = i;
+            continue;
+          }
+        }
+        const e = eventAt(records, i);
+        if (e.type === 'fill' && (e.address === REPLAY_LONG || e.address === REPLAY_SHORT)) this.replayFilled(e.orderId, e.size);
+        sink(e);
+        passed++;
+      }
+      if (passed === 0 && records.count > 0) sink(eventAt(records, bbo >= 0 ? bbo : order >= 0 ? order : 0));
+    });
+  }
+
+  private replayFilled(orderId: number, size: number): void {
+    const ids = this.filledIds;
+    for (let k = 0; k < ids.length; k++) {
+      if (ids[k] === orderId) {
+        this.filledSizes[k]! += size;
+        return;
+      }
+    }
+    ids.push(orderId);
+    this.filledSizes.push(size);
+  }
+
+  private filledOf(orderId: number): number {
+    const k = this.filledIds.indexOf(orderId);
+    return k < 0 ? 0 : this.filledSizes[k]!;
   }
 
   /** Runs a strategy write (`call`) with the replayed levels its orders could take placed in the engine. */
@@ -289,13 +358,31 @@ export class ReplayLiquidity {
   private withdraw(placed: readonly Materialized[]): void {
     const touched = new Set<MarketRuntime>();
     for (const p of placed) {
-      const event = this.exchange.orders.get(p.orderId);
-      const filled = event === undefined ? 0 : event.filled;
-      (p.side === 0 ? p.m.book.bids : p.m.book.asks).consume(p.price, filled);
+      (p.side === 0 ? p.m.book.bids : p.m.book.asks).consume(p.price, this.filledOf(p.orderId));
       touched.add(p.m);
     }
+    this.filledIds.length = 0;
+    this.filledSizes.length = 0;
     for (const m of touched) {
       for (const address of [REPLAY_LONG, REPLAY_SHORT]) this.exchange.submit({ type: 'cancelAll', address, accountIndex: 0, marketId: m.spec.id });
+    }
+    this.forgetClosedReplayOrders();
+  }
+
+  /**
+   * Drops the replay accounts' closed orders from the exchange's memory read model (`orders` and
+   * `closed`). Their order events do not reach it (filterEngineEvents) but for a command that had
+   * no other event (a rejected replay order); nothing reads them, and the read model would keep
+   * the last 1,000 of each account's.
+   */
+  forgetClosedReplayOrders(): void {
+    const exchange = this.exchange;
+    if (exchange.history.kind !== 'memory') return;
+    for (const key of REPLAY_KEYS) {
+      const closed = exchange.closed.get(key);
+      if (closed === undefined || closed.length === 0) continue;
+      for (const id of closed) exchange.orders.delete(id);
+      closed.length = 0;
     }
   }
 

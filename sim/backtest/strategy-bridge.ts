@@ -34,6 +34,8 @@ export interface BridgeParts {
   feedLatency: LatencyModel;
   feedZero: boolean;
   bookDepth: number;
+  /** BacktestConfig.bookView: 'reused' hands onBook pooled views (see BookUpdate), 'copy' a fresh one per call. */
+  bookView: 'reused' | 'copy';
   /** The strategy's parameters (a sweep's), exposed as `ctx.params`. */
   params: Readonly<Record<string, ParamValue>>;
   /** Counts a simulator market-data event. */
@@ -125,11 +127,34 @@ export class StrategyBridge {
     this.pendingAsync = true;
   };
 
-  /** Runs per replayed book event: the levels go straight into their pairs, no flat copy between. */
-  bookUpdate(m: MarketRuntime, time: number): BookUpdate {
-    const spec = m.spec;
-    const depth = this.parts.bookDepth;
-    return { market: spec.displayName, marketId: spec.id, time, bids: levelPairs(m.book.bids, depth, spec), asks: levelPairs(m.book.asks, depth, spec) };
+  /**
+   * Hands onBook the view of `m`'s book as it is now, after the feed latency. Runs per book
+   * event: with `bookView: 'reused'` the view comes from a pool and goes back once the hook's
+   * call has returned (BookUpdate's contract), so a run allocates no view per event; with
+   * 'copy', a fresh one.
+   */
+  deliverBook(m: MarketRuntime, time: number, localTime: number): void {
+    const hook = this.strategy.onBook;
+    if (hook === undefined) return;
+    if (this.parts.bookView === 'copy') {
+      this.deliver(time, localTime, hook, bookSnapshot(m, time, this.parts.bookDepth));
+      return;
+    }
+    const view = this.views.pop() ?? new BookView();
+    view.fill(m, time, this.parts.bookDepth);
+    if (this.parts.feedZero) {
+      this.hookWithView(hook, view);
+      return;
+    }
+    this.parts.agenda.push(time + this.parts.feedLatency(localTime - time), () => this.hookWithView(hook, view));
+  }
+
+  /** Views not lent out (one suffices without feed latency; with it, one per delivery in flight). */
+  private readonly views: BookView[] = [];
+
+  private hookWithView(hook: (update: BookUpdate, ctx: StrategyContext) => void | Promise<void>, view: BookView): void {
+    this.hook(hook, view.update);
+    this.views.push(view);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -189,7 +214,7 @@ export class StrategyBridge {
         const m = this.parts.markets.get(e.marketId)!;
         m.book.apply(false, e.bids, e.asks);
         this.parts.countEvent();
-        if (s.onBook !== undefined) this.deliver(e.time, e.time, s.onBook, this.bookUpdate(m, e.time));
+        if (s.onBook !== undefined) this.deliverBook(m, e.time, e.time);
         break;
       }
       case 'trades': {
@@ -232,16 +257,59 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Up to `depth` visible levels of `side`, best first, as [price, size] in USD / base units (ReplaySide.top's levels). */
-function levelPairs(side: ReplaySide, depth: number, spec: MarketSpec): [number, number][] {
-  const out: [number, number][] = [];
-  const prices = side.prices;
-  const count = prices.length;
-  for (let k = 0; k < count && out.length < depth; k++) {
-    const price = prices[side.isBid ? count - 1 - k : k]!;
-    const size = side.visible(price);
-    if (size > 0) out.push([toNumber(spec.tick, price), toNumber(spec.step, size)]);
+/** `bookView: 'copy'`: a fresh view, its own arrays and pairs. */
+function bookSnapshot(m: MarketRuntime, time: number, depth: number): BookUpdate {
+  const spec = m.spec;
+  return { market: spec.displayName, marketId: spec.id, time, bids: levelPairs(m.book.bids, depth, spec, [], []), asks: levelPairs(m.book.asks, depth, spec, [], []) };
+}
+
+/**
+ * A pooled onBook view: `update` is what the strategy gets; its `bids` and `asks` arrays and
+ * their pairs are refilled in place (the pairs ever used stay in `bidPairs` / `askPairs`, so a
+ * shorter book and a longer one after it reuse them).
+ */
+class BookView {
+  readonly update: BookUpdate = { market: '', marketId: 0, time: 0, bids: [], asks: [] };
+  private readonly bidPairs: [number, number][] = [];
+  private readonly askPairs: [number, number][] = [];
+
+  fill(m: MarketRuntime, time: number, depth: number): void {
+    const spec = m.spec;
+    const u = this.update;
+    u.market = spec.displayName;
+    u.marketId = spec.id;
+    u.time = time;
+    levelPairs(m.book.bids, depth, spec, u.bids, this.bidPairs);
+    levelPairs(m.book.asks, depth, spec, u.asks, this.askPairs);
   }
+}
+
+/**
+ * Up to `depth` visible levels of `side`, best first, as [price, size] in USD / base units
+ * (ReplaySide.top's levels), written into `out` (its length set to the count) with the pairs
+ * taken from `pairs` (extended when short).
+ */
+function levelPairs(side: ReplaySide, depth: number, spec: MarketSpec, out: [number, number][], pairs: [number, number][]): [number, number][] {
+  const count = side.count;
+  let n = 0;
+  for (let k = 0; k < count && n < depth; k++) {
+    const size = side.visibleAt(k);
+    if (size <= 0) continue;
+    const p = toNumber(spec.tick, side.priceAt(k));
+    const s = toNumber(spec.step, size);
+    let pair = pairs[n];
+    if (pair === undefined) {
+      pair = [p, s];
+      pairs.push(pair);
+    } else {
+      pair[0] = p;
+      pair[1] = s;
+    }
+    if (n < out.length) out[n] = pair;
+    else out.push(pair);
+    n++;
+  }
+  if (out.length !== n) out.length = n;
   return out;
 }
 

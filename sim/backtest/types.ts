@@ -58,6 +58,12 @@ export interface BacktestConfig {
   /** Book levels per side in onBook. Default 5. */
   bookDepth?: number;
   /**
+   * What onBook receives (BookUpdate): 'reused' (default) a view the backtest refills for a
+   * later call once the hook has returned, 'copy' a fresh object with its own arrays per call,
+   * for a strategy that keeps views or reads them after an await.
+   */
+  bookView?: 'reused' | 'copy';
+  /**
    * The strategy's parameters (a sweep's grid point): handed to a factory with the rest of the
    * config (`export default (config) => strategy` reads `config.params`) and to every hook as
    * `ctx.params`. Default {}.
@@ -82,6 +88,13 @@ export interface Progress {
   done: boolean;
 }
 
+/**
+ * onBook's view of a book. By default (`bookView: 'reused'`) the object, its `bids` and `asks`
+ * arrays and their pairs belong to the backtest and are refilled for a later call once the
+ * hook's call has returned: read what you need during the call (an async hook: before its
+ * first `await`), and copy what you keep (`book.bids.map(([p, s]) => [p, s])`). A book event
+ * then costs no allocation. `bookView: 'copy'` gives every call its own objects.
+ */
 export interface BookUpdate {
   market: string;
   marketId: number;
