@@ -26,7 +26,7 @@ export interface LoadTarget {
   url: string;
   connections: number;
   /** A fixed request for `durationS` seconds, or every pre-signed request once. */
-  source: { kind: 'fixed'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; durationS: number; /** Requests per second in all (autocannon overallRate); as fast as answered when absent. */ rate?: number } | { kind: 'signed' };
+  source: { kind: 'fixed'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; durationS: number; /** Requests per second in all (autocannon overallRate); as fast as answered when absent. */ rate?: number } | { kind: 'signed'; /** As for `fixed`. */ rate?: number };
 }
 
 export interface LoadResult {
@@ -70,6 +70,7 @@ async function run(target: LoadTarget): Promise<LoadResult> {
       url: target.url,
       connections: target.connections,
       amount: list.length,
+      ...(source.rate === undefined ? {} : { overallRate: source.rate }),
       requests: [
         {
           method: 'POST',

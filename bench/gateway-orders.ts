@@ -85,47 +85,51 @@ export interface SignOptions {
   goodTilTimeUs: number;
 }
 
+/** Request `i` of the plan, before signing: its account, path, body and Scheme 1 payload. */
+function planned(wallets: readonly BenchWallet[], markets: readonly PlanMarket[], i: number, options: Omit<SignOptions, 'first' | 'count'>): { wallet: BenchWallet; ts: bigint; message: string; body: string } {
+  const pair = i % PAIRS;
+  const step = Math.floor(i / PAIRS) % 4;
+  const w = wallets[2 * pair + (step === 0 || step === 2 ? 0 : 1)]!;
+  const side = step === 0 || step === 3 ? 'BUY' : 'SELL';
+  const m = markets[pair % markets.length]!;
+  const ts = options.baseNs + BigInt(i);
+  const clientId = `g${i}`;
+  const message = scheme1Payload(SIGNED_OPS.placeOrder, {
+    address: w.address,
+    accountIndex: 0,
+    clientId,
+    clientTimeNs: ts,
+    goodTilTimeNs: BigInt(options.goodTilTimeUs) * 1000n,
+    marketId: m.spec.id,
+    priceTicks: priceToTicks(m.spec, m.price)!,
+    sizeQuantums: sizeToQuantums(m.spec, m.quantity)!,
+    reduceOnly: false,
+    side: side === 'BUY' ? 0 : 1,
+    timeInForce: 0,
+  });
+  const body = JSON.stringify({
+    address: w.address,
+    accountIndex: 0,
+    marketId: m.spec.id,
+    orderSide: side,
+    orderType: 'LIMIT',
+    timeInForce: 'GTT',
+    quantity: m.quantity,
+    price: m.price,
+    goodTilTime: String(options.goodTilTimeUs),
+    timestamp: Number(ts),
+    reduceOnly: false,
+    clientId,
+  });
+  return { wallet: w, ts, message, body };
+}
+
 /** Requests `first` .. `first + count - 1` of the plan, signed (Scheme 1, op 1). */
 export function signOrders(wallets: readonly BenchWallet[], options: SignOptions): SignedRequest[] {
   const markets = planMarkets();
-  const gtt = String(options.goodTilTimeUs);
   const out: SignedRequest[] = new Array(options.count);
   for (let k = 0; k < options.count; k++) {
-    const i = options.first + k;
-    const pair = i % PAIRS;
-    const step = Math.floor(i / PAIRS) % 4;
-    const w = wallets[2 * pair + (step === 0 || step === 2 ? 0 : 1)]!;
-    const side = step === 0 || step === 3 ? 'BUY' : 'SELL';
-    const m = markets[pair % markets.length]!;
-    const ts = options.baseNs + BigInt(i);
-    const clientId = `g${i}`;
-    const message = scheme1Payload(SIGNED_OPS.placeOrder, {
-      address: w.address,
-      accountIndex: 0,
-      clientId,
-      clientTimeNs: ts,
-      goodTilTimeNs: BigInt(options.goodTilTimeUs) * 1000n,
-      marketId: m.spec.id,
-      priceTicks: priceToTicks(m.spec, m.price)!,
-      sizeQuantums: sizeToQuantums(m.spec, m.quantity)!,
-      reduceOnly: false,
-      side: side === 'BUY' ? 0 : 1,
-      timeInForce: 0,
-    });
-    const body = JSON.stringify({
-      address: w.address,
-      accountIndex: 0,
-      marketId: m.spec.id,
-      orderSide: side,
-      orderType: 'LIMIT',
-      timeInForce: 'GTT',
-      quantity: m.quantity,
-      price: m.price,
-      goodTilTime: gtt,
-      timestamp: Number(ts),
-      reduceOnly: false,
-      clientId,
-    });
+    const { wallet: w, ts, message, body } = planned(wallets, markets, options.first + k, options);
     out[k] = {
       path: `/v1/placeOrder?address=${w.address}`,
       headers: {
@@ -136,6 +140,20 @@ export function signOrders(wallets: readonly BenchWallet[], options: SignOptions
       },
       body,
     };
+  }
+  return out;
+}
+
+/**
+ * The Scheme 1 payloads of requests `first` .. `first + count - 1`, by their X-Timestamp (each
+ * request's own): what the gateway verifies them against, without signing anything.
+ */
+export function orderPayloads(wallets: readonly BenchWallet[], options: SignOptions): Map<string, string> {
+  const markets = planMarkets();
+  const out = new Map<string, string>();
+  for (let k = 0; k < options.count; k++) {
+    const { ts, message } = planned(wallets, markets, options.first + k, options);
+    out.set(ts.toString(), message);
   }
   return out;
 }

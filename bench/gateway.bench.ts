@@ -32,7 +32,10 @@
  * (issue 20; the line before it, signed orders/s ≥ 1.0 × verify, is printed for history), and
  * the same against a last hello-world pass paced at the signed orders' rate (autocannon
  * overallRate: the per-request cost of a loop depends on its rate), and a hello world that
- * waits for the gateway's verifier (`POST /verified`, same pace) before it answers; GET /v1/bbo
+ * waits for the gateway's verifier (`POST /verified`, same pace) before it answers, and the
+ * exact floor (`orderShaped…`): the order pass's very requests (headers, query, body bytes) sent
+ * to a hello world that verifies each against its own Scheme 1 payload with the gateway's
+ * verifier and answers with placeOrder's status, headers and reply bytes, same pace; GET /v1/bbo
  * ≥ 0.7 × hello world, reported against both hello worlds: the POST parses an order-sized body
  * and answers a few bytes, the GET parses nothing and answers as many bytes as bbo. Ends with
  * one JSON line: {"bench":"gateway","signedOrdersPerSec":…,"verifyBaselinePerSec":…,
@@ -49,7 +52,7 @@ import { startServer, type Server } from '../sim/server.ts';
 import { envInt } from './env.ts';
 import { count, drive, fundAndRegister, is2xx, perSec, startLoad, stopLoad, ask, type Pass } from './gateway-driver.ts';
 import type { LoadTarget } from './gateway-load.ts';
-import { benchWallet, benchWallets, GTT_AHEAD_US, PAIRS, samplePayload, signOrders } from './gateway-orders.ts';
+import { benchWallet, benchWallets, GTT_AHEAD_US, orderPayloads, PAIRS, samplePayload, signOrders } from './gateway-orders.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const SECONDS = envInt('BENCH_SECONDS', QUICK ? 1 : 8);
@@ -147,6 +150,15 @@ async function main(): Promise<void> {
   hello.post('/verified', (_request, reply) =>
     server.state.verifier!.verify(...verifyJob).then((found) => reply.code(found === 0 ? 200 : 401).send({ hello: 'world' })),
   );
+  // The exact floor under the order pass: the very requests it sends (headers, query, body
+  // bytes), each verified by the gateway's verifier against its own Scheme 1 payload (looked up
+  // by X-Timestamp), answered with placeOrder's reply bytes and headers. Filled in below.
+  const orderShaped = { payloads: new Map<string, string>(), status: 202, headers: {} as Record<string, string>, body: '' };
+  hello.post('/v1/placeOrder', (request, reply) => {
+    const h = request.headers;
+    return server.state.verifier!.verify(h['x-api-key'] as string, h['x-signature'] as string, [orderShaped.payloads.get(h['x-timestamp'] as string) ?? ''])
+      .then((found) => reply.code(found === 0 ? orderShaped.status : 401).headers(orderShaped.headers).send(orderShaped.body));
+  });
   // Filled in below, once the book is seeded: the size of perpsim's bbo reply.
   let bboSizedBody = '';
   hello.get('/bbo-sized', async (_request, reply) => reply.type('application/json; charset=utf-8').send(bboSizedBody));
@@ -247,6 +259,25 @@ async function main(): Promise<void> {
     console.log(line(`  the same, verified on a thread`, perSec(count(verifiedRun, is2xx), verifiedRun), 'req/s', verifiedRun));
     if (count(verifiedRun, is2xx) < verifiedRun.responses) throw new Error('the verified hello world did not verify: the bench\'s setup is broken');
 
+    // The exact floor: the inline pass's requests (still held by the load generator) sent again,
+    // to the order-shaped hello world, at the signed orders' rate. Its reply: the next order of
+    // the plan, placed through perpsim (status, body bytes, and the headers perpsim adds).
+    const nextIndex = WARMUP_ORDERS + 2 * orders;
+    const next = signOrders(wallets, { first: nextIndex, count: 1, baseNs, goodTilTimeUs })[0]!;
+    const sampleReply = await server.app.inject({ method: 'POST', url: next.path, headers: next.headers, payload: next.body });
+    if (sampleReply.statusCode !== 202) throw new Error(`the sample placeOrder answered ${sampleReply.statusCode} ${sampleReply.body}`);
+    orderShaped.status = sampleReply.statusCode;
+    orderShaped.body = sampleReply.body;
+    for (const [name, value] of Object.entries(sampleReply.headers)) {
+      if (!['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name) && typeof value === 'string') orderShaped.headers[name] = value;
+    }
+    orderShaped.payloads = orderPayloads(wallets, { first: WARMUP_ORDERS + orders, count: orders, baseNs, goodTilTimeUs });
+    for (const [ts, payload] of orderPayloads(wallets, { first: nextIndex, count: 1, baseNs, goodTilTimeUs })) orderShaped.payloads.set(ts, payload);
+    await drive(load, { url: helloUrl, connections: CONNECTIONS, source: { kind: 'fixed', method: 'POST', path: next.path, headers: next.headers, body: next.body, durationS: WARMUP_SECONDS, rate: orderRate } });
+    const exactRun = await drive(load, { url: helloUrl, connections: CONNECTIONS, source: { kind: 'signed', rate: orderRate } });
+    console.log(line(`  the same requests, verified, placeOrder's reply`, perSec(count(exactRun, is2xx), exactRun), 'req/s', exactRun, `  (${Buffer.byteLength(orderShaped.body)}-byte reply)`));
+    if (count(exactRun, is2xx) < exactRun.responses) throw new Error(`the order-shaped hello world did not verify every request (${JSON.stringify(exactRun.statuses)}): the bench's setup is broken`);
+
     const signedRatio = orderRate / baseline;
     const bboRatio = bboRate / helloRate;
     const bboGetRatio = bboRate / helloGetRate;
@@ -257,6 +288,10 @@ async function main(): Promise<void> {
     const mainCpuRatio = perRequest(orderRun.mainThreadCpuUs, orderRun) / perRequest(helloRun.mainThreadCpuUs, helloRun);
     console.log(`target event-loop CPU per signed order <= ${TARGET_MAIN_CPU_VS_HELLO.toFixed(1)} x hello world POST's per request: ${mainCpuRatio.toFixed(2)} x (${perRequest(orderRun.mainThreadCpuUs, orderRun)} / ${perRequest(helloRun.mainThreadCpuUs, helloRun)} µs): ${mainCpuRatio <= TARGET_MAIN_CPU_VS_HELLO ? 'met' : 'NOT met'}`);
     console.log(`(the same against hello world paced at the signed orders' rate: ${pacedRatio.toFixed(2)} x (${perRequest(orderRun.mainThreadCpuUs, orderRun)} / ${perRequest(pacedRun.mainThreadCpuUs, pacedRun)} µs))`);
+    const orderUs = perRequest(orderRun.mainThreadCpuUs, orderRun);
+    const exactUs = perRequest(exactRun.mainThreadCpuUs, exactRun);
+    const helloUs = perRequest(helloRun.mainThreadCpuUs, helloRun);
+    console.log(`(the exact floor, the order pass's own requests verified and answered with placeOrder's reply: ${exactUs} µs; the order path's own work above it ${orderUs - exactUs} µs, the target leaves ${Math.round(TARGET_MAIN_CPU_VS_HELLO * helloUs) - exactUs} µs)`);
     console.log(`(signed orders / hello world: ${(orderRate / helloRate).toFixed(2)} x; run took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
     console.log(
       JSON.stringify({
@@ -281,6 +316,13 @@ async function main(): Promise<void> {
         helloWorldAtOrderRateMainThreadCpuUsPerReq: perRequest(pacedRun.mainThreadCpuUs, pacedRun),
         mainThreadCpuVsHelloWorldAtOrderRate: Math.round(pacedRatio * 100) / 100,
         helloWorldVerifiedAtOrderRateMainThreadCpuUsPerReq: perRequest(verifiedRun.mainThreadCpuUs, verifiedRun),
+        // The exact floor: the order pass's requests, verified, answered with placeOrder's reply.
+        orderShapedHelloWorldMainThreadCpuUsPerReq: exactUs,
+        orderShapedHelloWorldPerSec: perSec(count(exactRun, is2xx), exactRun),
+        orderShapedHelloWorldP99Ms: Math.round(exactRun.p99Ms * 100) / 100,
+        placeOrderReplyBytes: Buffer.byteLength(orderShaped.body),
+        mainThreadCpuOverOrderShapedUsPerOrder: orderUs - exactUs,
+        mainThreadCpuVsOrderShapedHelloWorld: Math.round((orderUs / exactUs) * 100) / 100,
       }),
     );
   } finally {

@@ -28,7 +28,9 @@
  *     A second hello-world pass after (a), paced at (a)'s order rate (autocannon overallRate),
  *     gives the same ratio at the same request rate. And (a)'s frames again against a WebSocket
  *     hello world on the server's thread (each frame parsed and answered with a constant 202),
- *     at once and after the gateway's verifier: the socket's and the verification's share.
+ *     at once and after the gateway's verifier: the socket's and the verification's share. The
+ *     exact floor (`wsOrderShaped…`): each frame verified against its own key, signature and
+ *     Scheme 1 payload by the gateway's verifier, answered with perpsim's reply bytes.
  *
  * Clients run in a worker thread (the other core), so the server's thread carries only the
  * server. WebSocket limits are the interface's (50 connections and 50 new connections a minute
@@ -92,6 +94,8 @@ interface RpcReport {
   /** Replies by status other than 202, and the first such reply. */
   others: Record<string, number>;
   firstOther: string | undefined;
+  /** The last 202 reply as received (the order-shaped hello world answers with its bytes). */
+  lastAcked: string | undefined;
   elapsedMs: number;
   p50Ms: number;
   p99Ms: number;
@@ -147,6 +151,7 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
   let acked = 0;
   const others: Record<string, number> = {};
   let firstOther: string | undefined;
+  let lastAcked: Buffer | undefined;
   const start = performance.now();
   const cpuStart = threadCpuUs();
   await Promise.all(
@@ -167,8 +172,10 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
             const reply = JSON.parse(data.toString('utf8')) as { id?: unknown; status?: unknown };
             if (typeof reply.id !== 'number') return;
             latencies[replies++] = performance.now() - sentAt[reply.id]!;
-            if (reply.status === 202) acked++;
-            else {
+            if (reply.status === 202) {
+              acked++;
+              lastAcked = data;
+            } else {
               others[String(reply.status)] = (others[String(reply.status)] ?? 0) + 1;
               firstOther ??= data.toString('utf8').slice(0, 300);
             }
@@ -186,7 +193,7 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
   const clientCpuUs = threadCpuUs() - cpuStart;
   for (const ws of sockets) ws.terminate();
   const sorted = latencies.subarray(0, replies).sort();
-  return { kind: 'rpc', acked, others, firstOther, elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), clientCpuUs };
+  return { kind: 'rpc', acked, others, firstOther, lastAcked: lastAcked?.toString('utf8'), elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), clientCpuUs };
 }
 
 /** `{"type":"channel_data","channel":"` — the byte after it tells l2OrderbookUpdates from trades. */
@@ -325,6 +332,9 @@ interface SignedOrders {
   /** The same frames answered by a WebSocket hello world (parse, answer a constant 202), and by one that first waits for the gateway's verifier. */
   wsHelloWorld: EchoPass;
   wsHelloWorldVerified: EchoPass;
+  /** The exact floor: each frame verified against its own Scheme 1 payload, answered with the bytes of perpsim's reply to it. */
+  wsHelloWorldOrderShaped: EchoPass;
+  replyBytes: number;
 }
 
 interface EchoPass {
@@ -332,20 +342,25 @@ interface EchoPass {
   mainThreadCpuUsPerFrame: number;
 }
 
+/** A WebSocket hello world's answer to one parsed frame: its verification job (none: at once), and its reply text. */
+interface HelloAnswer {
+  verify?(frame: { id: number; request: { apiKey: string; timestamp: string; signature: string } }): Promise<number>;
+  reply(id: number, found: number): string;
+}
+
 /**
- * A WebSocket hello world on the server's thread: each frame parsed and answered with a constant
- * 202, at once or after the gateway's verifier (`verify`: the first signed order's job) has
- * answered. The floor under the WS RPC figure, at about the order pass's rate when verified.
+ * A WebSocket hello world on the server's thread: each frame parsed and answered, at once or
+ * after the gateway's verifier has answered its job. The floor under the WS RPC figure, at about
+ * the order pass's rate when verified.
  */
-async function benchWsHelloWorld(clients: Clients, connections: RpcConnection[], verify: (() => Promise<number>) | undefined): Promise<EchoPass> {
+async function benchWsHelloWorld(clients: Clients, connections: RpcConnection[], answer: HelloAnswer): Promise<EchoPass> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   wss.on('connection', (ws) =>
     ws.on('message', (data: Buffer) => {
-      const id = (JSON.parse(data.toString('utf8')) as { id: number }).id;
-      const answer = (found: number): void => ws.send(`{"method":"placeOrder","id":${id},"status":${found === 0 ? 202 : 401},"result":{"hello":"world"}}`);
-      if (verify === undefined) answer(0);
-      else void verify().then(answer);
+      const frame = JSON.parse(data.toString('utf8')) as Parameters<NonNullable<HelloAnswer['verify']>>[0];
+      if (answer.verify === undefined) ws.send(answer.reply(frame.id, 0));
+      else void answer.verify(frame).then((found) => ws.send(answer.reply(frame.id, found)));
     }),
   );
   try {
@@ -366,7 +381,7 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
   try {
     const perConnection = Math.ceil(CONFIG.orders / CONFIG.connections);
     if (perConnection > 10 * 1_000) throw new Error('at most 10,000 orders per connection (1,000 resting per subaccount and market)');
-    const signed: { apiKey: string; message: string; signature: string }[] = [];
+    const signed: { apiKey: string; message: string; signature: string; timestamp: string }[] = [];
     const connections: RpcConnection[] = [];
     const baseNs = BigInt(Date.now()) * 1_000_000n;
     const goodTilTime = String(Date.now() * 1000 + 40 * DAY_US);
@@ -386,7 +401,7 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
         const ts = baseNs + BigInt(signed.length);
         const message = scheme1Payload(1, { address, accountIndex, clientTimeNs: ts, goodTilTimeNs: BigInt(goodTilTime) * 1000n, marketId: 1, priceTicks, sizeQuantums: 100_000, reduceOnly: false, side, timeInForce: 0 });
         const signature = signBytes(null, Buffer.from(message, 'utf8'), privateKey).toString('hex');
-        signed.push({ apiKey, message, signature });
+        signed.push({ apiKey, message, signature, timestamp: ts.toString() });
         const payload = { address, accountIndex, marketId: 1, orderSide: side === 0 ? 'BUY' : 'SELL', orderType: 'LIMIT', timeInForce: 'GTT', quantity: '0.001', price: (priceTicks / 10).toFixed(1), goodTilTime, timestamp: Number(ts) };
         frames.push(JSON.stringify({ type: 'post', id: i, request: { type: 'placeOrder', apiKey, timestamp: ts.toString(), signature, payload } }));
       }
@@ -415,11 +430,26 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
     const per = (us: number): number => Math.round(us / Math.max(1, report.acked));
     const first = signed[0]!;
     const verifier = server.state.verifier!;
-    const wsHelloWorld = await benchWsHelloWorld(clients, connections, undefined);
-    const wsHelloWorldVerified = await benchWsHelloWorld(clients, connections, () => verifier.verify(first.apiKey, first.signature, [first.message]));
+    const constant = (id: number, found: number): string => `{"method":"placeOrder","id":${id},"status":${found === 0 ? 202 : 401},"result":{"hello":"world"}}`;
+    const wsHelloWorld = await benchWsHelloWorld(clients, connections, { reply: constant });
+    const wsHelloWorldVerified = await benchWsHelloWorld(clients, connections, { verify: () => verifier.verify(first.apiKey, first.signature, [first.message]), reply: constant });
+    // The exact floor: each frame's own job (its key, signature and Scheme 1 payload, found by
+    // its timestamp), and perpsim's reply to it as bytes (a 202 of the order pass, the frame's id
+    // spliced in).
+    const sample = report.lastAcked;
+    const idAt = sample?.match(/^(\{"method":"placeOrder","id":)[0-9]+(,"status":202,.*)$/s);
+    if (idAt === null || idAt === undefined) throw new Error(`unexpected placeOrder reply frame: ${sample?.slice(0, 200)}`);
+    const [, head, tail] = idAt as unknown as [string, string, string];
+    const payloads = new Map(signed.map((s) => [s.timestamp, s.message]));
+    const wsHelloWorldOrderShaped = await benchWsHelloWorld(clients, connections, {
+      verify: ({ request }) => verifier.verify(request.apiKey, request.signature, [payloads.get(request.timestamp) ?? '']),
+      reply: (id, found) => (found === 0 ? head + id + tail : constant(id, found)),
+    });
     return {
       wsHelloWorld,
       wsHelloWorldVerified,
+      wsHelloWorldOrderShaped,
+      replyBytes: Buffer.byteLength(sample!),
       signedOrdersPerSec: Math.round(report.acked / (report.elapsedMs / 1000)),
       verifyBaselinePerSec,
       p50Ms: report.p50Ms,
@@ -594,6 +624,9 @@ async function main(): Promise<void> {
     console.log(`  CPU per order               server ${a.serverCpuUsPerOrder} µs (its main thread ${a.mainThreadCpuUsPerOrder} µs), clients ${a.clientCpuUsPerOrder} µs`);
     console.log(`  WebSocket hello world       ${a.wsHelloWorld.perSec.toLocaleString('en-US').padStart(10)} frames/s, main thread CPU ${a.wsHelloWorld.mainThreadCpuUsPerFrame} µs/frame (the same frames answered with a constant)`);
     console.log(`  the same, verified          ${a.wsHelloWorldVerified.perSec.toLocaleString('en-US').padStart(10)} frames/s, main thread CPU ${a.wsHelloWorldVerified.mainThreadCpuUsPerFrame} µs/frame (after the gateway's verifier answers)`);
+    const exact = a.wsHelloWorldOrderShaped;
+    console.log(`  the exact floor             ${exact.perSec.toLocaleString('en-US').padStart(10)} frames/s, main thread CPU ${exact.mainThreadCpuUsPerFrame} µs/frame (each frame's own job verified, answered with perpsim's ${a.replyBytes}-byte reply)`);
+    console.log(`  the order path's own work above it ${a.mainThreadCpuUsPerOrder - exact.mainThreadCpuUsPerFrame} µs/order`);
     const rpcRatio = a.mainThreadCpuUsPerOrder / c.mainThreadCpuUsPerReq;
     console.log(`  target event-loop CPU per signed order <= ${TARGET_RPC_VS_HELLO} x hello world's per request: ${rpcRatio.toFixed(2)} x (${a.mainThreadCpuUsPerOrder} / ${c.mainThreadCpuUsPerReq} µs): ${rpcRatio <= TARGET_RPC_VS_HELLO ? 'met' : 'NOT met'}`);
     // Hello world paced at the signed orders' rate: a loop's cost per request depends on its rate.
@@ -625,6 +658,12 @@ async function main(): Promise<void> {
         wsHelloWorldPerSec: a.wsHelloWorld.perSec,
         wsHelloWorldVerifiedMainThreadCpuUsPerFrame: a.wsHelloWorldVerified.mainThreadCpuUsPerFrame,
         wsHelloWorldVerifiedPerSec: a.wsHelloWorldVerified.perSec,
+        // The exact floor: the order frames, each verified on its own, answered with perpsim's reply bytes.
+        wsOrderShapedHelloWorldMainThreadCpuUsPerFrame: exact.mainThreadCpuUsPerFrame,
+        wsOrderShapedHelloWorldPerSec: exact.perSec,
+        placeOrderReplyFrameBytes: a.replyBytes,
+        mainThreadCpuOverOrderShapedUsPerOrder: a.mainThreadCpuUsPerOrder - exact.mainThreadCpuUsPerFrame,
+        mainThreadCpuVsOrderShapedHelloWorld: Number((a.mainThreadCpuUsPerOrder / exact.mainThreadCpuUsPerFrame).toFixed(2)),
       }),
     );
   } finally {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SIGNED_OPS } from '../engine/spec.ts';
 import {
@@ -268,5 +269,46 @@ describe('Scheme 1 rule 4: on REST a batch\'s X-Signature must be present and no
 
   it('accepts any non-empty value', () => {
     expect(checkBatchSignatureHeader('not-even-hex')).toBeNull();
+  });
+});
+
+describe('Scheme 1: an order payload, whatever its values, is the compact sorted-key JSON', () => {
+  it('matches a reference writer for any valid place / TPSL fields (ints as number, bigint or digits; c optional)', () => {
+    const int = fc.oneof(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.bigInt({ min: 0n, max: 10n ** 25n }), fc.bigInt({ min: 0n, max: 10n ** 25n }).map(String));
+    const fields = fc.record({
+      address: fc.tuple(fc.constantFrom('0x', '0X', ''), fc.stringMatching(/^[0-9a-fA-F]{40}$/)).map(([prefix, hex]) => prefix + hex),
+      accountIndex: fc.integer({ min: 0, max: 9 }),
+      clientId: fc.option(fc.string(), { nil: undefined }),
+      clientTimeNs: int,
+      goodTilTimeNs: int,
+      marketId: fc.integer({ min: 0, max: 1000 }),
+      priceTicks: int,
+      sizeQuantums: int,
+      reduceOnly: fc.constantFrom(true, false, 0 as const, 1 as const),
+      side: fc.constantFrom(0 as const, 1 as const),
+      timeInForce: fc.constantFrom(0 as const, 1 as const, 2 as const, 3 as const),
+    });
+    fc.assert(
+      fc.property(fields, fc.constantFrom(SIGNED_OPS.placeOrder, SIGNED_OPS.tpslPlace), (f, op) => {
+        const digits = (v: number | bigint | string): string => BigInt(v).toString();
+        const entries: [string, string][] = [
+          ['ad', JSON.stringify('0x' + f.address.slice(-40).toLowerCase())],
+          ['ai', String(f.accountIndex)],
+          ...(f.clientId === undefined || f.clientId === '' ? [] : [['c', JSON.stringify(f.clientId)] as [string, string]]),
+          ['ct', digits(f.clientTimeNs)],
+          ['g', digits(f.goodTilTimeNs)],
+          ['m', String(f.marketId)],
+          ['op', String(op)],
+          ['p', digits(f.priceTicks)],
+          ['q', digits(f.sizeQuantums)],
+          ['r', f.reduceOnly === true || f.reduceOnly === 1 ? '1' : '0'],
+          ['s', String(f.side)],
+          ['t', String(f.timeInForce)],
+          ['v', '1'],
+        ];
+        expect(scheme1Payload(op, f)).toBe(`{${entries.map(([k, v]) => `"${k}":${v}`).join(',')}}`);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -227,6 +227,7 @@ export function checkBatchSignatureHeader(value: unknown): AuthError | null {
 }
 
 function writePayload(op: Scheme1Op, keys: readonly Scheme1Key[], fields: Readonly<Record<string, unknown>>): string {
+  if (keys === ORDER_KEYS) return writeOrderPayload(op, fields);
   const parts: string[] = [];
   for (const spec of keys) {
     const text = encode(op, spec, spec.field === undefined ? undefined : fields[spec.field]);
@@ -234,6 +235,25 @@ function writePayload(op: Scheme1Op, keys: readonly Scheme1Key[], fields: Readon
     parts.push(`"${spec.key}":${text}`);
   }
   return `{${parts.join(',')}}`;
+}
+
+/**
+ * ORDER_KEYS (ops 1 and 4: every order) written out: the bytes and errors of the walk above,
+ * keys checked in the same order, without its per-key parts and join.
+ */
+function writeOrderPayload(op: Scheme1Op, f: Readonly<Record<string, unknown>>): string {
+  const ad = encode(op, AD, f.address);
+  const ai = encode(op, AI, f.accountIndex);
+  const c = encode(op, C, f.clientId);
+  const ct = encode(op, CT, f.clientTimeNs);
+  const g = encode(op, G, f.goodTilTimeNs);
+  const m = encode(op, M, f.marketId);
+  const p = encode(op, P, f.priceTicks);
+  const q = encode(op, Q, f.sizeQuantums);
+  const r = encode(op, R, f.reduceOnly);
+  const s = encode(op, S, f.side);
+  const t = encode(op, T, f.timeInForce);
+  return `{"ad":${ad},"ai":${ai},${c === null ? '' : `"c":${c},`}"ct":${ct},"g":${g},"m":${m},"op":${op},"p":${p},"q":${q},"r":${r},"s":${s},"t":${t},"v":${SIGNED_PAYLOAD_VERSION}}`;
 }
 
 /** The JSON text of one key's value; null when an optional key is absent. */

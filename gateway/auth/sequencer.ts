@@ -39,7 +39,9 @@ export function sequenced<P, R>(state: { turns: Turns }, wallet: string, prepare
     leave = resolve;
   });
   turns.set(wallet, mine);
-  const inTurn = async (): Promise<R> => {
+  // An anonymous async arrow called at once, not a named const: tsx (esbuild keepNames) wraps a
+  // named closure in __name(), an Object.defineProperty per call (~0.3 µs an order).
+  return (async (): Promise<R> => {
     try {
       const ready = await prepared;
       if (previous !== undefined) await previous;
@@ -50,6 +52,5 @@ export function sequenced<P, R>(state: { turns: Turns }, wallet: string, prepare
       leave();
       if (turns.get(wallet) === mine) turns.delete(wallet);
     }
-  };
-  return inTurn();
+  })();
 }

@@ -94,6 +94,11 @@ export interface CandleStore {
   barsPerSeries: number;
   /** Where closed bars go; undefined: they stay in `series`. Asked per event: persistence installs it after start-up. */
   closed: () => ClosedBars | undefined;
+  /**
+   * The series keys of a market, one per timeframe in CANDLE_TIMEFRAMES' order, made once: a key
+   * built per trades event was a new string to hash 13 times an event.
+   */
+  keys: Map<number, readonly string[]>;
 }
 
 /** Bars a series keeps when closed bars are stored elsewhere: the open one and the one before. */
@@ -103,7 +108,7 @@ export const LIVE_BARS = 2;
 export const DEFAULT_BARS_PER_SERIES = 5000;
 
 export function createCandleStore(barsPerSeries = DEFAULT_BARS_PER_SERIES, closed: CandleStore['closed'] = () => undefined): CandleStore {
-  return { series: new Map(), barsPerSeries, closed };
+  return { series: new Map(), barsPerSeries, closed, keys: new Map() };
 }
 
 function seriesKey(marketId: number, timeframe: CandleTimeframe): string {
@@ -115,8 +120,14 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
   const takerBuys = e.takerSide === 0;
   const closed = store.closed();
   const keep = closed === undefined ? store.barsPerSeries : LIVE_BARS;
-  for (const timeframe of CANDLE_TIMEFRAMES) {
-    const key = seriesKey(e.marketId, timeframe);
+  let keys = store.keys.get(e.marketId);
+  if (keys === undefined) {
+    keys = CANDLE_TIMEFRAMES.map((timeframe) => seriesKey(e.marketId, timeframe));
+    store.keys.set(e.marketId, keys);
+  }
+  for (let t = 0; t < CANDLE_TIMEFRAMES.length; t++) {
+    const timeframe = CANDLE_TIMEFRAMES[t]!;
+    const key = keys[t]!;
     let bars = store.series.get(key);
     if (bars === undefined) {
       bars = [];

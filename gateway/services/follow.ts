@@ -42,6 +42,8 @@ function notify(state: GatewayState, address: string, item: Parameters<typeof pu
 function fillNotification(state: GatewayState, e: FillEvent): void {
   // A resting order's fill (the maker side) is news; a taker saw its own order execute.
   if (e.role !== 'MAKER' || e.liquidation !== undefined) return;
+  // Only a wallet with an inbox keeps notifications (pushNotification drops the rest): no record to format for others.
+  if (!state.notifications.inboxes.has(e.address)) return;
   const record = fillRecord(state.exchange, e) as unknown as Record<string, PayloadValue>;
   notify(state, e.address, { type: 'FILL', accountIndex: e.accountIndex, marketId: e.marketId, payload: record });
 }

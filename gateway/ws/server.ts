@@ -785,41 +785,49 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
+  /**
+   * An RPC answer that echoes the call's method and id; returns its status. Made once, not per
+   * call: tsx (esbuild keepNames) wraps a named closure in __name(), a defineProperty per call.
+   */
+  const replyTo = (c: Connection, method: string, id: unknown, frame: Record<string, unknown> & { status: number }): number => {
+    send(c, { method, id, ...frame });
+    return frame.status;
+  };
+
   /** Answers one post/get call; returns the status it answered with. */
   const answerRpc = async (c: Connection, msg: Record<string, unknown>, request: Record<string, unknown>): Promise<number> => {
     const id = msg.id;
     const method = printable(request.type ?? '');
-    const reply = (frame: Record<string, unknown> & { status: number }): number => {
-      send(c, { method, id, ...frame });
-      return frame.status;
-    };
     // Every answer echoes id and method as sent, refusals included, so the client can match it.
-    if (typeof id !== 'number') return reply({ type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'post and get messages need a numeric id' } });
-    if (NOT_OVER_WS.has(method)) return reply({ status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
+    if (typeof id !== 'number') return replyTo(c, method, id, { type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'post and get messages need a numeric id' } });
+    if (NOT_OVER_WS.has(method)) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
     const op = byName.get(METHOD_ALIASES[method] ?? method);
     if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
-      return reply({ status: 400, error: { type: 'InvalidRequest', message: `unknown method: ${method}` } });
+      return replyTo(c, method, id, { status: 400, error: { type: 'InvalidRequest', message: `unknown method: ${method}` } });
     }
     const payload = (request.payload ?? {}) as Record<string, unknown>;
     if (op.name === 'placeOrder' || op.name === 'batchPlaceOrders') {
       // Not yet validated: `orders` may be anything (its schema answers 400 below).
       const elements = op.name === 'placeOrder' ? [payload] : Array.isArray(payload.orders) ? (payload.orders as unknown[]) : [];
       const tpsl = payload.grouping !== undefined || elements.some((e) => typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e));
-      if (tpsl) return reply({ status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
+      if (tpsl) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
     }
     const schema = op.schema?.body ?? op.schema?.querystring;
     if (schema !== undefined) {
-      const validate = validators.get(op) ?? ajv.compile(schema);
-      validators.set(op, validate);
-      if (!validate(payload)) return reply({ status: 400, error: { type: 'InvalidRequest', message: ajv.errorsText(validate.errors) } });
+      let validate = validators.get(op);
+      if (validate === undefined) {
+        validate = ajv.compile(schema);
+        validators.set(op, validate);
+      }
+      if (!validate(payload)) return replyTo(c, method, id, { status: 400, error: { type: 'InvalidRequest', message: ajv.errorsText(validate.errors) } });
     }
     const inflight = beginPost(c.limits, state.config.rateLimit.ws);
-    if (inflight === undefined) return reply({ status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
+    if (inflight === undefined) return replyTo(c, method, id, { status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
     try {
       let injected = hooks.beforeRpc?.(op, payload);
       if (injected instanceof Promise) injected = await injected;
-      if (injected !== undefined) return reply(errorFrame(injected));
+      if (injected !== undefined) return replyTo(c, method, id, errorFrame(injected));
       const batch = op.name.startsWith('batch');
       const headers: Record<string, string> = {};
       if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
@@ -836,16 +844,16 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         try {
           await state.committed();
         } catch {
-          return reply({ status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } });
+          return replyTo(c, method, id, { status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } });
         }
       }
       const body = result.body as Record<string, unknown>;
-      if (result.status >= 400) return reply(errorFrame(result));
+      if (result.status >= 400) return replyTo(c, method, id, errorFrame(result));
       // setLeverage answers at once over the socket; its outcome follows on the account stream.
-      if (op.name === 'setLeverage') return reply({ status: 202, result: { ...body, status: 'ACK' } });
+      if (op.name === 'setLeverage') return replyTo(c, method, id, { status: 202, result: { ...body, status: 'ACK' } });
       // The REST route's compiled serializer (its reply schema for this status) writes the result.
       const schema = op.response[String(result.status)];
-      if (schema === undefined) return reply({ status: result.status, result: body });
+      if (schema === undefined) return replyTo(c, method, id, { status: result.status, result: body });
       sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
       return result.status;
     } finally {
