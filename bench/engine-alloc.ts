@@ -5,7 +5,7 @@
  * stream after a warm-up pass, keeping the samples of objects the GC has already collected, so
  * the figure is all garbage made, not what survives. Unlike CPU time it does not move with the
  * machine's load (a few per cent between runs, from the sampling), which makes it the gauge for
- * changes whose aim is less garbage (docs/decisions-pending/engine4.md). The function named is
+ * changes whose aim is less garbage (docs/decisions.md "Engine throughput" and docs/performance-log.md). The function named is
  * where V8 attributes the allocation after inlining: a callee inlined into its caller shows under
  * the caller's name (run with --no-turbo-inlining to see every allocating function by itself).
  * Ends with one JSON line: {"bench":"engine-alloc","bytesPerOp":…,"top":[[name, bytesPerOp],…]}.
