@@ -11,12 +11,9 @@
  * Ends with {"bench":"backtest-gc",…}.
  */
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-import { runBundle } from '../sim/sweep/pool.ts';
-import type { RunTask } from '../sim/sweep/run.ts';
 import { envInt } from './env.ts';
 import { binaryFile, recordingFile } from './recording.ts';
-import { threadCpuUs } from './thread-cpu.ts';
+import { markedRuns } from './marked-runs.ts';
 
 const EVENTS = envInt('BENCH_EVENTS', 1_000_000);
 const RUNS = envInt('RUNS', 4);
@@ -77,18 +74,5 @@ if (process.env.BACKTEST_GC_CHILD === undefined) {
   for (const r of timed) console.log(`run: wall ${r.wallMs.toFixed(0)} ms, thread CPU ${r.threadCpuMs.toFixed(0)} ms, process CPU ${r.processCpuMs.toFixed(0)} ms, ${r.scavenges} scavenges, ${r.markCompacts} mark-compacts, ${(r.allocated / 1e6).toFixed(0)} MB allocated (${(r.promoted / 1e6).toFixed(1)} MB promoted, ${(r.copied / 1e6).toFixed(1)} MB copied in the young generation), GC pauses ${r.pauseMs.toFixed(0)} ms, GC on helper threads ${r.backgroundMs.toFixed(0)} ms`);
   console.log(JSON.stringify(out));
 } else {
-  // The run as a sweep thread runs it: run.ts's runOne from the threads' esbuild bundle (through tsx without one).
-  const bundle = runBundle();
-  const { runOne } = (bundle === null ? await import('../sim/sweep/run.ts') : await import(bundle)) as typeof import('../sim/sweep/run.ts');
-  const task: RunTask = { key: 'gc', strategyFile: resolve('examples/market-maker.ts'), data: process.env.BACKTEST_GC_CHILD, base: { markets: ['BTC-USD'] }, params: { market: 'BTC-USD', spreadBps: 4, size: 0.01, maxPosition: 0.1, requoteMs: 5000, moveBps: 1 }, seed: 1 };
-  for (let i = 0; i <= RUNS; i++) {
-    const t = threadCpuUs();
-    const p = process.cpuUsage();
-    const w = performance.now();
-    console.log(`${MARK}{"phase":"start"}`);
-    const result = await runOne(task);
-    if (result.error !== undefined) throw new Error(result.error);
-    const pu = process.cpuUsage(p);
-    console.log(`${MARK}${JSON.stringify({ phase: 'end', threadCpuMs: (threadCpuUs() - t) / 1000, processCpuMs: (pu.user + pu.system) / 1000, wallMs: performance.now() - w })}`);
-  }
+  await markedRuns(process.env.BACKTEST_GC_CHILD, RUNS + 1, MARK);
 }
