@@ -85,32 +85,6 @@ export function loadStrategy(file: string): Promise<(config: BacktestConfig) => 
   return f;
 }
 
-/** Events of the throwaway backtest that precedes a thread's first run of a strategy over some data. */
-const WARM_EVENTS = 20_000;
-const warmed = new Set<string>();
-
-/**
- * Before a thread's first run of a strategy over some data: a throwaway backtest of the same
- * config over the data's first WARM_EVENTS events (the simulator's, for 'sim'), stopped there and
- * discarded. Why: V8 optimizes a run's hot code against the first backtest's own closures and
- * objects (call targets, closure contexts); the thread's second backtest brings new ones, so
- * that code deoptimized and was compiled again, ~0.4-0.9 s of compiler CPU per thread taken
- * from the core the other thread runs on. Having seen two backtests before the code is hot, V8
- * compiles it once, for every run. The runs' results do not depend on it (each backtest is its
- * own state; the strategy factory is called once more, as for any further run in the thread).
- */
-async function warmUp(config: BacktestConfig, factory: (config: BacktestConfig) => Strategy): Promise<void> {
-  const stop = new Error('warm-up done');
-  try {
-    const onProgress = (): void => {
-      throw stop;
-    };
-    await new Backtest({ ...config, progressEvery: WARM_EVENTS, onProgress }, factory).run();
-  } catch {
-    // Stopped, or failed: a failure is the run's own to report.
-  }
-}
-
 export async function runOne(task: RunTask): Promise<RunResult> {
   try {
     if (task.data !== 'sim') {
@@ -124,11 +98,6 @@ export async function runOne(task: RunTask): Promise<RunResult> {
     const factory = await loadStrategy(task.strategyFile);
     // Sweeps read JSONL in the run's own thread: the parallelism is across runs.
     const config: BacktestConfig = { ...task.base, seed: task.seed, params: task.params, data: task.data === 'sim' ? 'sim' : { file: task.data, parse: 'scan' } };
-    const warm = `${task.strategyFile}\0${task.data}`;
-    if (!warmed.has(warm)) {
-      warmed.add(warm);
-      await warmUp(config, factory);
-    }
     const result = await new Backtest(config, factory).run();
     const samples = result.samples;
     const every = Math.max(1, Math.ceil(samples.length / EQUITY_POINTS));
