@@ -179,6 +179,11 @@ try {
   await redis.stop();
 }
 const round = (x: number): number => Number(x.toFixed(3));
+// What two workers can reach on two cores: the CPU a 2-worker run costs all threads (its own plus
+// V8's compile and GC helpers) against one worker's run wall, where those helpers ran on the idle
+// core (docs/decisions.md "Parameter sweeps").
+const twoWorkerBound = (2 * one.stats.busyMs) / two.processCpuMs;
+console.log(`bound on 2 workers / 1: 2 x ${(one.stats.busyMs / runs).toFixed(0)} ms (1-worker run wall) / ${(two.processCpuMs / runs).toFixed(0)} ms (process CPU per 2-worker run) = ${twoWorkerBound.toFixed(2)}x`);
 console.log(
   JSON.stringify({
     bench: 'sweep',
@@ -206,6 +211,7 @@ console.log(
     runCpuMsTwoProcesses: round(twoProcesses.stats.busyCpuMs / runs),
     runWallMsTwoProcesses: round(twoProcesses.stats.busyMs / runs),
     processCpuMsPerRunTwoProcesses: round(twoProcesses.processCpuMs / runs),
+    twoWorkerBound: round(twoWorkerBound),
     loadAverage: round(loadavg()[0]!),
   }),
 );

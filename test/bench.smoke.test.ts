@@ -16,7 +16,7 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
     ['fanout', 'bench/fanout.bench.ts', ['healthP99Ms', 'ackP99Ms', 'rssPeakMb', 'rssAfterToStart', 'serverCpuMsPer1kFrames'], { BENCH_FANOUT_CONNECTIONS: '100', BENCH_FANOUT_PAUSED: '25', BENCH_FANOUT_DRIVE_MS: '2000', BENCH_FANOUT_SETTLE_MS: '1000' }],
     ['backtest', 'bench/backtest.bench.ts', ['eventsPerSec', 'marketMakerEventsPerSec', 'jsonlEventsPerSec', 'jsonParseEventsPerSec'], { BENCH_EVENTS: '20000' }],
     ['differential', 'bench/differential.ts', ['commands', 'eventsCompared', 'divergences', 'liveEngineOpsPerSec', 'referenceEngineOpsPerSec'], { DIFF_COMMANDS: '5000' }],
-    ['sweep', 'bench/sweep.bench.ts', ['runsPerSecOneWorker', 'runsPerSecTwoWorkers', 'runsPerSecRedis', 'overheadMsPerRun'], { BENCH_EVENTS: '5000' }],
+    ['sweep', 'bench/sweep.bench.ts', ['runsPerSecOneWorker', 'runsPerSecTwoWorkers', 'runsPerSecRedis', 'overheadMsPerRun', 'twoWorkerBound'], { BENCH_EVENTS: '5000' }],
   ] as [string, string, string[], Record<string, string>?][])('%s', (name, file, keys, env = {}) => {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
       env: { ...process.env, BENCH_OPS: '20000', BENCH_MEM_ORDERS: '20000', BENCH_POSITIONS: '2000', BENCH_TICKS: '20', BENCH_QUICK: '1', ...env },
