@@ -95,7 +95,14 @@ export class InProcessGateway {
 }
 
 /** How the backtest carries a write to the exchange: after the latency of its kind. */
-export type WriteTransport = (operation: string, body: Body, kind: 'order' | 'cancel') => Promise<Reply>;
+/**
+ * Where the client's writes go (the backtest schedules them). An object with a method rather than
+ * a callback: the backtest itself, one `write` for every run in a thread (a closure per run would
+ * be a new call target each run, and V8 would throw away the code it optimized around it).
+ */
+export interface WriteTransport {
+  write(operation: string, body: Body, kind: 'order' | 'cancel'): Promise<Reply>;
+}
 
 /** The order-write operations and their latency kind. */
 export const WRITE_KINDS: Readonly<Record<string, 'order' | 'cancel'>> = {
@@ -135,43 +142,43 @@ export class BacktestClient {
   }
 
   placeOrder(body: Body): Promise<Reply> {
-    return this.transport('placeOrder', this.order(body), 'order');
+    return this.transport.write('placeOrder', this.order(body), 'order');
   }
 
   cancelOrder(body: Body): Promise<Reply> {
-    return this.transport('cancelOrder', this.own(body), 'cancel');
+    return this.transport.write('cancelOrder', this.own(body), 'cancel');
   }
 
   modifyOrder(body: Body): Promise<Reply> {
-    return this.transport('modifyOrder', this.own(body), 'order');
+    return this.transport.write('modifyOrder', this.own(body), 'order');
   }
 
   batchPlaceOrders(body: { orders: Body[]; grouping?: string }): Promise<Reply> {
-    return this.transport('batchPlaceOrders', { ...body, orders: body.orders.map((o) => ({ signature: 'in-process', ...this.order(o) })) }, 'order');
+    return this.transport.write('batchPlaceOrders', { ...body, orders: body.orders.map((o) => ({ signature: 'in-process', ...this.order(o) })) }, 'order');
   }
 
   batchCancelOrders(body: { cancels: Body[] }): Promise<Reply> {
-    return this.transport('batchCancelOrders', { cancels: body.cancels.map((c) => ({ signature: 'in-process', ...this.own(c) })) }, 'cancel');
+    return this.transport.write('batchCancelOrders', { cancels: body.cancels.map((c) => ({ signature: 'in-process', ...this.own(c) })) }, 'cancel');
   }
 
   batchModifyOrders(body: { modifies: Body[] }): Promise<Reply> {
-    return this.transport('batchModifyOrders', { modifies: body.modifies.map((m) => ({ signature: 'in-process', ...this.own(m) })) }, 'order');
+    return this.transport.write('batchModifyOrders', { modifies: body.modifies.map((m) => ({ signature: 'in-process', ...this.own(m) })) }, 'order');
   }
 
   cancelAllOrders(body: Body = {}): Promise<Reply> {
-    return this.transport('cancelAllOrders', this.own(body), 'cancel');
+    return this.transport.write('cancelAllOrders', this.own(body), 'cancel');
   }
 
   scheduleCancel(body: Body = {}): Promise<Reply> {
-    return this.transport('scheduleCancel', this.own(body), 'cancel');
+    return this.transport.write('scheduleCancel', this.own(body), 'cancel');
   }
 
   setLeverage(body: { marketId: number; leverage: number; isolated?: boolean }): Promise<Reply> {
-    return this.transport('setLeverage', this.own(body), 'order');
+    return this.transport.write('setLeverage', this.own(body), 'order');
   }
 
   adjustIsolatedMargin(body: { marketId: number; amount: string }): Promise<Reply> {
-    return this.transport('adjustIsolatedMargin', this.own(body), 'order');
+    return this.transport.write('adjustIsolatedMargin', this.own(body), 'order');
   }
 
   /** Any read of the interface by its operation name (account, positions, openOrders, fills, …); the account's address is filled in. */
