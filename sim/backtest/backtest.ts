@@ -36,6 +36,16 @@ import { HOUR_US, ReplayLiquidity, STRATEGY_ADDRESS, type MarketRuntime, type Si
 import { StrategyBridge, toNumber, type BridgeParts } from './strategy-bridge.ts';
 import { Recorder, type BacktestResult } from './summary.ts';
 import type { BacktestConfig, Strategy, StrategyModule } from './types.ts';
+import type { SchemaValidator } from '../../gateway/contract/validator.ts';
+
+/**
+ * What backtests run one after another in one thread may share (a sweep thread's runs): the
+ * validator that compiles the operations' request schemas, so that each is compiled once per
+ * thread. Shared code, no shared state: a validator keeps only compiled schemas.
+ */
+export interface BacktestShared {
+  validator?: SchemaValidator;
+}
 
 export { STRATEGY_ADDRESS };
 /** 2025-01-01T00:00:00Z, where simulator runs start unless told otherwise. */
@@ -82,7 +92,7 @@ export class Backtest implements WriteTransport {
   private readonly to: number | undefined;
   private events = 0;
 
-  constructor(config: BacktestConfig, strategy: StrategyModule) {
+  constructor(config: BacktestConfig, strategy: StrategyModule, shared: BacktestShared = {}) {
     this.config = config;
     this.strategy = typeof strategy === 'function' ? strategy(config) : strategy;
     const seed = config.seed ?? 1;
@@ -92,7 +102,7 @@ export class Backtest implements WriteTransport {
     this.to = config.to ?? (this.replay ? undefined : this.from + HOUR_US);
     const time = buildSimTime({ now: Number.isFinite(this.from) ? this.from : 0 });
     this.time = time;
-    this.gateway = new InProcessGateway({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now, STRATEGY_ADDRESS);
+    this.gateway = new InProcessGateway({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now, STRATEGY_ADDRESS, shared.validator);
     this.exchange = this.gateway.state.exchange;
     this.engine = this.exchange.engine;
     const byName = new Map<string, number>();
