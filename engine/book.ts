@@ -26,6 +26,7 @@
 import type { Order } from './records.ts';
 import { createPriceIndex, NO_LEVEL, priceDelete, priceGet, priceSet, type PriceIndex } from './price-index.ts';
 import type { SideCode } from './types.ts';
+import { plainRecord } from './plain-record.ts';
 
 export { NO_LEVEL } from './price-index.ts';
 
@@ -65,11 +66,13 @@ export interface Book {
 
 const INITIAL_LEVELS = 64;
 
+const buildBookSide = plainRecord<BookSide>();
+
 export function createBookSide(side: SideCode, capacity = INITIAL_LEVELS): BookSide {
   const free = new Int32Array(capacity);
   // Handle 0 on top of the stack, so that a fresh side hands out 0, 1, 2, ...
   for (let i = 0; i < capacity; i++) free[i] = capacity - 1 - i;
-  return {
+  return buildBookSide({
     side,
     price: new Float64Array(capacity),
     size: new Float64Array(capacity),
@@ -82,11 +85,13 @@ export function createBookSide(side: SideCode, capacity = INITIAL_LEVELS): BookS
     keys: new Float64Array(capacity),
     length: 0,
     byPrice: createPriceIndex(),
-  };
+  });
 }
 
+const buildBook = plainRecord<Book>();
+
 export function createBook(): Book {
-  return { bids: createBookSide(0), asks: createBookSide(1) };
+  return buildBook({ bids: createBookSide(0), asks: createBookSide(1) });
 }
 
 export function bookSide(book: Book, side: SideCode): BookSide {

@@ -31,11 +31,12 @@ import { isLive, spareOrder, type Order } from './order.ts';
 import { createOrderTable, getOrder } from './order-table.ts';
 import { isOutsideRth, updateMark } from './prices.ts';
 import { createSettled, refreshAfterFills } from './risk.ts';
+import { plainRecord } from './plain-record.ts';
 import { createSwitches, takeDue } from './schedule-cancel.ts';
 import { createSequences } from './sequence.ts';
 import { settleDue, startSettlementClock } from './settlement.ts';
-import { createMarketState, DEFAULT_LIMITS, DEFAULT_RISK, invalid, type Engine } from './state.ts';
-import type { Command, CommandResult, DoneResult, EngineConfig, EventSink, InvalidResult, ResultOf, SetOraclePriceCommand } from './types.ts';
+import { createMarketState, DEFAULT_LIMITS, DEFAULT_RISK, invalid, type CommandScratch, type Engine, type EngineWiring, type MarketScratch, type MarketState } from './state.ts';
+import type { Command, CommandResult, DoneResult, EngineConfig, EngineEvent, EventSink, InvalidResult, ResultOf, SetOraclePriceCommand } from './types.ts';
 import { cancelAll, cancelOrder, cancelScope, scheduleCancel } from './commands/cancel.ts';
 import { modifyOrder } from './commands/modify.ts';
 import { batchPlace, placeOrder, triggerTpsl } from './commands/place.ts';
@@ -44,15 +45,14 @@ import { validAccountRef } from './commands/validate.ts';
 
 export { DEFAULT_LIMITS, DEFAULT_RISK, type Engine, type MarketState } from './state.ts';
 
-export function createEngine(config: EngineConfig, sink: EventSink = () => {}): Engine {
+export function createEngine(config: EngineConfig, sink: EventSink = ignoreEvents): Engine {
   const risk = { ...DEFAULT_RISK, ...config.risk };
   checkFeeTiers(risk.feeTiers);
-  const orders = createOrderTable();
-  const engine: Engine = {
+  const engine = buildEngine({
     markets: new Map(),
     bySlot: [],
     accounts: createAccountIndex(),
-    orders,
+    orders: createOrderTable(),
     limits: { ...DEFAULT_LIMITS, ...config.limits },
     risk,
     time: 0,
@@ -71,26 +71,58 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
     nonces: new Set(),
     nextSettlementAt: 0,
     markEpoch: 0,
-    wiring: { sink, hooks: undefined as unknown as MatchHooks, lookup: (id) => getOrder(orders, id), onFee: undefined, records: undefined, onRecords: undefined },
-    scratch: {
-      markets: [],
-      touchedMarkets: [],
-      touchedCount: 0,
-      taker: null,
-      takerMarket: null,
-      liquidating: undefined,
-      riskQueue: [],
-      riskQueueCount: 0,
-      ended: [],
-      endedCount: 0,
-      makerSettled: createSettled(),
-      takerSettled: createSettled(),
-    },
-  };
-  // The hooks close over the engine they serve.
-  engine.wiring.hooks = matchHooks(engine);
+    wiring: undefined as unknown as EngineWiring,
+    scratch: new Scratch(),
+  });
+  engine.wiring = new Wiring(engine, sink);
   for (const def of config.markets) createMarketState(engine, compileMarket(def));
   return engine;
+}
+
+function ignoreEvents(): void {}
+
+/*
+ * The engine's root is built by a builder (plain-record.ts), its wiring and command scratch by
+ * classes, rather than object literals, and what the wiring calls is shared code: an engine is
+ * built once per backtest, and a literal that runs once per backtest has V8 widen its fields'
+ * types the second time it runs (its boilerplate is built then), discarding the code the first
+ * backtest optimized. Per-engine closures as call targets (the order lookup, the match hooks,
+ * the record sink) made a second engine's first commands deoptimize their callers ("wrong call
+ * target"). Wiring and scratch are not state (images leave them out), so they may be classes.
+ */
+const buildEngine = plainRecord<Engine>();
+
+class Wiring implements EngineWiring {
+  sink: EventSink;
+  hooks: MatchHooks;
+  readonly lookup: (id: number) => Order | undefined;
+  onFee: EngineWiring['onFee'] = undefined;
+  records: EventRecords | undefined = undefined;
+  onRecords: EngineWiring['onRecords'] = undefined;
+
+  constructor(engine: Engine, sink: EventSink) {
+    this.sink = sink;
+    // The hooks serve this engine (a class: its methods are one function for every engine).
+    this.hooks = matchHooks(engine);
+    // For callers outside the engine: the timers read the order table directly.
+    const orders = engine.orders;
+    this.lookup = (id) => getOrder(orders, id);
+  }
+}
+
+class Scratch implements CommandScratch {
+  markets: MarketScratch[] = [];
+  touchedMarkets: MarketState[] = [];
+  touchedCount = 0;
+  taker: Order | null = null;
+  takerMarket: MarketState | null = null;
+  liquidating: CommandScratch['liquidating'] = undefined;
+  riskQueue: (Account | null)[] = [];
+  riskQueueCount = 0;
+  ended: (Order | null)[] = [];
+  endedCount = 0;
+  makerSettled = createSettled();
+  takerSettled = createSettled();
 }
 
 /**
@@ -101,12 +133,19 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
  * longer called. For consumers that need few event objects or none (the engine benchmark).
  */
 export function useEventRecords(engine: Engine, consumer: (records: EventRecords) => void): void {
-  const records = createEventRecords();
   const wiring = engine.wiring;
-  wiring.records = records;
+  wiring.records = createEventRecords();
   wiring.onRecords = consumer;
   // The events without a record layout of their own ride in the buffer as objects, in order.
-  wiring.sink = (event) => pushObject(records, event);
+  wiring.sink = recordSink;
+}
+
+/**
+ * The record mode's sink: one function for every engine, called as `engine.wiring.sink(event)`,
+ * so `this` is the wiring whose buffer it writes to.
+ */
+function recordSink(this: EngineWiring, event: EngineEvent): void {
+  pushObject(this.records!, event);
 }
 
 /** Applies one command; its events go to the sink before this returns. The result's type is the command's own. */
@@ -263,12 +302,12 @@ function runTimers(engine: Engine): void {
     else settleDue(engine, time);
   }
   if (hasDue(engine.expiry, time)) {
-    for (const order of dueOrders(engine.expiry, time, engine.wiring.lookup)) {
+    for (const order of dueOrders(engine.expiry, time, engine.orders)) {
       unrest(engine, engine.bySlot[order.slot]!, order);
       finish(engine, order, order.status === 'UNTRIGGERED' ? 'TPSL_CANCELED' : 'REJECTED', 'EXPIRED');
     }
   }
-  compactExpiry(engine.expiry, engine.orders.size, engine.wiring.lookup);
+  compactExpiry(engine.expiry, engine.orders);
   if (engine.switches.next <= time) {
     for (const { sw, fires } of takeDue(engine.switches, time)) {
       emitSwitch(engine, sw.account, sw.marketId, fires ? 'fired' : 'capped', sw.deadline);

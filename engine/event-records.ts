@@ -18,6 +18,7 @@
  * it only beyond.
  */
 import type { EngineEvent, FillEvent, OrderEvent, TradesEvent } from './types.ts';
+import { plainRecord } from './plain-record.ts';
 
 export const EV_OBJECT = 0;
 export const EV_ORDER = 1;
@@ -44,15 +45,17 @@ export interface EventRecords {
   levelCount: number;
 }
 
+const buildEventRecords = plainRecord<EventRecords>();
+
 export function createEventRecords(capacity = 64): EventRecords {
-  return {
+  return buildEventRecords({
     count: 0,
     kind: new Uint8Array(capacity),
     num: new Float64Array(capacity * NUM),
     ref: new Array<unknown>(capacity * REF).fill(undefined),
     levels: new Float64Array(256),
     levelCount: 0,
-  };
+  });
 }
 
 /** Starts record `count` of `kind`, growing the buffer when full; returns its index. */

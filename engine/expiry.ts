@@ -13,6 +13,8 @@
  * Determinism: `dueOrders` returns orders in (goodTilTime, orderId) order.
  */
 import type { Order } from './order.ts';
+import { getOrder, type OrderTable } from './order-table.ts';
+import { plainRecord } from './plain-record.ts';
 
 export interface Expiry {
   times: Float64Array;
@@ -20,8 +22,10 @@ export interface Expiry {
   size: number;
 }
 
+const buildExpiry = plainRecord<Expiry>();
+
 export function createExpiry(): Expiry {
-  return { times: new Float64Array(1024), ids: new Float64Array(1024), size: 0 };
+  return buildExpiry({ times: new Float64Array(1024), ids: new Float64Array(1024), size: 0 });
 }
 
 export function addExpiry(expiry: Expiry, order: Order): void {
@@ -36,29 +40,29 @@ export function hasDue(expiry: Expiry, time: number): boolean {
 
 /**
  * Live orders whose goodTilTime is at or before `time`, earliest first (ties by orderId).
- * `lookup` answers the live order for an id (undefined once it ended).
+ * `orders` answers the live order for an id (undefined once it ended).
  */
-export function dueOrders(expiry: Expiry, time: number, lookup: (id: number) => Order | undefined): Order[] {
+export function dueOrders(expiry: Expiry, time: number, orders: OrderTable): Order[] {
   const out: Order[] = [];
   while (expiry.size > 0 && expiry.times[0]! <= time) {
     const gtt = expiry.times[0]!;
     const id = expiry.ids[0]!;
     pop(expiry);
-    const order = lookup(id);
+    const order = getOrder(orders, id);
     // Duplicates (an order re-rested with the same goodTilTime) resolve to one entry here.
     if (order !== undefined && order.goodTilTime === gtt && (out.length === 0 || out[out.length - 1] !== order)) out.push(order);
   }
   return out;
 }
 
-/** Rebuilds the heap from live orders when stale entries dominate. */
-export function compactExpiry(expiry: Expiry, liveCount: number, lookup: (id: number) => Order | undefined): void {
-  if (expiry.size < 65_536 || expiry.size < 4 * liveCount) return;
+/** Rebuilds the heap from the live orders of `orders` when stale entries dominate. */
+export function compactExpiry(expiry: Expiry, orders: OrderTable): void {
+  if (expiry.size < 65_536 || expiry.size < 4 * orders.size) return;
   const times = expiry.times;
   const ids = expiry.ids;
   let n = 0;
   for (let i = 0; i < expiry.size; i++) {
-    const order = lookup(ids[i]!);
+    const order = getOrder(orders, ids[i]!);
     if (order !== undefined && order.goodTilTime === times[i]) {
       times[n] = times[i]!;
       ids[n] = ids[i]!;

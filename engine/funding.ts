@@ -12,6 +12,8 @@
  * receivers' round down, so one settlement never pays out more than it takes; the remainder
  * (a few quantums) goes to the insurance fund and the sum is exactly zero.
  */
+import { plainRecord } from './plain-record.ts';
+
 export const HOUR_US = 3_600_000_000;
 const SAMPLE_US = 1_000_000;
 const E12 = 1_000_000_000_000n;
@@ -35,8 +37,10 @@ export interface FundingParams {
   capE12: bigint;
 }
 
+const buildFundingState = plainRecord<FundingState>();
+
 export function createFundingState(): FundingState {
-  return { premiumSum: 0n, samples: 0, lastSampleAt: -Infinity, rate: 0n, nextAt: 0, fixed: false };
+  return buildFundingState({ premiumSum: 0n, samples: 0, lastSampleAt: -Infinity, rate: 0n, nextAt: 0, fixed: false });
 }
 
 export function nextHour(time: number): number {

@@ -29,3 +29,4 @@ export type { Order } from './order.ts';
 export { detachEngine, engineState, graftEngine, type EngineState } from './restore.ts';
 export { ledger, type Ledger } from './ledger.ts';
 export { RESTORED_BY_GRAFT } from './order-record.ts';
+export { plainRecord } from './plain-record.ts';

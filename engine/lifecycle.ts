@@ -20,17 +20,32 @@ import type { OrderStatus, RejectionReason } from './spec.ts';
 import type { Engine, MarketState } from './state.ts';
 import { TIF_ALO, TIF_FOK, TIF_GTT, TIF_IOC, type SideCode } from './types.ts';
 
-/** The hooks matching calls back into the lifecycle with (built once per engine). */
+/**
+ * The hooks matching calls back into the lifecycle with (built once per engine). A class, not
+ * closures over the engine: its methods are the same functions for every engine, so code
+ * optimized while one engine ran stays valid for the next one built in the same thread.
+ */
 export function matchHooks(engine: Engine): MatchHooks {
-  return {
-    onFill: (maker, price, qty) => onFill(engine, maker, price, qty),
-    makerAllowance: reduceAllowance,
-    dropMaker: (maker) => {
-      const ms = engine.scratch.takerMarket!;
-      unrest(engine, ms, maker);
-      finish(engine, maker, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
-    },
-  };
+  return new LifecycleHooks(engine);
+}
+
+class LifecycleHooks implements MatchHooks {
+  constructor(private readonly engine: Engine) {}
+
+  onFill(maker: Order, price: number, qty: number): void {
+    onFill(this.engine, maker, price, qty);
+  }
+
+  makerAllowance(maker: Order): number {
+    return reduceAllowance(maker);
+  }
+
+  dropMaker(maker: Order): void {
+    const engine = this.engine;
+    const ms = engine.scratch.takerMarket!;
+    unrest(engine, ms, maker);
+    finish(engine, maker, 'CANCELED', 'REDUCE_ONLY_WOULD_INCREASE');
+  }
 }
 
 export function newInternalOrder(engine: Engine, account: Account, ms: MarketState, side: SideCode, price: number, size: number, origin: 'LIQUIDATION' | 'ADL'): Order {

@@ -16,6 +16,7 @@ import { LIMITS } from './spec.ts';
 import type { MarketCategory, MarketStatus } from './spec.ts';
 import type { MarketDef } from './types.ts';
 import { bigToUnits, formatUnits, toUnits, unitOf, type Unit } from './units.ts';
+import { plainRecord } from './plain-record.ts';
 
 export interface TickBand {
   /** Exclusive upper bound in ticks; Infinity on the top band. */
@@ -57,6 +58,9 @@ export interface MarketSpec {
   offHoursImfF: number;
 }
 
+const buildMarketSpec = plainRecord<MarketSpec>();
+const buildBand = plainRecord<TickBand>();
+
 /** Builds the integer rules of a market; throws on an inconsistent definition. */
 export function compileMarket(def: MarketDef): MarketSpec {
   if (!Number.isInteger(def.id) || def.id < 0 || def.id > LIMITS.marketIdMax) {
@@ -71,7 +75,7 @@ export function compileMarket(def: MarketDef): MarketSpec {
     if (multiple === null || multiple < 1) throw new Error(`${def.displayName}: tier tick ${tier.tick} is not a multiple of ${def.tickSize}`);
     const upTo = tier.upToPrice === undefined ? Infinity : toUnits(tier.upToPrice, tick);
     if (upTo === null) throw new Error(`${def.displayName}: tier bound ${tier.upToPrice} is not on the tick`);
-    bands.push({ upTo, multiple });
+    bands.push(buildBand({ upTo, multiple }));
   }
   const minSize = toUnits(def.minOrderSize, step);
   const maxSize = toUnits(def.maxOrderSize, step);
@@ -91,7 +95,7 @@ export function compileMarket(def: MarketDef): MarketSpec {
   if (!perQuantum.eq(perQuantum.round(0, Big.roundDown)) || perQuantum.lt(1)) {
     throw new Error(`${def.displayName}: tickSize × stepSize must be a whole multiple of 1e-9 USD`);
   }
-  return {
+  return buildMarketSpec({
     id: def.id,
     def,
     displayName: def.displayName,
@@ -116,7 +120,7 @@ export function compileMarket(def: MarketDef): MarketSpec {
     imfF: Number(fractionPpm(def.initialMarginFraction, def.displayName)) / 1e6,
     mmfF: Number(fractionPpm(def.maintenanceMarginFraction, def.displayName)) / 1e6,
     offHoursImfF: Number(fractionPpm(def.offHoursInitialMarginFraction, def.displayName)) / 1e6,
-  };
+  });
 }
 
 /** A fraction such as "0.016667" in ppm, rounded up (margin is never understated). */

@@ -14,6 +14,7 @@
  */
 import type { Account } from './account.ts';
 import type { ModifyOrderCommand } from './types.ts';
+import { plainRecord } from './plain-record.ts';
 
 export interface PendingModify {
   key: string;
@@ -41,21 +42,25 @@ export interface ModifyBuffer {
   cancels: CancelRing;
 }
 
+const buildModifyBuffer = plainRecord<ModifyBuffer>();
+
 export function createModifyBuffer(): ModifyBuffer {
-  return { pending: new Map(), pendingQueue: [], pendingHead: 0, cancels: createRing(1024) };
+  return buildModifyBuffer({ pending: new Map(), pendingQueue: [], pendingHead: 0, cancels: createRing(1024) });
 }
+
+const buildRing = plainRecord<CancelRing>();
 
 function createRing(capacity: number): CancelRing {
   // Left holey: an unwritten entry reads as undefined anyway, and filling the arrays on every
   // doubling (the ring reaches 512 Ki entries in the engine benchmark) showed in its profile.
-  return {
+  return buildRing({
     accounts: new Array<Account | undefined>(capacity),
     orderIds: new Float64Array(capacity),
     clientIds: new Array<string | undefined>(capacity),
     deadlines: new Float64Array(capacity),
     head: 0,
     count: 0,
-  };
+  });
 }
 
 export function targetKey(account: Account, orderId: number | undefined, clientId: string | undefined): string {

@@ -10,6 +10,8 @@
  * engine benchmark measured Map get/set/delete on numeric keys as one of its larger costs, and a
  * probe into one typed array touches a single cache line (docs/decisions.md).
  */
+import { plainRecord } from './plain-record.ts';
+
 export interface PriceIndex {
   keys: Float64Array;
   values: Int32Array;
@@ -19,8 +21,10 @@ export interface PriceIndex {
 
 export const NO_LEVEL = -1;
 
+const buildPriceIndex = plainRecord<PriceIndex>();
+
 export function createPriceIndex(capacity = 64): PriceIndex {
-  return { keys: new Float64Array(capacity).fill(NaN), values: new Int32Array(capacity).fill(NO_LEVEL), mask: capacity - 1, size: 0 };
+  return buildPriceIndex({ keys: new Float64Array(capacity).fill(NaN), values: new Int32Array(capacity).fill(NO_LEVEL), mask: capacity - 1, size: 0 });
 }
 
 function slotOf(price: number, mask: number): number {

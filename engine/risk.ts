@@ -28,6 +28,7 @@ export type { Settled } from './position.ts';
 import type { RejectionReason } from './spec.ts';
 import type { Engine, MarketState } from './state.ts';
 import type { SideCode } from './types.ts';
+import { plainRecord } from './plain-record.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Pre-trade
@@ -90,8 +91,10 @@ export function queueRisk(engine: Engine, account: Account): void {
 // ---------------------------------------------------------------------------------------------
 // Settlement of a fill
 
+const buildSettled = plainRecord<Settled>();
+
 export function createSettled(): Settled {
-  return { effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, fee: 0n, closedPnl: 0n };
+  return buildSettled({ effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, fee: 0n, closedPnl: 0n });
 }
 
 /**

@@ -15,6 +15,7 @@
  */
 import type { Account } from './account.ts';
 import { LIMITS } from './spec.ts';
+import { plainRecord } from './plain-record.ts';
 
 const US_PER_DAY = 86_400_000_000;
 
@@ -34,8 +35,10 @@ export interface Switches {
   next: number;
 }
 
+const buildSwitches = plainRecord<Switches>();
+
 export function createSwitches(): Switches {
-  return { byKey: new Map(), armedPerWallet: new Map(), fires: new Map(), next: Infinity };
+  return buildSwitches({ byKey: new Map(), armedPerWallet: new Map(), fires: new Map(), next: Infinity });
 }
 
 export function switchKey(account: Account, marketId: number | undefined): string {

@@ -25,6 +25,7 @@ import type { Sequences } from './sequence.ts';
 import type { ErrorType } from './spec.ts';
 import type { EngineLimits, EventSink, InvalidResult, RiskConfig, TradeEntry } from './types.ts';
 import { DEFAULT_FEE_TIERS } from './fees.ts';
+import { plainRecord } from './plain-record.ts';
 
 export const DEFAULT_LIMITS: EngineLimits = {
   openOrdersPerMarket: 1000,
@@ -169,8 +170,11 @@ export interface CommandScratch {
   takerSettled: Settled;
 }
 
+const buildMarketState = plainRecord<MarketState>();
+const buildMarketScratch = plainRecord<MarketScratch>();
+
 export function createMarketState(engine: Engine, spec: MarketSpec): MarketState {
-  const ms: MarketState = {
+  const ms = buildMarketState({
     spec,
     slot: engine.bySlot.length,
     book: createBook(),
@@ -187,11 +191,11 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     openInterest: 0,
     triggers: createMarketTriggers(),
     tpslTriggers: createMarketTriggers(),
-  };
+  });
   engine.markets.set(spec.id, ms);
   engine.bySlot.push(ms);
   addSlot(engine.accounts.table, spec.id);
-  engine.scratch.markets.push({
+  engine.scratch.markets.push(buildMarketScratch({
     touched: false,
     dirtyBids: [],
     dirtyAsks: [],
@@ -200,7 +204,7 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     trades: [],
     tradesTaker: null,
     bboBefore: [0, 0, 0, 0],
-  });
+  }));
   return ms;
 }
 

@@ -7,6 +7,7 @@
  * precomputed unit (mantissa × 10^-scale), which is the hot path of every outgoing event.
  */
 import Big from 'big.js';
+import { plainRecord } from './plain-record.ts';
 
 /** A positive decimal unit such as "0.1" or "0.00001", as mantissa × 10^-scale. */
 export interface Unit {
@@ -18,6 +19,8 @@ export interface Unit {
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
+const buildUnit = plainRecord<Unit>();
+
 /** Parses a unit string; throws on anything that is not a positive decimal (configuration error). */
 export function unitOf(text: string): Unit {
   if (!DECIMAL.test(text)) throw new Error(`not a decimal: ${JSON.stringify(text)}`);
@@ -27,7 +30,7 @@ export function unitOf(text: string): Unit {
   const scale = frac.length;
   const mantissa = Number(big.times(new Big(10).pow(scale)).toFixed(0));
   if (!Number.isSafeInteger(mantissa)) throw new Error(`unit too fine: ${text}`);
-  return { text, big, mantissa, scale };
+  return buildUnit({ text, big, mantissa, scale });
 }
 
 /** Parses a decimal string; null when it is not one. */

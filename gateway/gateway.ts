@@ -37,6 +37,7 @@ import { createReferralState } from './services/referral.ts';
 import { followServices } from './services/follow.ts';
 import { createSchemaValidator } from './contract/validator.ts';
 import { createMarketAttributeTracker } from './read-models/market-attributes.ts';
+import { plainRecord } from '../engine/index.ts';
 
 export interface GatewayOptions {
   /** The engine's markets, risk parameters and limits. */
@@ -56,10 +57,13 @@ export interface GatewayOptions {
   network?: ArcusNetworkName | WalletDomainConfig;
 }
 
+// A builder, not a literal: the state is built once per backtest, and hot code reads it (engine/plain-record.ts).
+const buildGatewayState = plainRecord<GatewayState>();
+
 export function createGateway(options: GatewayOptions): GatewayState {
   // 1. The exchange.
   const exchange = createExchange(options.engine, options.clock, options.limits);
-  const state: GatewayState = {
+  const state = buildGatewayState({
     exchange,
     config: options.config,
     clocks: options.clocks,
@@ -86,7 +90,7 @@ export function createGateway(options: GatewayOptions): GatewayState {
     turns: new Map(),
     network: options.network === undefined ? DEFAULT_NETWORK : networkConfig(options.network),
     validator: createSchemaValidator(),
-  };
+  });
   // 5. One listener, first: read models, then services.
   const services = followServices(state);
   const markets = exchange.engine.markets;

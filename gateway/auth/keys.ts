@@ -9,6 +9,7 @@
  * new record under the key, so whoever watches the map (the journal) sees every change.
  */
 import { LIMITS } from '../../engine/spec.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 export type KeyPermission = 'trade' | 'withdraw';
 
@@ -30,8 +31,10 @@ export interface KeyRegistry {
   byKey: Map<string, ApiKeyRecord>;
 }
 
+const buildKeyRegistry = plainRecord<KeyRegistry>();
+
 export function createKeyRegistry(): KeyRegistry {
-  return { byKey: new Map() };
+  return buildKeyRegistry({ byKey: new Map() });
 }
 
 export function registerKey(registry: KeyRegistry, record: Omit<ApiKeyRecord, 'status'>): ApiKeyRecord {

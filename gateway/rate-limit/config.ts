@@ -17,6 +17,7 @@ import type { PoolsConfig } from './account-pools.ts';
 import { ipBucketRule } from './ip-bucket.ts';
 import type { TokenBucketRule } from './token-bucket.ts';
 import type { WsLimitsConfig } from './ws-limits.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 const MS_PER_MINUTE = 60_000;
 
@@ -72,13 +73,15 @@ export const DEFAULT_WS: WsLimitsConfig = {
   maxFrameBytes: WS_LIMITS.maxFrameBytes,
 };
 
+const buildRateLimitConfig = plainRecord<RateLimitConfig>();
+
 /**
  * The configuration: the interface's numbers unless overridden.
  *
  * @example rateLimitConfig({ ipAllowlist: ['10.0.0.7'], pools: { cancelAllCost: 1 } })
  */
 export function rateLimitConfig(options: RateLimitOptions = {}): RateLimitConfig {
-  return {
+  return buildRateLimitConfig({
     enabled: options.enabled ?? true,
     ipAllowlist: new Set([...(options.ipAllowlist ?? [])].map(normalizeIp)),
     accountLayer: options.accountLayer ?? 'enforce',
@@ -89,7 +92,7 @@ export function rateLimitConfig(options: RateLimitOptions = {}): RateLimitConfig
       startingCap: { ...DEFAULT_POOLS.startingCap, ...options.pools?.startingCap },
     },
     ws: { ...DEFAULT_WS, ...options.ws },
-  };
+  });
 }
 
 /** Lowercase; an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) becomes its IPv4 form. */

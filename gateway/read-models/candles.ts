@@ -29,6 +29,7 @@
  */
 import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
 import { price, size, usd } from '../contract/format.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 const MINUTE_US = 60_000_000;
 const HOUR_US = 60 * MINUTE_US;
@@ -107,8 +108,10 @@ export const LIVE_BARS = 2;
 /** Bars kept per market and timeframe: 3.5 days of 1m bars, above the 1,500-bar page cap. */
 export const DEFAULT_BARS_PER_SERIES = 5000;
 
+const buildCandleStore = plainRecord<CandleStore>();
+
 export function createCandleStore(barsPerSeries = DEFAULT_BARS_PER_SERIES, closed: CandleStore['closed'] = () => undefined): CandleStore {
-  return { series: new Map(), barsPerSeries, closed, keys: new Map() };
+  return buildCandleStore({ series: new Map(), barsPerSeries, closed, keys: new Map() });
 }
 
 function seriesKey(marketId: number, timeframe: CandleTimeframe): string {

@@ -69,43 +69,57 @@ export interface Exchange extends MemoryHistory {
 }
 
 export function createExchange(config: EngineConfig, clock: Clock, limits: Partial<ExchangeLimits> = {}): Exchange {
-  let pending: EngineEvent[] = [];
-  const engine = createEngine(config, (e) => pending.push(e));
-  const exchange: Exchange = {
-    engine,
-    clock,
-    limits: { ...DEFAULT_EXCHANGE_LIMITS, ...limits },
-    orders: new Map(),
-    closed: new Map(),
-    fills: new Map(),
-    trades: new Map(),
-    ledgers: new Map(),
-    // Set right below: the memory store reads the exchange it belongs to.
-    history: undefined as unknown as HistoryStore,
-    listeners: new Set(),
-    onCommand: undefined,
-    submit(command) {
-      // A copy, then a plain store of the time: every command kind passes here, and defining
-      // `time` inside the literal went through V8's runtime at this megamorphic site.
-      const stamped = { ...command } as Command;
-      stamped.time = clock();
-      // Journaled before it runs: a command that throws midway is replayed (and throws) the same
-      // way, and one submitted by a listener lands after the command that caused it.
-      exchange.onCommand?.(stamped);
-      return exchange.applyStamped(stamped) as ResultOf<typeof command>;
-    },
-    applyStamped(command) {
-      const result: CommandResult = apply(engine, command);
-      const events = pending;
-      pending = [];
-      for (const e of events) record(exchange, e);
-      exchange.history.record(events);
-      if (events.length > 0) for (const listener of exchange.listeners) listener(events);
-      return result as ResultOf<typeof command>;
-    },
-  };
-  exchange.history = memoryHistoryStore(exchange);
-  return exchange;
+  return new ExchangeRecord(config, clock, limits);
+}
+
+/**
+ * The exchange: a class, so that `submit` and `applyStamped` are one function for every exchange
+ * built in a thread (a backtest builds one per run) rather than closures made per exchange,
+ * which V8 inlines as constants and must throw away when the next exchange's run calls them.
+ */
+class ExchangeRecord implements Exchange {
+  engine: Engine;
+  clock: Clock;
+  limits: ExchangeLimits;
+  orders = new Map<number, OrderEvent>();
+  closed = new Map<string, number[]>();
+  fills = new Map<string, FillEvent[]>();
+  trades = new Map<number, TradesEvent[]>();
+  ledgers: Ledgers = new Map();
+  history: HistoryStore;
+  listeners = new Set<EventListener>();
+  onCommand: ((command: Command) => void) | undefined = undefined;
+  /** The events of the command being applied, handed on when it returns. */
+  private pending: EngineEvent[] = [];
+
+  constructor(config: EngineConfig, clock: Clock, limits: Partial<ExchangeLimits>) {
+    this.engine = createEngine(config, (e) => this.pending.push(e));
+    this.clock = clock;
+    this.limits = { ...DEFAULT_EXCHANGE_LIMITS, ...limits };
+    // The memory store reads the exchange it belongs to.
+    this.history = memoryHistoryStore(this);
+  }
+
+  submit<S extends Submission>(command: S): ResultOf<S> {
+    // A copy, then a plain store of the time: every command kind passes here, and defining
+    // `time` inside the literal went through V8's runtime at this megamorphic site.
+    const stamped = { ...command } as unknown as Command;
+    stamped.time = this.clock();
+    // Journaled before it runs: a command that throws midway is replayed (and throws) the same
+    // way, and one submitted by a listener lands after the command that caused it.
+    this.onCommand?.(stamped);
+    return this.applyStamped(stamped) as ResultOf<S>;
+  }
+
+  applyStamped<C extends Command>(command: C): ResultOf<C> {
+    const result: CommandResult = apply(this.engine, command);
+    const events = this.pending;
+    this.pending = [];
+    for (const e of events) record(this, e);
+    this.history.record(events);
+    if (events.length > 0) for (const listener of this.listeners) listener(events);
+    return result as ResultOf<C>;
+  }
 }
 
 function push<T>(map: Map<string | number, T[]>, key: string | number, value: T, cap: number): T | undefined {

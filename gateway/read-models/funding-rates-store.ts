@@ -13,6 +13,7 @@
  * - Rates print as plain decimals: 12_500_000 (1e-12 units) → "0.0000125".
  */
 import { formatBig, trimDecimal, type FundingRateEvent } from '../../engine/index.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 export interface FundingRateStore {
   byMarket: Map<number, FundingRateEvent[]>;
@@ -21,8 +22,10 @@ export interface FundingRateStore {
 
 export const DEFAULT_RATES_PER_MARKET = 24 * 366;
 
+const buildFundingRateStore = plainRecord<FundingRateStore>();
+
 export function createFundingRateStore(ratesPerMarket = DEFAULT_RATES_PER_MARKET): FundingRateStore {
-  return { byMarket: new Map(), ratesPerMarket };
+  return buildFundingRateStore({ byMarket: new Map(), ratesPerMarket });
 }
 
 export function recordFundingRate(store: FundingRateStore, e: FundingRateEvent): void {

@@ -26,6 +26,7 @@
 import type { EngineEvent, MarketState } from '../../engine/index.ts';
 import type { Exchange } from './exchange.ts';
 import { marketRecord, marketsById } from './markets.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 export const MARKET_ATTRIBUTE_FIELDS = [
   'marketId',
@@ -61,8 +62,10 @@ export interface MarketAttributeTracker {
 
 const streams = (ms: MarketState): boolean => ms.spec.status === 'ONLINE' && ms.spec.def.regularTradingHours !== null;
 
+const buildTracker = plainRecord<MarketAttributeTracker>();
+
 export function createMarketAttributeTracker(exchange: Exchange): MarketAttributeTracker {
-  const tracker: MarketAttributeTracker = { exchange, sent: new Map(), seq: new Map(), lastBatch: undefined, lastUpdates: [] };
+  const tracker = buildTracker({ exchange, sent: new Map(), seq: new Map(), lastBatch: undefined, lastUpdates: [] });
   for (const ms of exchange.engine.markets.values()) if (streams(ms)) tracker.sent.set(ms.spec.id, JSON.stringify(marketAttributeBlock(ms)));
   return tracker;
 }

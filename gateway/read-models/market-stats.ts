@@ -21,6 +21,7 @@
  */
 import { formatBig, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
 import { price, size } from '../contract/format.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 const MINUTE_US = 60_000_000;
 const WINDOW_MINUTES = 1440;
@@ -49,8 +50,10 @@ export interface MarketStatsStore {
   byMarket: Map<number, MarketTape>;
 }
 
+const buildMarketStatsStore = plainRecord<MarketStatsStore>();
+
 export function createMarketStatsStore(): MarketStatsStore {
-  return { byMarket: new Map() };
+  return buildMarketStatsStore({ byMarket: new Map() });
 }
 
 /** The openTime of the oldest minute inside the window that holds `now`. */

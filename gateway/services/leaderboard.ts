@@ -13,6 +13,7 @@
  * - volume: filled notional (USD); feesPaid: fees charged (rebates count negative); pnl:
  *   realized PnL net of fees (Σ fill closedPnl) plus funding payments received minus paid.
  */
+import { plainRecord } from '../../engine/index.ts';
 export const DAYS_KEPT = 31;
 export const HOURS_KEPT = 25;
 const HOUR_US = 3_600_000_000;
@@ -42,8 +43,10 @@ export interface LeaderboardState {
   wallets: Map<string, WalletTotals>;
 }
 
+const buildLeaderboardState = plainRecord<LeaderboardState>();
+
 export function createLeaderboardState(): LeaderboardState {
-  return { wallets: new Map() };
+  return buildLeaderboardState({ wallets: new Map() });
 }
 
 const zero = (): Totals => ({ volume: 0n, fees: 0n, pnl: 0n });

@@ -20,6 +20,7 @@
  *   counts and markSeen act on the wallet's newest `INBOX_CAP` there — the same replies.
  */
 import type { Refusal } from './referral.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 export const TOKENS_PER_WALLET = 20;
 export const TOKEN_MAX_CHARS = 256;
@@ -70,8 +71,10 @@ export interface NotificationState {
   nextId: number;
 }
 
+const buildNotificationState = plainRecord<NotificationState>();
+
 export function createNotificationState(): NotificationState {
-  return { inboxes: new Map(), nextId: 1 };
+  return buildNotificationState({ inboxes: new Map(), nextId: 1 });
 }
 
 /** The wallet's inbox, enrolling it when it is not yet a subscriber. */

@@ -23,6 +23,7 @@
  *   and how many points it holds (`stored`); the points go to the log, and reads, the `keep`
  *   bound and the all-time thinning act there — the same replies.
  */
+import { plainRecord } from '../../engine/index.ts';
 export interface RangeSpec {
   name: '24h' | '7d' | '30d' | 'allTime';
   /** How far back the range looks, µs (Infinity: all-time). */
@@ -80,8 +81,10 @@ export interface PortfolioState {
   accounts: Map<string, AccountSeries>;
 }
 
+const buildPortfolioState = plainRecord<PortfolioState>();
+
 export function createPortfolioState(): PortfolioState {
-  return { nextSampleAt: 0, accounts: new Map() };
+  return buildPortfolioState({ nextSampleAt: 0, accounts: new Map() });
 }
 
 function seriesOf(ps: PortfolioState, key: string): AccountSeries {

@@ -16,6 +16,7 @@
  * - Bounds: a write has 1-64 keys; a stored document is at most `MAX_DOCUMENT_BYTES` of JSON.
  */
 import type { Refusal } from './referral.ts';
+import { plainRecord } from '../../engine/index.ts';
 
 export const MAX_DOCUMENT_BYTES = 128 * 1024;
 export const MAX_KEYS_PER_WRITE = 64;
@@ -66,8 +67,10 @@ export const PREFERENCE_KEYS: Readonly<Record<string, (v: unknown) => boolean>> 
   isPerpLayoutFlex: isBoolean,
 };
 
+const buildPreferencesState = plainRecord<PreferencesState>();
+
 export function createPreferencesState(): PreferencesState {
-  return { byWallet: new Map() };
+  return buildPreferencesState({ byWallet: new Map() });
 }
 
 export function preferencesOf(ps: PreferencesState, address: string): PreferenceDocument {

@@ -27,6 +27,7 @@
  *   kept for reads; totals are exact whatever was dropped.
  */
 import { randomBytes } from 'node:crypto';
+import { plainRecord } from '../../engine/index.ts';
 
 export interface CommissionTier {
   level: number;
@@ -141,8 +142,10 @@ export interface Refusal {
   error: string;
 }
 
+const buildReferralState = plainRecord<ReferralState>();
+
 export function createReferralState(): ReferralState {
-  return {
+  return buildReferralState({
     affiliates: new Map(),
     codes: new Map(),
     retired: new Set(),
@@ -153,7 +156,7 @@ export function createReferralState(): ReferralState {
     claims: new Map(),
     nextEntryId: 1,
     nextClaimId: 1,
-  };
+  });
 }
 
 /** The code in its stored (upper) case; null when it is not 1-32 of A-Z 0-9 _ -. */

@@ -17,7 +17,7 @@
  *   settle at scheduled simulated times, and the loop lets every such continuation run before
  *   it moves on.
  */
-import { priceToTicks, type Engine, type MarketDef, type MarketSpec } from '../../engine/index.ts';
+import { plainRecord, priceToTicks, type Engine, type MarketDef, type MarketSpec } from '../../engine/index.ts';
 import type { Exchange } from '../../gateway/read-models/exchange.ts';
 import { fundingRateString } from '../../gateway/read-models/funding-rates-store.ts';
 import { statSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { DEFAULT_AGENTS } from '../agents.ts';
 import { startMarket } from '../market.ts';
 import { DEFAULT_PRICES, defaultMarkets } from '../markets.ts';
 import { Agenda } from './agenda.ts';
-import { BacktestClient, InProcessGateway, WRITE_KINDS, type Reply } from './client.ts';
+import { BacktestClient, InProcessGateway, WRITE_KINDS, type Reply, type WriteTransport } from './client.ts';
 import type { MarketDataSource, ReplayEvent } from './data-format.ts';
 import { isZeroLatency, latencyModel, type LatencyModel } from './latency.ts';
 import { openMarketData } from './open-market-data.ts';
@@ -33,9 +33,19 @@ import { OwnFills } from './own-fills.ts';
 import { createQueueModel } from './queue-model.ts';
 import { ReplayBook } from './replay-book.ts';
 import { HOUR_US, ReplayLiquidity, STRATEGY_ADDRESS, type MarketRuntime, type SimTime } from './replay-liquidity.ts';
-import { StrategyBridge, toNumber } from './strategy-bridge.ts';
+import { StrategyBridge, toNumber, type BridgeParts } from './strategy-bridge.ts';
 import { Recorder, type BacktestResult } from './summary.ts';
 import type { BacktestConfig, Strategy, StrategyModule } from './types.ts';
+import type { SchemaValidator } from '../../gateway/contract/validator.ts';
+
+/**
+ * What backtests run one after another in one thread may share (a sweep thread's runs): the
+ * validator that compiles the operations' request schemas, so that each is compiled once per
+ * thread. Shared code, no shared state: a validator keeps only compiled schemas.
+ */
+export interface BacktestShared {
+  validator?: SchemaValidator;
+}
 
 export { STRATEGY_ADDRESS };
 /** 2025-01-01T00:00:00Z, where simulator runs start unless told otherwise. */
@@ -56,7 +66,12 @@ function resolveMarkets(config: BacktestConfig): MarketDef[] {
  * A backtest run. `new Backtest(config, strategy).run()` answers the summary, the fills and the
  * sampled series; `writeOutputs` (summary.ts) writes summary.json and report.html.
  */
-export class Backtest {
+// Records a backtest builds once per run and reads in its loop: built, not literals (engine/plain-record.ts).
+const buildMarketRuntime = plainRecord<MarketRuntime>();
+const buildSimTime = plainRecord<SimTime>();
+const buildBridgeParts = plainRecord<BridgeParts>();
+
+export class Backtest implements WriteTransport {
   readonly config: BacktestConfig;
   private readonly strategy: Strategy;
   private readonly exchange: Exchange;
@@ -77,7 +92,7 @@ export class Backtest {
   private readonly to: number | undefined;
   private events = 0;
 
-  constructor(config: BacktestConfig, strategy: StrategyModule) {
+  constructor(config: BacktestConfig, strategy: StrategyModule, shared: BacktestShared = {}) {
     this.config = config;
     this.strategy = typeof strategy === 'function' ? strategy(config) : strategy;
     const seed = config.seed ?? 1;
@@ -85,16 +100,16 @@ export class Backtest {
     const defs = resolveMarkets(config);
     this.from = config.from ?? (this.replay ? -Infinity : DEFAULT_SIM_START_US);
     this.to = config.to ?? (this.replay ? undefined : this.from + HOUR_US);
-    const time: SimTime = { now: Number.isFinite(this.from) ? this.from : 0 };
+    const time = buildSimTime({ now: Number.isFinite(this.from) ? this.from : 0 });
     this.time = time;
-    this.gateway = new InProcessGateway({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now, STRATEGY_ADDRESS);
+    this.gateway = new InProcessGateway({ markets: defs, ...(config.feeTiers && { risk: { feeTiers: config.feeTiers } }) }, () => time.now, STRATEGY_ADDRESS, shared.validator);
     this.exchange = this.gateway.state.exchange;
     this.engine = this.exchange.engine;
     const byName = new Map<string, number>();
     for (const def of defs) {
       const ms = this.engine.markets.get(def.id)!;
       byName.set(def.displayName, def.id);
-      this.markets.set(def.id, {
+      this.markets.set(def.id, buildMarketRuntime({
         spec: ms.spec,
         book: new ReplayBook(),
         own: [],
@@ -106,15 +121,15 @@ export class Backtest {
         traded: new Map(),
         replayOpened: false,
         tpsl: new Map(),
-      });
+      }));
     }
     this.orderLatency = latencyModel(config.latency?.order, seed * 3 + 1);
     this.cancelLatency = latencyModel(config.latency?.cancel ?? config.latency?.order, seed * 3 + 2);
-    this.client = new BacktestClient(this.gateway, (op, body, kind) => this.write(op, body, kind), STRATEGY_ADDRESS, 0);
+    this.client = new BacktestClient(this.gateway, this, STRATEGY_ADDRESS, 0);
     this.recorder = new Recorder(this.engine, STRATEGY_ADDRESS, 0, config.sampleMs ?? 60_000);
     this.liquidity = new ReplayLiquidity(this.exchange, this.markets, time, this.replay);
     this.ownFills = new OwnFills(this.exchange, this.liquidity, createQueueModel(config.queueModel ?? 'conservative', seed), time);
-    this.bridge = new StrategyBridge({
+    this.bridge = new StrategyBridge(buildBridgeParts({
       strategy: this.strategy,
       client: this.client,
       agenda: this.agenda,
@@ -130,7 +145,7 @@ export class Backtest {
       bookView: config.bookView ?? 'reused',
       params: config.params ?? {},
       countEvent: () => void this.events++,
-    });
+    }));
     this.exchange.listeners.add((events) => this.bridge.onEngineEvents(events));
   }
 
@@ -271,7 +286,8 @@ export class Backtest {
   // -------------------------------------------------------------------------------------------
   // The strategy's writes.
 
-  private write(op: string, body: Record<string, unknown>, kind: 'order' | 'cancel'): Promise<Reply> {
+  /** The client's transport: schedules a strategy write after the order or cancel latency. */
+  write(op: string, body: Record<string, unknown>, kind: 'order' | 'cancel'): Promise<Reply> {
     const latency = (WRITE_KINDS[op] ?? kind) === 'cancel' ? this.cancelLatency(0) : this.orderLatency(0);
     return new Promise<Reply>((resolve) => {
       this.agenda.push(this.now + latency, () => {

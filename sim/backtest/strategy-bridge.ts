@@ -7,7 +7,7 @@
  * `pendingAsync` says a continuation may still run, and the loop calls `settle()` to let every
  * one run before it moves on. A hook's failure fails the run (the first one is rethrown).
  */
-import { formatUnits, type EngineEvent, type FillEvent, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+import { formatUnits, plainRecord, type EngineEvent, type FillEvent, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
 import { formatFill, formatOrder, usd } from '../../gateway/contract/format.ts';
 import { fundingRateString } from '../../gateway/read-models/funding-rates-store.ts';
 import type { Agenda } from './agenda.ts';
@@ -42,6 +42,9 @@ export interface BridgeParts {
   countEvent: () => void;
 }
 
+/** The strategy's context is built once per run and read by its hooks: built, not a literal (engine/plain-record.ts). */
+const buildContext = plainRecord<StrategyContext>();
+
 export class StrategyBridge {
   readonly ctx: StrategyContext;
   /** A hook's continuation may still run: the loop must `settle()`. */
@@ -54,7 +57,7 @@ export class StrategyBridge {
   constructor(private readonly parts: BridgeParts) {
     this.strategy = parts.strategy;
     const specs = (id: number): MarketSpec => this.spec(id);
-    this.ctx = {
+    this.ctx = buildContext({
       client: parts.client,
       now: () => parts.time.now,
       markets: parts.byName,
@@ -64,7 +67,7 @@ export class StrategyBridge {
       setTimer: (delayMs, name) => {
         if (!this.stopped) parts.agenda.push(parts.time.now + Math.max(0, Math.round(delayMs * 1000)), () => this.hook(this.strategy.onTimer, { time: parts.time.now, name }), true);
       },
-    };
+    });
   }
 
   spec(id: number): MarketSpec {
