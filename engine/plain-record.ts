@@ -6,8 +6,8 @@
  * widens the tracked types of the literal's fields (a field that held a Map or a Float64Array now
  * holds "anything"); every optimized function that relied on those types is thrown away. A literal
  * that runs once per backtest therefore discards, at the start of a thread's second backtest,
- * everything the first one optimized around it (docs/decisions-pending/sweep6.md). An object
- * filled by a constructor has no boilerplate: each later one is built by the same stores of the
+ * everything the first one optimized around it (docs/decisions.md "Parameter sweeps
+ * (`sim/sweep/`)"). An object filled by a constructor has no boilerplate: each later one is built by the same stores of the
  * same kinds of values, and optimized code stays valid.
  *
  * Contract: `plainRecord<T>()` answers a builder for one shape (call it once per shape, at module
