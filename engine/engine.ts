@@ -83,6 +83,7 @@ export function createEngine(config: EngineConfig, sink: EventSink = () => {}): 
       riskQueueCount: 0,
       ended: [],
       endedCount: 0,
+      feesPending: 0,
       makerSettled: createSettled(),
       takerSettled: createSettled(),
     },
@@ -113,6 +114,12 @@ export function useEventRecords(engine: Engine, consumer: (records: EventRecords
 export function apply<C extends Command>(engine: Engine, command: C): ResultOf<C>;
 export function apply(engine: Engine, command: Command): CommandResult {
   const result = applyCommand(engine, command);
+  // Here rather than in applyCommand: its early returns may follow fills the timers made.
+  const scratch = engine.scratch;
+  if (scratch.feesPending !== 0) {
+    engine.feesCollected += BigInt(scratch.feesPending);
+    scratch.feesPending = 0;
+  }
   const records = engine.wiring.records;
   if (records !== undefined && records.count > 0) {
     engine.wiring.onRecords!(records);
