@@ -126,7 +126,7 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   out.feeF = feeF;
   out.fee = fee;
   out.closedPnlF = closedF;
-  if (closedF !== closedF) out.closedPnl = out.realized - (feeF === feeF ? BigInt(feeF) : fee);
+  if (closedF !== closedF) out.closedPnl = (out.realizedF === out.realizedF ? BigInt(out.realizedF) : out.realized) - (feeF === feeF ? BigInt(feeF) : fee);
   const sign = feeF === feeF ? feeF : fee > 0n ? 1 : fee < 0n ? -1 : 0;
   if (sign !== 0) {
     if (feeF === feeF) {

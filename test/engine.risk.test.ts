@@ -291,6 +291,20 @@ describe('positions and PnL: positionEffect per fill; closedPnl = realized − f
     expect(quoteOf(account(h, ALICE))).toBe(100n * USD + realized - open.fee - close.fee);
   });
 
+  it('a round trip whose fee is beyond the exact doubles (notional · fee ppm ≥ 2^53) still closes realized − fee', () => {
+    const h = harness({ fund: false });
+    deposit(h, ALICE, 20_000n);
+    deposit(h, BOB, 20_000n);
+    deposit(h, CAROL, 20_000n);
+    // 1,000 units at 100 USD: 1e14 quote quantums, times a fee in ppm is past 2^53.
+    const open = fillOf(buyFrom(h, ALICE, BOB, 1000, 1_000_000), ALICE);
+    const close = fillOf(sellTo(h, ALICE, CAROL, 1037, 1_000_000), ALICE);
+    expect(close.fee * 1_000_000n).toBeGreaterThan(2n ** 53n);
+    const realized = 37n * 1_000_000n * VALUE_MUL;
+    expect(close.closedPnl + close.fee).toBe(realized);
+    expect(quoteOf(account(h, ALICE))).toBe(20_000n * USD + realized - open.fee - close.fee);
+  });
+
   it('a partial close releases basis pro rata and keeps the average entry of what is left', () => {
     const h = harness();
     buyFrom(h, ALICE, BOB, 1000, 3000);
