@@ -12,7 +12,7 @@
 import type { FeeTier } from './types.ts';
 import type { Account, Order } from './records.ts';
 import { AccountMarket } from './position.ts';
-import { createRiskTable, ensureRow, findRow, ISOLATED, LISTED, OPEN_ORDERS, openOrdersAt, reserveAccounts, SIZE, sizeAt, W, type RiskTable } from './risk-table.ts';
+import { AW, createRiskTable, ensureRow, findRow, ISOLATED, LISTED, OPEN_ORDERS, openOrdersAt, QUOTE_PENDING, reserveAccounts, SIZE, sizeAt, W, type RiskTable } from './risk-table.ts';
 
 export type { Account } from './records.ts';
 
@@ -103,6 +103,29 @@ export function getOrCreateAccount(accounts: AccountIndex, address: string, inde
     accounts.all.push(account);
   }
   return account;
+}
+
+/** The account's balance (netQuoteBalance), quote quantums: `quote` plus what fills added since the last fold. */
+export function quoteOf(account: Account): bigint {
+  const pending = account.table.accountSums[account.id * AW + QUOTE_PENDING]!;
+  return pending === 0 ? account.quote : account.quote + BigInt(pending);
+}
+
+/**
+ * Adds `amount`, an exact integer double, to the balance: to the pending double while the sum
+ * stays below 2^52 in magnitude (every such sum is exact), else to the bigint.
+ */
+export function addQuoteExact(account: Account, amount: number): void {
+  const sums = account.table.accountSums;
+  const at = account.id * AW + QUOTE_PENDING;
+  const pending = sums[at]!;
+  const sum = pending + amount;
+  if (sum < PENDING_MAX && sum > -PENDING_MAX) {
+    sums[at] = sum;
+    return;
+  }
+  account.quote += BigInt(pending) + BigInt(amount);
+  sums[at] = 0;
 }
 
 /** Signed position of the account in a market slot, quantums (0 if it never traded there). */
@@ -204,7 +227,7 @@ function addDayVolume(account: Account, day: number, value: bigint): void {
   account.lifetimeVolumeBase += value;
 }
 
-/** Adds a fee the account paid (a positive fee) to its lifetime total; `feeF` as in addVolume. */
+/** Adds a fee the account paid (a positive fee) to its lifetime total; `feeF` as in addVolume (`fee` is read only when it is NaN). */
 export function addFeePaid(account: Account, fee: bigint, feeF: number): void {
   if (feeF === feeF) {
     const sum = account.feesPending + feeF;
@@ -213,7 +236,7 @@ export function addFeePaid(account: Account, fee: bigint, feeF: number): void {
       return;
     }
   }
-  account.lifetimeFeesPaidBase += BigInt(account.feesPending) + fee;
+  account.lifetimeFeesPaidBase += BigInt(account.feesPending) + (feeF === feeF ? BigInt(feeF) : fee);
   account.feesPending = 0;
 }
 

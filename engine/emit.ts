@@ -6,15 +6,15 @@
  * sequence numbers its channel needs (sequence.ts). Book changes are collected per command
  * (`touch` / `markDirty`) and leave as one delta per market with absolute level sizes.
  */
-import type { Account } from './account.ts';
+import { quoteOf, type Account } from './account.ts';
 import { bestPrice, bestSize, levelSizeAt, type BookSide } from './book.ts';
 import type { Order } from './order.ts';
-import type { AccountMarket } from './position.ts';
+import { closedPnlOf, settledFee, type AccountMarket, type Settled } from './position.ts';
 import { COST_F, costAt, isExact, ISOLATED, LEVERAGE, REALIZED_F, realizedPnlAt, SIZE, SLOT, W, type RiskTable } from './risk-table.ts';
 import { nextGlobal } from './sequence.ts';
-import { EV_BBO, EV_BOOK, EV_FILL, EV_ORDER, EV_POSITION, EV_TRADES, nextRecord, NUM, REF, reserveLevels, type EventRecords } from './event-records.ts';
-import type { LeverageRejectReason, OrderStatus, PositionEffect, RejectionReason } from './spec.ts';
-import type { EngineEvent, RejectedResult, SideCode, TransferEvent } from './types.ts';
+import { EV_BBO, EV_BOOK, EV_FILL, EV_ORDER, EV_POSITION, EV_TRADES, nextRecord, NUM, REF, reserveLevels, reserveTrades, tradeEntry, TRADE_NUM, TRADE_REF, type EventRecords } from './event-records.ts';
+import type { LeverageRejectReason, OrderStatus, RejectionReason } from './spec.ts';
+import type { EngineEvent, RejectedResult, SideCode, TradeEntry, TransferEvent } from './types.ts';
 import type { Engine, MarketState } from './state.ts';
 
 export function markDirty(engine: Engine, ms: MarketState, side: SideCode, price: number): void {
@@ -45,7 +45,7 @@ export function flush(engine: Engine): void {
   for (let i = 0; i < scratch.touchedCount; i++) {
     const ms = touched[i]!;
     const mw = scratch.markets[ms.slot]!;
-    if (mw.trades.length > 0) emitTrades(engine, ms);
+    if (mw.tradeCount > 0) emitTrades(engine, ms);
     mw.tradesTaker = null;
     const records = engine.wiring.records;
     if (records !== undefined) {
@@ -233,7 +233,7 @@ function recordOrder(engine: Engine, r: EventRecords, o: Order, status: OrderSta
   f[x + 8] = o.parentOrderId;
 }
 
-export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: number, price: number, qty: number, role: 'MAKER' | 'TAKER', fee: bigint, closedPnl: bigint, positionEffect: PositionEffect): void {
+export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: number, price: number, qty: number, role: 'MAKER' | 'TAKER', settled: Settled): void {
   const account = o.account;
   const r = engine.wiring.records;
   if (r !== undefined) {
@@ -253,9 +253,14 @@ export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: num
     f[x + 2] = role;
     n[p + 11] = o.size;
     n[p + 12] = o.remaining;
-    f[x + 3] = fee;
-    f[x + 4] = closedPnl;
-    f[x + 5] = positionEffect;
+    // Fee and closed PnL as their exact doubles when there are (eventAt makes the bigints), else the bigints.
+    const feeF = settled.feeF;
+    n[p + 14] = feeF;
+    f[x + 3] = feeF === feeF ? undefined : settled.fee;
+    const closedF = settled.closedPnlF;
+    n[p + 13] = closedF;
+    f[x + 4] = closedF === closedF ? undefined : settled.closedPnl;
+    f[x + 5] = settled.effect;
     f[x + 6] = engine.scratch.liquidating;
     return;
   }
@@ -277,9 +282,9 @@ export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: num
     role,
     orderSize: o.size,
     remaining: o.remaining,
-    fee,
-    closedPnl,
-    positionEffect,
+    fee: settledFee(settled),
+    closedPnl: closedPnlOf(settled),
+    positionEffect: settled.effect,
     liquidation: engine.scratch.liquidating,
   });
 }
@@ -287,15 +292,24 @@ export function emitFill(engine: Engine, ms: MarketState, o: Order, tradeId: num
 export function emitTrades(engine: Engine, ms: MarketState): void {
   const mw = engine.scratch.markets[ms.slot]!;
   const taker = mw.tradesTaker!;
+  const count = mw.tradeCount;
+  mw.tradeCount = 0;
   const r = engine.wiring.records;
   if (r !== undefined) {
     const i = marketRecord(engine, r, EV_TRADES, ms);
     r.num[i * NUM + 4] = taker.id;
     r.num[i * NUM + 5] = taker.side;
-    r.ref[i * REF] = mw.trades;
-    mw.trades = [];
+    const start = reserveTrades(r, count);
+    r.num[i * NUM + 6] = start;
+    r.num[i * NUM + 7] = count;
+    const nums = mw.tradeNums;
+    const refs = mw.tradeRefs;
+    for (let k = 0; k < count * TRADE_NUM; k++) r.trades[start * TRADE_NUM + k] = nums[k]!;
+    for (let k = 0; k < count * TRADE_REF; k++) r.tradeRefs[start * TRADE_REF + k] = refs[k];
     return;
   }
+  const entries: TradeEntry[] = [];
+  for (let k = 0; k < count; k++) entries.push(tradeEntry(mw.tradeNums, mw.tradeRefs, k));
   engine.wiring.sink({
     type: 'trades',
     globalSeq: nextGlobal(engine.seq),
@@ -304,9 +318,8 @@ export function emitTrades(engine: Engine, ms: MarketState): void {
     marketId: ms.spec.id,
     takerOrderId: taker.id,
     takerSide: taker.side,
-    entries: mw.trades,
+    entries,
   });
-  mw.trades = [];
 }
 
 export function rejectCommand(engine: Engine, account: Account, command: 'cancelOrder' | 'modifyOrder', marketId: number, orderId: number | undefined, clientId: string | undefined, reason: RejectionReason): RejectedResult {
@@ -364,7 +377,7 @@ export function emitTransfer(
     operationId,
     kind,
     amount,
-    netQuoteBalance: account.quote,
+    netQuoteBalance: quoteOf(account),
     status,
     rejectReason,
     counterpartyIndex,

@@ -121,6 +121,7 @@ class Scratch implements CommandScratch {
   riskQueueCount = 0;
   ended: (Order | null)[] = [];
   endedCount = 0;
+  feesPending = 0;
   makerSettled = createSettled();
   takerSettled = createSettled();
 }
@@ -152,6 +153,12 @@ function recordSink(this: EngineWiring, event: EngineEvent): void {
 export function apply<C extends Command>(engine: Engine, command: C): ResultOf<C>;
 export function apply(engine: Engine, command: Command): CommandResult {
   const result = applyCommand(engine, command);
+  // Here rather than in applyCommand: its early returns may follow fills the timers made.
+  const scratch = engine.scratch;
+  if (scratch.feesPending !== 0) {
+    engine.feesCollected += BigInt(scratch.feesPending);
+    scratch.feesPending = 0;
+  }
   const records = engine.wiring.records;
   if (records !== undefined && records.count > 0) {
     engine.wiring.onRecords!(records);

@@ -13,11 +13,12 @@
  * runs the differential stream both ways), so a consumer that needs objects makes them, and one
  * that does not (the engine benchmark) reads the numbers.
  *
- * Fields that may be undefined, strings and bigints go to `ref`; cost and realized PnL are
- * stored as their double when it is exact (below 2^52, risk-table.ts), with the bigint beside
- * it only beyond.
+ * Fields that may be undefined, strings and bigints go to `ref`; a position's cost and realized
+ * PnL and a fill's fee and closed PnL are stored as their double when it is exact (below 2^52,
+ * risk-table.ts, money.ts), with the bigint beside it only beyond. A trades event's entries sit
+ * in a pool of their own (`trades`, `tradeRefs`; the record names the first and the count).
  */
-import type { EngineEvent, FillEvent, OrderEvent, TradesEvent } from './types.ts';
+import type { EngineEvent, FillEvent, OrderEvent, TradeEntry } from './types.ts';
 import { plainRecord } from './plain-record.ts';
 
 export const EV_OBJECT = 0;
@@ -43,9 +44,17 @@ export interface EventRecords {
   /** Book deltas' flat [price, size] pairs, `levelCount` doubles in use. */
   levels: Float64Array;
   levelCount: number;
+  /** Trades events' entries: TRADE_NUM numbers and TRADE_REF references each, `tradeCount` in use. */
+  trades: Float64Array;
+  tradeRefs: unknown[];
+  tradeCount: number;
 }
 
 const buildEventRecords = plainRecord<EventRecords>();
+
+/** Numbers and references per trade entry, here and in the engine's per-market scratch (state.ts). */
+export const TRADE_NUM = 6;
+export const TRADE_REF = 2;
 
 export function createEventRecords(capacity = 64): EventRecords {
   return buildEventRecords({
@@ -55,6 +64,9 @@ export function createEventRecords(capacity = 64): EventRecords {
     ref: new Array<unknown>(capacity * REF).fill(undefined),
     levels: new Float64Array(256),
     levelCount: 0,
+    trades: new Float64Array(16 * TRADE_NUM),
+    tradeRefs: new Array<unknown>(16 * TRADE_REF).fill(undefined),
+    tradeCount: 0,
   });
 }
 
@@ -91,6 +103,37 @@ export function reserveLevels(r: EventRecords, n: number): number {
   return at;
 }
 
+/** Makes room for `n` more trade entries; returns the index of the first. */
+export function reserveTrades(r: EventRecords, n: number): number {
+  const at = r.tradeCount;
+  if ((at + n) * TRADE_NUM > r.trades.length) {
+    let capacity = r.trades.length / TRADE_NUM;
+    while (capacity < at + n) capacity *= 2;
+    const trades = new Float64Array(capacity * TRADE_NUM);
+    trades.set(r.trades.subarray(0, at * TRADE_NUM));
+    r.trades = trades;
+    for (let i = r.tradeRefs.length; i < capacity * TRADE_REF; i++) r.tradeRefs.push(undefined);
+  }
+  r.tradeCount = at + n;
+  return at;
+}
+
+/** Trade entry `k` of numbers and references laid out TRADE_NUM / TRADE_REF per entry. */
+export function tradeEntry(nums: ArrayLike<number>, refs: ArrayLike<unknown>, k: number): TradeEntry {
+  const n = k * TRADE_NUM;
+  const x = k * TRADE_REF;
+  return {
+    tradeId: nums[n]!,
+    price: nums[n + 1]!,
+    size: nums[n + 2]!,
+    makerOrderId: nums[n + 3]!,
+    makerAddress: refs[x] as string,
+    makerAccountIndex: nums[n + 4]!,
+    takerAddress: refs[x + 1] as string,
+    takerAccountIndex: nums[n + 5]!,
+  };
+}
+
 /** An event the record mode keeps as an object (the cold kinds). */
 export function pushObject(r: EventRecords, event: EngineEvent): void {
   const i = nextRecord(r, EV_OBJECT);
@@ -105,6 +148,7 @@ export function pushObject(r: EventRecords, event: EngineEvent): void {
 export function clearRecords(r: EventRecords): void {
   r.count = 0;
   r.levelCount = 0;
+  r.tradeCount = 0;
 }
 
 /** The `type` of record i without building it. */
@@ -175,8 +219,8 @@ export function eventAt(r: EventRecords, i: number): EngineEvent {
         role: f[x + 2] as 'MAKER' | 'TAKER',
         orderSize: n[o + 11]!,
         remaining: n[o + 12]!,
-        fee: f[x + 3] as bigint,
-        closedPnl: f[x + 4] as bigint,
+        fee: n[o + 14] === n[o + 14] ? BigInt(n[o + 14]!) : (f[x + 3] as bigint),
+        closedPnl: n[o + 13] === n[o + 13] ? BigInt(n[o + 13]!) : (f[x + 4] as bigint),
         positionEffect: f[x + 5] as FillEvent['positionEffect'],
         liquidation: f[x + 6] as FillEvent['liquidation'],
       };
@@ -234,9 +278,15 @@ export function eventAt(r: EventRecords, i: number): EngineEvent {
         marketId: n[o + 3]!,
         takerOrderId: n[o + 4]!,
         takerSide: n[o + 5] as OrderEvent['side'],
-        entries: f[x] as TradesEvent['entries'],
+        entries: tradeEntries(r, n[o + 6]!, n[o + 7]!),
       };
     default:
       throw new Error(`unknown event record kind ${kind}`);
   }
+}
+
+function tradeEntries(r: EventRecords, first: number, count: number): TradeEntry[] {
+  const out: TradeEntry[] = [];
+  for (let k = first; k < first + count; k++) out.push(tradeEntry(r.trades, r.tradeRefs, k));
+  return out;
 }

@@ -23,7 +23,7 @@ export { isTransitionAllowed, ORDER_TRANSITIONS } from './order.ts';
 export { accountView, withdrawable, type AccountView } from './risk.ts';
 export { crossRisk, isolatedRisk, marginPrice, type CrossRisk } from './margin.ts';
 export { DEFAULT_FEE_TIERS, tierFor } from './fees.ts';
-export { accountOrders, activeMarkets, findAccount, lifetimeFeesPaid, lifetimeVolume, marketOf, positionOf, rollingVolume, touchedMarkets, type Account } from './account.ts';
+export { accountOrders, activeMarkets, findAccount, lifetimeFeesPaid, lifetimeVolume, marketOf, positionOf, quoteOf, rollingVolume, touchedMarkets, type Account } from './account.ts';
 export type { AccountMarket } from './position.ts';
 export type { Order } from './order.ts';
 export { detachEngine, engineState, graftEngine, type EngineState } from './restore.ts';

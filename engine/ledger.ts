@@ -14,7 +14,7 @@
  * instead of at cost it reads the same, since Σ size = 0 in every market: Σ unrealized PnL =
  * −Σ cost, so Σ equity (quote + isolated + unrealized) + outside = deposited − withdrawn too.
  */
-import { marketOf } from './account.ts';
+import { marketOf, quoteOf } from './account.ts';
 import { marginPrice, unrealized } from './margin.ts';
 import type { Engine } from './state.ts';
 
@@ -55,7 +55,7 @@ export function ledger(engine: Engine): Ledger {
   let unrealizedPnl = 0n;
   for (const account of engine.accounts.values()) {
     count++;
-    quote += account.quote;
+    quote += quoteOf(account);
     for (let slot = 0; slot < engine.bySlot.length; slot++) {
       const am = marketOf(account, slot);
       if (am === undefined) continue;

@@ -10,6 +10,7 @@
 import { linkOrder, unlinkOrder, type Account } from './account.ts';
 import { crosses, insertOrder, NO_LEVEL, removeOrder } from './book.ts';
 import { emitFill, emitOrder, emitPositionRow, emitTrades, markDirty, touch } from './emit.ts';
+import { TRADE_NUM, TRADE_REF } from './event-records.ts';
 import { findRow } from './risk-table.ts';
 import { addExpiry } from './expiry.ts';
 import { fillableQty, matchTaker, MATCH_SELF_TRADE, type MatchHooks } from './matching.ts';
@@ -201,27 +202,28 @@ export function onFill(engine: Engine, maker: Order, price: number, qty: number)
   queueRisk(engine, maker.account);
   queueRisk(engine, taker.account);
   const tradeId = engine.nextTradeId++;
-  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled.fee, makerSettled.closedPnl, makerSettled.effect);
-  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled.fee, takerSettled.closedPnl, takerSettled.effect);
+  emitFill(engine, ms, maker, tradeId, price, qty, 'MAKER', makerSettled);
+  emitFill(engine, ms, taker, tradeId, price, qty, 'TAKER', takerSettled);
   // settleFill made both rows.
   const t = maker.account.table;
   emitPositionRow(engine, maker.account, t, findRow(t, maker.account.id, ms.slot));
   emitPositionRow(engine, taker.account, t, findRow(t, taker.account.id, ms.slot));
   const mw = scratch.markets[ms.slot]!;
   if (mw.tradesTaker !== taker) {
-    if (mw.trades.length > 0) emitTrades(engine, ms);
+    if (mw.tradeCount > 0) emitTrades(engine, ms);
     mw.tradesTaker = taker;
   }
-  mw.trades.push({
-    tradeId,
-    price,
-    size: qty,
-    makerOrderId: maker.id,
-    makerAddress: maker.account.address,
-    makerAccountIndex: maker.account.index,
-    takerAddress: taker.account.address,
-    takerAccountIndex: taker.account.index,
-  });
+  const k = mw.tradeCount++;
+  const nums = mw.tradeNums;
+  const at = k * TRADE_NUM;
+  nums[at] = tradeId;
+  nums[at + 1] = price;
+  nums[at + 2] = qty;
+  nums[at + 3] = maker.id;
+  nums[at + 4] = maker.account.index;
+  nums[at + 5] = taker.account.index;
+  mw.tradeRefs[k * TRADE_REF] = maker.account.address;
+  mw.tradeRefs[k * TRADE_REF + 1] = taker.account.address;
   if (maker.remaining === 0) {
     finish(engine, maker, 'FILLED', undefined);
   } else {

@@ -18,7 +18,7 @@
  *    covered by the fund.
  * Isolated positions liquidate alone, against their own pool.
  */
-import { accountMarket, activeMarkets, rollingVolume, type Account } from './account.ts';
+import { accountMarket, activeMarkets, quoteOf, rollingVolume, type Account } from './account.ts';
 import { emitAdl, emitFill, emitLiquidation, emitOrder, emitPosition } from './emit.ts';
 import { tierFor } from './fees.ts';
 import { crossedTriggers, compactTriggers } from './liquidation-index.ts';
@@ -80,14 +80,14 @@ function liquidateScope(engine: Engine, account: Account, isolated: AccountMarke
     .map((am) => ({ am, value: notional(am.size, marginPrice(engine.bySlot[am.slot]!), engine.bySlot[am.slot]!.spec.valueMul) }))
     .sort((a, b) => (a.value > b.value ? -1 : a.value < b.value ? 1 : a.am.slot - b.am.slot));
   let closedNotional = 0n;
-  const quoteBefore = account.quote;
+  const quoteBefore = quoteOf(account);
   for (const { am, value } of byNotional) {
     if (am.size === 0) continue;
     closePosition(engine, account, engine.bySlot[am.slot]!, am, isolated);
     closedNotional += value;
   }
   // What is left of the scope: the whole cross balance, or what the isolated pool released.
-  const left = isolated === undefined ? account.quote : account.quote - quoteBefore;
+  const left = isolated === undefined ? quoteOf(account) : quoteOf(account) - quoteBefore;
   if (left > 0n) {
     // A surplus pays the fund its penalty; the rest stays with the account.
     const cap = (closedNotional * engine.risk.liquidationPenaltyPpm) / 1_000_000n;
@@ -175,6 +175,6 @@ function adlFill(engine: Engine, ms: MarketState, liquidated: Order, counter: Or
     order.remaining -= qty;
     order.filled += qty;
     order.filledValue += price * qty;
-    emitFill(engine, ms, order, tradeId, price, qty, order === counter ? 'MAKER' : 'TAKER', settled.fee, settled.closedPnl, settled.effect);
+    emitFill(engine, ms, order, tradeId, price, qty, order === counter ? 'MAKER' : 'TAKER', settled);
   }
 }

@@ -15,11 +15,11 @@
  * - account equity (the account record's `equity`) = cross equity + Σ isolated equity.
  * Requirements round up, so margin is never understated.
  */
-import { marketOf, type Account } from './account.ts';
+import { marketOf, quoteOf, type Account } from './account.ts';
 import type { MarketSpec } from './market.ts';
 import { AccountMarket, createAccountMarket } from './position.ts';
 import {
-  AW, CACHE_EPOCH, COST_F, EQ_F, findRow, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, QUOTE_F, SIZE, SLOT,
+  AW, CACHE_EPOCH, COST_F, EQ_F, findRow, IM_F, ISOLATED, LEVERAGE, LISTED, MM_F, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, QUOTE_BASE_F, QUOTE_BASE_R, QUOTE_F, QUOTE_PENDING, QUOTE_PENDING_B, SIZE, SLOT,
   SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM, W,
 } from './risk-table.ts';
 
@@ -93,7 +93,7 @@ export interface CrossRisk {
  * pre-trade check) without touching state.
  */
 export function crossRisk(account: Account, markets: readonly PricedMarket[], extra?: { slot: number; buy: number; sell: number; price: number }): CrossRisk {
-  let equity = account.quote;
+  let equity = quoteOf(account);
   let initial = 0n;
   let maintenance = 0n;
   let extraDone = extra === undefined;
@@ -216,16 +216,53 @@ export function crossRiskF(account: Account, markets: readonly PricedMarket[], e
   }
   // Comparing the bigint with the one last converted is a pointer check while the balance has
   // not changed, which spares reading the bigint itself (a cache miss on a cold account).
+  // Fills change only the pending double: then the total is the converted bigint plus it,
+  // without a bigint operation while both stay exact.
   if (account.quoteB !== account.quote) {
     account.quoteB = account.quote;
-    sums[a + QUOTE_F] = Number(account.quote);
+    convertBase(sums, a, account.quote);
   }
+  if (sums[a + QUOTE_PENDING_B] !== sums[a + QUOTE_PENDING]) convertBalance(sums, a, account.quote);
   const out = SCRATCH_F;
   out.equity = sums[a + QUOTE_F]! + sums[a + SUM_EQ]!;
   out.initial = initial;
   out.maintenance = sums[a + SUM_MM]!;
   return out;
 }
+
+/**
+ * After `quote` changed: its nearest double and the residual (risk-table.ts QUOTE_BASE_R), and
+ * QUOTE_PENDING_B cleared so that QUOTE_F is converted again.
+ */
+function convertBase(sums: Float64Array, a: number, quote: bigint): void {
+  const base = Number(quote);
+  sums[a + QUOTE_BASE_F] = base;
+  let residual = NaN;
+  if (base < Infinity && base > -Infinity) {
+    residual = Number(quote - BigInt(base));
+    if (!(residual <= RESIDUAL_MAX && residual >= -RESIDUAL_MAX)) residual = NaN;
+  }
+  sums[a + QUOTE_BASE_R] = residual;
+  sums[a + QUOTE_PENDING_B] = NaN;
+}
+
+const RESIDUAL_MAX = 2 ** 51;
+
+/**
+ * Sets QUOTE_F to `Number(quote + BigInt(pending))`, the balance as the nearest double: the base
+ * double plus the exact sum of residual and pending (|residual| ≤ 2^51, |pending| < 2^52: exact),
+ * one correctly rounded addition, as `Number` rounds; the bigint sum only when the residual is
+ * not exact. It writes the sums rather than returning the double: a double returned by a call V8
+ * does not inline is a heap number per call.
+ */
+function convertBalance(sums: Float64Array, a: number, quote: bigint): void {
+  const pending = sums[a + QUOTE_PENDING]!;
+  sums[a + QUOTE_PENDING_B] = pending;
+  const residual = sums[a + QUOTE_BASE_R]!;
+  if (residual === residual) sums[a + QUOTE_F] = sums[a + QUOTE_BASE_F]! + (residual + pending);
+  else sums[a + QUOTE_F] = Number(quote + BigInt(pending));
+}
+
 
 /**
  * crossRiskF's one result object, overwritten by every call: the hot path reads it at once, and

@@ -174,17 +174,37 @@ export function createAccountMarket(slot: number, marketId: number): AccountMark
 
 /** One side's settlement of a fill (risk.ts `settleFill`); reused per side through the command scratch. */
 export interface Settled extends FillOutcome {
+  /** The fee as an exact double, NaN when it was computed in bigint only; then `fee` holds it (and only then: risk.ts `settledFee`). */
+  feeF: number;
   fee: bigint;
-  /** Realized PnL minus the fee: what the fill adds to the balance (the fill's closedPnl). */
+  /**
+   * Realized PnL minus the fee: what the fill adds to the balance (the fill's closedPnl), as an
+   * exact double, NaN when it was computed in bigint only; then `closedPnl` holds it (and only
+   * then: read it through risk.ts `closedPnlOf`).
+   */
+  closedPnlF: number;
   closedPnl: bigint;
+}
+
+/** A settled fill's closed PnL as a bigint (made here when the exact double stands for it). */
+export function closedPnlOf(s: Settled): bigint {
+  return s.closedPnlF === s.closedPnlF ? BigInt(s.closedPnlF) : s.closedPnl;
+}
+
+/** A settled fill's fee as a bigint (made here when the exact double stands for it). */
+export function settledFee(s: Settled): bigint {
+  return s.feeF === s.feeF ? BigInt(s.feeF) : s.fee;
 }
 
 export interface FillOutcome {
   effect: PositionEffect;
-  /** Realized PnL of the closing part (0 for opening fills), quote quantums. */
-  realized: bigint;
-  /** `realized` as an exact double (money.ts), NaN when it was computed in bigint only. */
+  /**
+   * Realized PnL of the closing part (0 for opening fills), quote quantums, as an exact double
+   * (money.ts), NaN when it was computed in bigint only; then `realized` holds it (and only then:
+   * no bigint is made for an exact double).
+   */
   realizedF: number;
+  realized: bigint;
   closedQty: number;
 }
 
@@ -238,11 +258,10 @@ export function applyFill(t: RiskTable, row: number, side: SideCode, qty: number
   if (releasedF === releasedF && closingF === closingF) {
     // A long sells to close: proceeds minus basis. A short buys to close: basis minus cost.
     const realizedF = buy ? releasedF - closingF : closingF - releasedF;
-    out.realized = BigInt(realizedF);
     out.realizedF = realizedF;
     const totalF = isExact(realizedBefore) ? exactInteger(realizedBefore + realizedF) : NaN;
     if (totalF === totalF) r[o + REALIZED_F] = totalF;
-    else setMoney(r, o + REALIZED_F, t.realizedPnl, row, moneyAt(realizedBefore, t.realizedPnl[row]!) + out.realized);
+    else setMoney(r, o + REALIZED_F, t.realizedPnl, row, moneyAt(realizedBefore, t.realizedPnl[row]!) + BigInt(realizedF));
     if (qty > open) {
       // Opening part of a flip: the rest of the value, exact as the difference of two exact values.
       const openingF = valueF - closingF;

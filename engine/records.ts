@@ -76,7 +76,12 @@ export interface Account {
   table: RiskTable;
   /** Rows of the markets with a position, live orders or an isolated pool: what margin sums over. */
   active: number[];
-  /** Collateral plus realized PnL, minus fees, funding and interest (netQuoteBalance). */
+  /**
+   * Collateral plus realized PnL, minus fees, funding and interest (netQuoteBalance), less what
+   * fills added since the last fold (the risk table's QUOTE_PENDING, an exact double: a fill then
+   * changes the balance without a bigint). Read the balance through `quoteOf` (account.ts);
+   * writers may add to `quote` directly (the sum stays true).
+   */
   quote: bigint;
   netDeposits: bigint;
   /** False until the first deposit: such an account "has no activity yet" (404 upstream). */
@@ -121,7 +126,8 @@ export interface Account {
   riskQueued: boolean;
   /**
    * The balance last converted to the double in the risk table's account sums (margin.ts
-   * `crossRiskF`): that double is `quote` while `quoteB` is the current `quote`.
+   * `crossRiskF`): that double is the balance while `quoteB` is the current `quote` and the
+   * sums' QUOTE_PENDING_B is their current QUOTE_PENDING.
    */
   quoteB: bigint;
   /**

@@ -19,7 +19,7 @@ import type { Order } from './order.ts';
 import { adoptOrder } from './order-record.ts';
 import { liveOrders, type OrderTable } from './order-table.ts';
 import { AccountMarket } from './position.ts';
-import { addSlot, createRiskTable, ensureRow, reserveAccounts, type RiskTable } from './risk-table.ts';
+import { addSlot, AW, createRiskTable, ensureRow, reserveAccounts, type RiskTable } from './risk-table.ts';
 import type { Engine, MarketState } from './state.ts';
 import type { SideCode } from './types.ts';
 
@@ -102,8 +102,8 @@ export function graftEngine(live: Engine, image: EngineState): void {
 /**
  * Gives the image's orders their class back, and fills in what an image written before a layout
  * change lacks: orders with every field their own (order-record.ts), books whose levels were linked
- * records (now typed-array records by handle, book.ts), the pending parts of the accounts' lifetime
- * tallies, and the risk table (images before it held per-market records and float margin sums on
+ * records (now typed-array records by handle, book.ts), the pending parts of the accounts' balance
+ * and lifetime tallies, and the risk table (images before it held per-market records and float margin sums on
  * the accounts: `tableOfRecords`).
  */
 function upgrade(engine: Engine): void {
@@ -118,6 +118,7 @@ function upgrade(engine: Engine): void {
   // Live orders off the book (untriggered TPSL) had a null level.
   for (const order of liveOrders(engine.orders)) if ((order.level as number | null) === null) order.level = NO_LEVEL;
   for (const account of engine.accounts.all) {
+    // The balance was one bigint before fills added to a pending exact double (account.ts).
     // Lifetime tallies were bigint fields before they had a pending exact double (account.ts).
     if (account.lifetimeVolumeBase === undefined) {
       const old = account as unknown as Slots;
@@ -132,8 +133,26 @@ function upgrade(engine: Engine): void {
       delete old.lifetimeFeesPaid;
     }
   }
-  if (!('markets' in (engine.accounts.all[0] ?? {}))) return;
+  if (!('markets' in (engine.accounts.all[0] ?? {}))) {
+    restrideSums(engine);
+    return;
+  }
   engine.accounts.table = tableOfRecords(engine);
+}
+
+/**
+ * Account sums of an image written when they were 8 doubles per account (before the pending
+ * balance, risk-table.ts QUOTE_PENDING) take the current stride; the new slots start at 0 (nothing
+ * pending) and the balance is converted again at the next margin check (`quoteB` reset).
+ */
+function restrideSums(engine: Engine): void {
+  const t = engine.accounts.table;
+  const OLD_AW = 8;
+  if (t.accountSums.length === t.accountCapacity * AW || t.accountSums.length !== t.accountCapacity * OLD_AW) return;
+  const sums = new Float64Array(t.accountCapacity * AW);
+  for (let a = 0; a < t.accountCapacity; a++) sums.set(t.accountSums.subarray(a * OLD_AW, (a + 1) * OLD_AW), a * AW);
+  t.accountSums = sums;
+  for (const account of engine.accounts.all) account.quoteB = 0n;
 }
 
 /** The per-market record of an image written before the risk table (one object per account and market). */

@@ -40,14 +40,30 @@ export const TRIGGER_VERSION = 13;
 export const SLOT = 14;
 export const REALIZED_F = 15;
 
-/** Doubles per account in `accountSums`. */
-export const AW = 8;
+/** Doubles per account in `accountSums` (8 before the pending balance: restore.ts re-strides such images). */
+export const AW = 10;
 export const SUM_EPOCH = 0;
 export const SUM_EQ = 1;
 export const SUM_IM = 2;
 export const SUM_MM = 3;
 export const SUM_CHANGES = 4;
 export const QUOTE_F = 5;
+/** QUOTE_PENDING when QUOTE_F was last converted (margin.ts `crossRiskF`). */
+export const QUOTE_PENDING_B = 6;
+/** `Number(quoteB)`: the account's `quote` bigint as the nearest double. */
+export const QUOTE_BASE_F = 7;
+/**
+ * What fills added to the balance since the last fold, an exact integer double below 2^52 in
+ * magnitude: the balance is `quote` + this (account.ts `quoteOf`). Kept here rather than on the
+ * account: a double field of an object is a box of its own, one more cache line per fill.
+ */
+export const QUOTE_PENDING = 8;
+/**
+ * `quoteB − QUOTE_BASE_F` as a double (the rounding residual of the conversion, at most 2^51 in
+ * magnitude for balances below 2^104; NaN beyond): QUOTE_BASE_F + (residual + QUOTE_PENDING) is
+ * then one correctly rounded addition of exact operands, i.e. `Number(quote + pending)`.
+ */
+export const QUOTE_BASE_R = 9;
 
 export interface RiskTable {
   /** Market slots: the stride of `rowIndex`. */

@@ -14,15 +14,18 @@
  *   whether it is below maintenance now.
  * The book and matching never import this module.
  */
-import { addFeePaid, addVolume, feeTier, marketRow, positionOf, refreshActive, type Account } from './account.ts';
+import { addFeePaid, addQuoteExact, addVolume, feeTier, marketRow, positionOf, quoteOf, refreshActive, type Account } from './account.ts';
 import { fee as feeOf, feeExact } from './fees.ts';
 import { addTrigger, triggerPrice } from './liquidation-index.ts';
 import { withinPositionCap } from './market.ts';
 import { beginChange, clearlyAbove, crossRisk, crossRiskF, endChange, isolatedRisk, marginPrice, maintenanceMargin, positionInitialMargin, unrealized, type CrossRisk } from './margin.ts';
 import type { Order } from './order.ts';
 import { mulExact } from './money.ts';
-import { AccountMarket, applyFill, type Settled } from './position.ts';
-import { findRow, ISOLATED, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable } from './risk-table.ts';
+import { AccountMarket, applyFill, closedPnlOf, settledFee, type Settled } from './position.ts';
+import { AW, findRow, ISOLATED, OPEN_BUY, OPEN_ORDERS, OPEN_SELL, QUOTE_PENDING, SIZE, SLOT, TRIGGER, TRIGGER_VERSION, W, type RiskTable } from './risk-table.ts';
+
+/** Bound of the pending balance (account.ts `addQuoteExact`). */
+const PENDING_MAX = 2 ** 52;
 
 export type { Settled } from './position.ts';
 import type { RejectionReason } from './spec.ts';
@@ -94,7 +97,7 @@ export function queueRisk(engine: Engine, account: Account): void {
 const buildSettled = plainRecord<Settled>();
 
 export function createSettled(): Settled {
-  return buildSettled({ effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, fee: 0n, closedPnl: 0n });
+  return buildSettled({ effect: 'OPEN_LONG', realized: 0n, realizedF: 0, closedQty: 0, feeF: 0, fee: 0n, closedPnlF: 0, closedPnl: 0n });
 }
 
 /**
@@ -117,25 +120,44 @@ export function settleFill(engine: Engine, account: Account, ms: MarketState, si
   const tier = feeTier(engine.risk.feeTiers, account, engine.time);
   // ADL is a forced transfer of positions, not a trade anyone chose: no fee.
   const ppm = role === 'ADL' ? 0 : role === 'MAKER' ? tier.makerFeePpm : tier.takerFeePpm;
+  // Fee and closed PnL as exact doubles when they are (the common case: no bigint made); the
+  // bigints only otherwise (`feeOf`, `closedPnlOf` make them for whoever needs one).
   const feeF = feeExact(valueF, ppm);
-  const fee = feeF === feeF ? (feeF === 0 ? 0n : BigInt(feeF)) : feeOf(value ?? BigInt(valueF), ppm);
-  const closedPnl = feeF === feeF && out.realizedF === out.realizedF ? BigInt(out.realizedF - feeF) : out.realized - fee;
+  const fee = feeF === feeF ? 0n : feeOf(value ?? BigInt(valueF), ppm);
+  const closedF = feeF === feeF && out.realizedF === out.realizedF ? out.realizedF - feeF : NaN;
+  out.feeF = feeF;
   out.fee = fee;
-  out.closedPnl = closedPnl;
-  // The sign of the exact double when there is one: the bigint itself is fresh, no need to read it.
+  out.closedPnlF = closedF;
+  if (closedF !== closedF) out.closedPnl = (out.realizedF === out.realizedF ? BigInt(out.realizedF) : out.realized) - (feeF === feeF ? BigInt(feeF) : fee);
   const sign = feeF === feeF ? feeF : fee > 0n ? 1 : fee < 0n ? -1 : 0;
   if (sign !== 0) {
-    engine.feesCollected += fee;
+    if (feeF === feeF) {
+      // Into the command's pending fee sum (engine.ts folds it into feesCollected at the end of
+      // the command); feesCollected itself when the sum would leave the exact range.
+      const scratch = engine.scratch;
+      const sum = scratch.feesPending + feeF;
+      if (sum < PENDING_MAX && sum > -PENDING_MAX) scratch.feesPending = sum;
+      else engine.feesCollected += BigInt(feeF);
+    } else {
+      engine.feesCollected += fee;
+    }
     if (sign > 0) addFeePaid(account, fee, feeF);
     const onFee = engine.wiring.onFee;
-    if (onFee !== undefined) onFee(account, fee, engine.time);
+    if (onFee !== undefined) onFee(account, settledFee(out), engine.time);
   }
   addVolume(account, value ?? 0n, valueF, engine.time);
   if (t.rows[o + ISOLATED] === 1) {
-    t.isolatedMargin[row] = t.isolatedMargin[row]! + closedPnl;
+    t.isolatedMargin[row] = t.isolatedMargin[row]! + closedPnlOf(out);
     settleIsolatedPool(engine, account, ms, after, before);
+  } else if (closedF === closedF) {
+    // addQuoteExact, inline: a double passed to a call V8 does not inline is a heap number.
+    const sums = t.accountSums;
+    const at = account.id * AW + QUOTE_PENDING;
+    const sum = sums[at]! + closedF;
+    if (sum < PENDING_MAX && sum > -PENDING_MAX) sums[at] = sum;
+    else addQuoteExact(account, closedF);
   } else {
-    account.quote += closedPnl;
+    account.quote += out.closedPnl;
   }
   if (before === 0 && after !== 0) ms.holders.add(account);
   else if (before !== 0 && after === 0) ms.holders.delete(account);
@@ -344,7 +366,8 @@ function exactSlack(engine: Engine, account: Account): bigint {
 export function withdrawable(engine: Engine, account: Account): bigint {
   const cross = crossRisk(account, engine.bySlot);
   const free = cross.equity - cross.initial;
-  const cap = account.quote < free ? account.quote : free;
+  const quote = quoteOf(account);
+  const cap = quote < free ? quote : free;
   return cap > 0n ? cap : 0n;
 }
 
@@ -387,7 +410,7 @@ export function accountView(engine: Engine, account: Account): AccountView {
     }
   }
   return {
-    netQuoteBalance: account.quote,
+    netQuoteBalance: quoteOf(account),
     equity: equity + accrued,
     freeCollateral: cross.equity + accrued - cross.initial > 0n ? cross.equity + accrued - cross.initial : 0n,
     netDeposits: account.netDeposits,

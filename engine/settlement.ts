@@ -15,7 +15,7 @@ import { closeHour, fundingPayment, HOUR_US, nextHour } from './funding.ts';
 import { liquidate } from './liquidation.ts';
 import { refreshTriggers } from './risk.ts';
 import type { Engine } from './state.ts';
-import { marketOf, type Account } from './account.ts';
+import { marketOf, quoteOf, type Account } from './account.ts';
 
 const US_PER_YEAR = 365n * 24n * 3_600_000_000n;
 
@@ -62,8 +62,9 @@ function settleHour(engine: Engine): void {
     engine.insuranceFund -= sum;
   }
   for (const account of engine.accounts.all) {
-    if (account.quote >= 0n) continue;
-    const payment = (-account.quote * engine.risk.borrowRatePpmPerYear * BigInt(HOUR_US) + US_PER_YEAR * 1_000_000n - 1n) / (US_PER_YEAR * 1_000_000n);
+    const quote = quoteOf(account);
+    if (quote >= 0n) continue;
+    const payment = (-quote * engine.risk.borrowRatePpmPerYear * BigInt(HOUR_US) + US_PER_YEAR * 1_000_000n - 1n) / (US_PER_YEAR * 1_000_000n);
     if (payment === 0n) continue;
     account.quote -= payment;
     engine.lendingVault += payment;

@@ -23,7 +23,7 @@ import type { OrderTable } from './order-table.ts';
 import type { Switches } from './schedule-cancel.ts';
 import type { Sequences } from './sequence.ts';
 import type { ErrorType } from './spec.ts';
-import type { EngineLimits, EventSink, InvalidResult, RiskConfig, TradeEntry } from './types.ts';
+import type { EngineLimits, EventSink, InvalidResult, RiskConfig } from './types.ts';
 import { DEFAULT_FEE_TIERS } from './fees.ts';
 import { plainRecord } from './plain-record.ts';
 
@@ -82,7 +82,15 @@ export interface MarketScratch {
   dirtyAsks: number[];
   dirtyBidCount: number;
   dirtyAskCount: number;
-  trades: TradeEntry[];
+  /**
+   * The public trades of the current taker, as numbers: TRADE_NUM per entry (tradeId, price,
+   * size, makerOrderId, makerAccountIndex, takerAccountIndex) and TRADE_REF references (maker and
+   * taker address); the first `tradeCount` are current. The trades event's entries are made from
+   * them (emit.ts), or copied into the event records, which make none.
+   */
+  tradeNums: number[];
+  tradeRefs: string[];
+  tradeCount: number;
   tradesTaker: Order | null;
   bboBefore: [number, number, number, number];
 }
@@ -166,6 +174,12 @@ export interface CommandScratch {
   ended: (Order | null)[];
   endedCount: number;
   /** Both sides' settlement of the fill in progress; read before the next fill overwrites them. */
+  /**
+   * Positive and negative fees of this command's fills as an exact double sum, folded into
+   * `feesCollected` when the command ends (engine.ts `apply`): one bigint per command instead
+   * of one per fill side.
+   */
+  feesPending: number;
   makerSettled: Settled;
   takerSettled: Settled;
 }
@@ -201,7 +215,9 @@ export function createMarketState(engine: Engine, spec: MarketSpec): MarketState
     dirtyAsks: [],
     dirtyBidCount: 0,
     dirtyAskCount: 0,
-    trades: [],
+    tradeNums: [],
+    tradeRefs: [],
+    tradeCount: 0,
     tradesTaker: null,
     bboBefore: [0, 0, 0, 0],
   }));

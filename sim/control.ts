@@ -9,7 +9,7 @@
 import Big from 'big.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { priceToTicks } from '../engine/index.ts';
+import { priceToTicks, quoteOf } from '../engine/index.ts';
 import { LIMITS } from '../engine/spec.ts';
 import { normalizeAddress } from '../gateway/auth/index.ts';
 import { price, usd } from '../gateway/contract/format.ts';
@@ -85,7 +85,7 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
       const result = exchange.submit({ type: 'deposit', address, accountIndex, amount: quantums });
       if (result.kind !== 'transfer') return reply.code(400).send({ error: 'deposit refused' });
       const account = exchange.engine.accounts.get(`${address}/${accountIndex}`)!;
-      return { address, accountIndex, amount: usd(quantums), netQuoteBalance: usd(account.quote), operationId: result.operationId };
+      return { address, accountIndex, amount: usd(quantums), netQuoteBalance: usd(quoteOf(account)), operationId: result.operationId };
     });
 
     sim.post('/sim/apiKeys', {

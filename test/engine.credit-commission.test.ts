@@ -1,3 +1,4 @@
+import { quoteOf } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import { touchedMarkets } from '../engine/account.ts';
 import type { Engine, TransferEvent } from '../engine/index.ts';
@@ -7,7 +8,7 @@ import { ALICE, BOB, CAROL, harness } from './support/engine-fixture.ts';
 function held(engine: Engine): bigint {
   let total = engine.insuranceFund - engine.risk.insuranceFund + engine.feesCollected + engine.lendingVault;
   for (const account of engine.accounts.values()) {
-    total += account.quote;
+    total += quoteOf(account);
     for (const am of touchedMarkets(account)) total += am.isolatedMargin - am.cost;
   }
   return total;
@@ -24,12 +25,12 @@ describe('creditCommission moves money from the fees collected to the account, c
     trade(h);
     const fees = h.engine.feesCollected;
     expect(fees).toBeGreaterThan(0n);
-    const before = h.engine.accounts.get(`${CAROL}/0`)!.quote;
+    const before = quoteOf(h.engine.accounts.get(`${CAROL}/0`)!);
     h.take();
     const result = h.run({ type: 'creditCommission', address: CAROL, accountIndex: 0, amount: fees / 2n });
     expect(result).toMatchObject({ kind: 'transfer', transferStatus: 'COMPLETED' });
     expect(h.engine.feesCollected).toBe(fees - fees / 2n);
-    expect(h.engine.accounts.get(`${CAROL}/0`)!.quote).toBe(before + fees / 2n);
+    expect(quoteOf(h.engine.accounts.get(`${CAROL}/0`)!)).toBe(before + fees / 2n);
     const transfers = h.take().filter((e): e is TransferEvent => e.type === 'transfer');
     expect(transfers).toMatchObject([{ kind: 'referralClaim', status: 'COMPLETED', amount: fees / 2n, address: CAROL, netQuoteBalance: before + fees / 2n }]);
     expect(held(h.engine)).toBe(h.engine.deposited - h.engine.withdrawn);
@@ -39,12 +40,12 @@ describe('creditCommission moves money from the fees collected to the account, c
     const h = harness();
     trade(h);
     const fees = h.engine.feesCollected;
-    const before = h.engine.accounts.get(`${CAROL}/0`)!.quote;
+    const before = quoteOf(h.engine.accounts.get(`${CAROL}/0`)!);
     h.take();
     const result = h.run({ type: 'creditCommission', address: CAROL, accountIndex: 0, amount: fees + 1n });
     expect(result).toMatchObject({ kind: 'transfer', transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FEE_POOL' });
     expect(h.engine.feesCollected).toBe(fees);
-    expect(h.engine.accounts.get(`${CAROL}/0`)!.quote).toBe(before);
+    expect(quoteOf(h.engine.accounts.get(`${CAROL}/0`)!)).toBe(before);
     expect(h.take().filter((e) => e.type === 'transfer')).toMatchObject([{ kind: 'referralClaim', status: 'REJECTED' }]);
   });
 

@@ -1,21 +1,26 @@
 /**
  * The exact double fast path for fill money (engine/money.ts) against the bigint formulas it
  * stands in for: equal integers wherever it answers, NaN (bigint fallback) elsewhere; and the
- * fee tier kept without bigint comparisons (account.ts `feeTier`) against `tierFor`, and the
- * lifetime tallies kept partly in exact doubles against plain bigint sums.
+ * fee tier kept without bigint comparisons (account.ts `feeTier`) against `tierFor`, the
+ * lifetime tallies and the balance kept partly in exact doubles against plain bigint sums, and
+ * the balance's double (crossRiskF) against `Number` of the bigint sum.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   addFeePaid,
+  addQuoteExact,
   addVolume,
   createAccountIndex,
   feeTier,
   getOrCreateAccount,
   lifetimeFeesPaid,
   lifetimeVolume,
+  quoteOf,
   rollingVolume,
 } from '../engine/account.ts';
+import { crossRiskF } from '../engine/margin.ts';
+import { AW, QUOTE_F, QUOTE_PENDING } from '../engine/risk-table.ts';
 import { fee, feeExact, tierFor } from '../engine/fees.ts';
 import { exactNumber, floorDivExact, mulExact } from '../engine/money.ts';
 import { applyFill, createAccountMarket, type FillOutcome } from '../engine/position.ts';
@@ -36,8 +41,8 @@ function bothPaths(): (buy: boolean, qty: number, value: bigint, valueF: number)
     applyFill(fast.t, fast.row, buy ? 0 : 1, qty, value, valueF, a);
     applyFill(slow.t, slow.row, buy ? 0 : 1, qty, value, NaN, b);
     expect([fast.size, fast.cost, fast.costF, fast.realizedPnl]).toEqual([slow.size, slow.cost, slow.costF, slow.realizedPnl]);
-    expect([a.effect, a.realized, a.closedQty]).toEqual([b.effect, b.realized, b.closedQty]);
-    if (a.realizedF === a.realizedF) expect(BigInt(a.realizedF)).toBe(a.realized);
+    const realized = (x: FillOutcome): bigint => (x.realizedF === x.realizedF ? BigInt(x.realizedF) : x.realized);
+    expect([a.effect, realized(a), a.closedQty]).toEqual([b.effect, realized(b), b.closedQty]);
     expect(fast.costF).toBe(Number(fast.cost));
   };
 }
@@ -206,6 +211,50 @@ describe('the double fast path and the bigint path agree at the 2^52 / 2^53 boun
         }
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('the balance as a double: a bigint part and a pending exact double (account.ts, margin.ts crossRiskF)', () => {
+  // Balances from a few quantums to far beyond 2^53 (the bench funds 1e16), pending sums below 2^52.
+  const quote = fc.oneof(
+    fc.bigInt({ min: -(2n ** 40n), max: 2n ** 40n }),
+    fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }),
+    fc.bigInt({ min: -(2n ** 110n), max: 2n ** 110n }),
+  );
+  const pending = fc.oneof(fc.integer({ min: -(2 ** 20), max: 2 ** 20 }), fc.integer({ min: -(2 ** 52) + 1, max: 2 ** 52 - 1 }));
+
+  it('crossRiskF converts quote + pending to the same double as Number(quote + pending), across balance and pending changes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), quote, pending), { minLength: 1, maxLength: 8 }), (steps) => {
+        const index = createAccountIndex();
+        const account = getOrCreateAccount(index, '0xa', 0);
+        const sums = index.table.accountSums;
+        for (const [setQuote, q, p] of steps) {
+          if (setQuote) account.quote = q;
+          sums[account.id * AW + QUOTE_PENDING] = p;
+          crossRiskF(account, [], 0);
+          expect(sums[account.id * AW + QUOTE_F]).toBe(Number(quoteOf(account)));
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('addQuoteExact keeps quoteOf equal to the bigint sum, folding into the bigint at the 2^52 bound', () => {
+    fc.assert(
+      fc.property(quote, fc.array(pending, { maxLength: 20 }), (start, amounts) => {
+        const account = getOrCreateAccount(createAccountIndex(), '0xa', 0);
+        account.quote = start;
+        let expected = start;
+        for (const amount of amounts) {
+          addQuoteExact(account, amount);
+          expected += BigInt(amount);
+          expect(quoteOf(account)).toBe(expected);
+          expect(Math.abs(account.table.accountSums[account.id * AW + QUOTE_PENDING]!)).toBeLessThan(2 ** 52);
+        }
+      }),
+      { numRuns: 1_000 },
     );
   });
 });

@@ -5,7 +5,8 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, type EngineState } from '../engine/index.ts';
+import { engineState, graftEngine, lifetimeFeesPaid, lifetimeVolume, quoteOf, type EngineState } from '../engine/index.ts';
+import { AW, QUOTE_PENDING } from '../engine/risk-table.ts';
 import type { Engine } from '../engine/index.ts';
 import { levelCount, type BookSide } from '../engine/book.ts';
 import type { Order } from '../engine/order.ts';
@@ -98,6 +99,18 @@ function linkedSide(side: BookSide): unknown {
   return { side: side.side, levels, byPrice: { keys: new Float64Array(64).fill(NaN), values: [], mask: 63, size: 0 } };
 }
 
+/** The same further trading on the original and on the engine its image was grafted into gives the same events. */
+function runsOnAlike(original: Harness, restored: Harness, seed: number): void {
+  restored.time = original.time;
+  original.take();
+  restored.take();
+  trade(original, seed, 400);
+  trade(restored, seed, 400);
+  const events = original.take();
+  expect(events.filter((e) => e.type === 'fill').length).toBeGreaterThan(50);
+  expect(restored.take()).toEqual(events);
+}
+
 describe('restore: a grafted image runs on as the original', () => {
   for (const old of [false, true]) {
     it(old ? 'an image of the layout before order records, typed-array levels, level keys and account-level margin sums' : 'an image of this layout', () => {
@@ -111,16 +124,34 @@ describe('restore: a grafted image runs on as the original', () => {
       expect(live.length).toBeGreaterThan(0);
       // Every order has its class back, its fields packed as this version keeps them.
       for (const order of live) expect(order instanceof OrderRecord && !Object.hasOwn(order, 'side') && !Object.hasOwn(order, 'updatedAt')).toBe(true);
-      restored.time = original.time;
-      original.take();
-      restored.take();
-      trade(original, 2, 400);
-      trade(restored, 2, 400);
-      const events = original.take();
-      expect(events.filter((e) => e.type === 'fill').length).toBeGreaterThan(50);
-      expect(restored.take()).toEqual(events);
+      runsOnAlike(original, restored, 2);
     });
   }
+});
+
+describe('restore: an image whose account sums have 8 doubles per account (before the pending balance)', () => {
+  it('re-strides the sums, keeps every balance and runs on as the original', () => {
+    const original = harness();
+    trade(original, 3, 400);
+    const img = image(original.engine);
+    // What such an image held: the whole balance in `quote`, sums of 8 doubles, slots 6-7 unused.
+    const t = img.accounts.table;
+    const sums = new Float64Array(t.accountCapacity * 8);
+    let pending = 0;
+    for (const account of img.accounts.all) {
+      const at = account.id * AW;
+      if (t.accountSums[at + QUOTE_PENDING] !== 0) pending++;
+      account.quote += BigInt(t.accountSums[at + QUOTE_PENDING]!);
+      sums.set(t.accountSums.subarray(at, at + 6), account.id * 8);
+    }
+    expect(pending).toBeGreaterThan(0);
+    t.accountSums = sums;
+    const restored = harness();
+    graftEngine(restored.engine, img);
+    expect(restored.engine.accounts.table.accountSums.length).toBe(t.accountCapacity * AW);
+    for (const account of restored.engine.accounts.all) expect(quoteOf(account)).toBe(quoteOf(original.engine.accounts.all[account.id]!));
+    runsOnAlike(original, restored, 4);
+  });
 });
 
 describe('engineState: the durable data as plain data, built without touching the engine', () => {

@@ -19,6 +19,7 @@
  * maintenance rule applies to every account, cross side and isolated position, after every
  * command, without exemptions.
  */
+import { quoteOf } from '../engine/account.ts';
 import { positionOf, touchedMarkets } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -367,7 +368,7 @@ function moneyRule(run: Run): string[] {
   const engine = run.engine;
   let held = 0n;
   for (const a of engine.accounts.values()) {
-    held += a.quote;
+    held += quoteOf(a);
     for (const am of touchedMarkets(a)) held += am.isolatedMargin - am.cost;
   }
   const outside = engine.insuranceFund - run.initialFund + engine.feesCollected + engine.lendingVault;

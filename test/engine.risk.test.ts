@@ -9,6 +9,7 @@
  *
  * Engine bugs found while writing these are kept at the bottom as regressions.
  */
+import { quoteOf } from '../engine/account.ts';
 import { marketOf } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import { lifetimeFeesPaid, lifetimeVolume } from '../engine/account.ts';
@@ -93,7 +94,7 @@ describe('deposits: a deposit credits netQuoteBalance and emits a COMPLETED tran
     ]);
     expect(transfers[1]!.operationId).toBeGreaterThan(transfers[0]!.operationId);
     const a = account(h, ALICE);
-    expect(a.quote).toBe(30n * USD);
+    expect(quoteOf(a)).toBe(30n * USD);
     expect(a.netDeposits).toBe(30n * USD);
     expect(a.activated).toBe(true);
     expect(h.engine.deposited).toBe(30n * USD);
@@ -134,7 +135,7 @@ describe('withdrawals: at least 1 USD, nonce single-use per wallet, no more than
     const [t] = ofType(h.take(), 'transfer');
     expect(t).toMatchObject({ kind: 'withdrawal', amount: 4n * USD, netQuoteBalance: 6n * USD, status: 'COMPLETED', operationId: (r as { operationId: number }).operationId });
     const a = account(h, ALICE);
-    expect(a.quote).toBe(6n * USD);
+    expect(quoteOf(a)).toBe(6n * USD);
     expect(a.netDeposits).toBe(6n * USD);
     expect(h.engine.withdrawn).toBe(4n * USD);
   });
@@ -165,14 +166,14 @@ describe('withdrawals: at least 1 USD, nonce single-use per wallet, no more than
     deposit(h, ALICE, 10n);
     deposit(h, BOB, 1000n);
     buyFrom(h, ALICE, BOB, 1000, 1000); // long 1 @ 100: initial margin 5, fee 0.045
-    const before = account(h, ALICE).quote;
+    const before = quoteOf(account(h, ALICE));
     expect(before).toBe(10n * USD - 45_000_000n);
     // Free collateral = 9.955 - 5 = 4.955 USD.
     const r = h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 5n * USD, nonce: 'w' });
     expect(r).toMatchObject({ kind: 'transfer', transferStatus: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL' });
     const [t] = ofType(h.take(), 'transfer');
     expect(t).toMatchObject({ kind: 'withdrawal', status: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL', amount: 5n * USD, netQuoteBalance: before });
-    expect(account(h, ALICE).quote).toBe(before);
+    expect(quoteOf(account(h, ALICE))).toBe(before);
     expect(h.engine.withdrawn).toBe(0n);
     expect(h.run({ type: 'withdraw', address: ALICE, accountIndex: 0, amount: 4n * USD, nonce: 'w2' })).toMatchObject({ transferStatus: 'COMPLETED' });
   });
@@ -231,7 +232,7 @@ describe('internal transfers: between two different subaccounts of one wallet, a
     h.take();
     expect(h.run({ type: 'transfer', address: ALICE, fromAccountIndex: 0, toAccountIndex: 1, amount: 11n * USD, nonce: 't' })).toMatchObject({ transferStatus: 'REJECTED' });
     expect(ofType(h.take(), 'transfer')).toMatchObject([{ kind: 'transferOut', status: 'REJECTED', rejectReason: 'INSUFFICIENT_FREE_COLLATERAL', accountIndex: 0 }]);
-    expect(account(h, ALICE).quote).toBe(10n * USD);
+    expect(quoteOf(account(h, ALICE))).toBe(10n * USD);
   });
 });
 
@@ -287,7 +288,21 @@ describe('positions and PnL: positionEffect per fill; closedPnl = realized − f
     expect(close.closedPnl + close.fee).toBe(realized);
     expect(close.positionEffect).toBe('CLOSE_LONG');
     expect(position(h, ALICE)).toEqual({ size: 0, cost: 0n, isolatedMargin: 0n });
-    expect(account(h, ALICE).quote).toBe(100n * USD + realized - open.fee - close.fee);
+    expect(quoteOf(account(h, ALICE))).toBe(100n * USD + realized - open.fee - close.fee);
+  });
+
+  it('a round trip whose fee is beyond the exact doubles (notional · fee ppm ≥ 2^53) still closes realized − fee', () => {
+    const h = harness({ fund: false });
+    deposit(h, ALICE, 20_000n);
+    deposit(h, BOB, 20_000n);
+    deposit(h, CAROL, 20_000n);
+    // 1,000 units at 100 USD: 1e14 quote quantums, times a fee in ppm is past 2^53.
+    const open = fillOf(buyFrom(h, ALICE, BOB, 1000, 1_000_000), ALICE);
+    const close = fillOf(sellTo(h, ALICE, CAROL, 1037, 1_000_000), ALICE);
+    expect(close.fee * 1_000_000n).toBeGreaterThan(2n ** 53n);
+    const realized = 37n * 1_000_000n * VALUE_MUL;
+    expect(close.closedPnl + close.fee).toBe(realized);
+    expect(quoteOf(account(h, ALICE))).toBe(20_000n * USD + realized - open.fee - close.fee);
   });
 
   it('a partial close releases basis pro rata and keeps the average entry of what is left', () => {
@@ -472,7 +487,7 @@ describe('isolated margin: an isolated position draws its initial margin into it
   it('opening an isolated position moves its initial margin from cross quote into the pool', () => {
     const h = isolatedLong();
     expect(position(h, ALICE).isolatedMargin).toBe(10n * USD);
-    expect(account(h, ALICE).quote).toBe(90n * USD - 45_000_000n);
+    expect(quoteOf(account(h, ALICE))).toBe(90n * USD - 45_000_000n);
   });
 
   it('positive moves cross collateral into the pool, negative moves it back (position events carry the pool)', () => {
@@ -482,7 +497,7 @@ describe('isolated margin: an isolated position draws its initial margin into it
     expect(ofType(h.take(), 'position')).toMatchObject([{ isolated: true, isolatedMargin: 15n * USD, requestId: 'a' }]);
     expect(h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -5n * USD })).toEqual({ kind: 'margin' });
     expect(position(h, ALICE).isolatedMargin).toBe(10n * USD);
-    expect(account(h, ALICE).quote).toBe(90n * USD - 45_000_000n);
+    expect(quoteOf(account(h, ALICE))).toBe(90n * USD - 45_000_000n);
   });
 
   it('zero is invalid; a market in cross mode is invalid', () => {
@@ -503,7 +518,7 @@ describe('isolated margin: an isolated position draws its initial margin into it
     deposit(h, CAROL, 1000n);
     const f = fillOf(sellTo(h, ALICE, CAROL, 1010, 1000), ALICE);
     expect(position(h, ALICE).isolatedMargin).toBe(0n);
-    expect(account(h, ALICE).quote).toBe(100n * USD - 45_000_000n + USD - f.fee);
+    expect(quoteOf(account(h, ALICE))).toBe(100n * USD - 45_000_000n + USD - f.fee);
   });
 });
 
@@ -565,7 +580,7 @@ describe('funding: predictedFunding on oracle updates; at each whole hour a fund
     h.run({ type: 'setOraclePrice', marketId: 1, price: 1003, time: h.time + 2_000_000 });
     h.take();
     const fund = h.engine.insuranceFund;
-    const aliceBefore = account(h, ALICE).quote;
+    const aliceBefore = quoteOf(account(h, ALICE));
     h.advance(HOUR_US);
     const events = h.take();
     expect(ofType(events, 'fundingRate')).toMatchObject([{ marketId: 1, rate: 12_500_000n }]);
@@ -579,7 +594,7 @@ describe('funding: predictedFunding on oracle updates; at each whole hour a fund
     const sum = payments.reduce((s, p) => s + p.payment, 0n);
     expect(h.engine.insuranceFund - fund).toBe(-sum);
     expect(h.engine.insuranceFund - fund).toBe(1n);
-    expect(account(h, ALICE).quote).toBe(aliceBefore - 63_942n);
+    expect(quoteOf(account(h, ALICE))).toBe(aliceBefore - 63_942n);
     // Settlements are stamped with the whole hour.
     expect(payments[0]!.time % HOUR_US).toBe(0);
     const pos = ofType(events, 'position').find((p) => p.address === ALICE)!;
@@ -621,7 +636,7 @@ describe('interest: an account with a negative quote balance pays borrow interes
     h.run({ type: 'setOraclePrice', marketId: 1, price: 1500 }); // +50 USD unrealized
     h.run({ type: 'setLeverage', address: ALICE, accountIndex: 0, marketId: 2, leverage: 1, isolated: true });
     buyFrom(h, ALICE, BOB, 1000, 1400, 2); // isolated at 1×: the pool takes 140 USD
-    const quote = account(h, ALICE).quote;
+    const quote = quoteOf(account(h, ALICE));
     expect(quote).toBe(100n * USD - 45_000_000n - 140n * USD - 63_000_000n); // −40.108 USD
     h.take();
     h.advance(HOUR_US);
@@ -631,7 +646,7 @@ describe('interest: an account with a negative quote balance pays borrow interes
     expect(expected).toBe(457_854n);
     expect(interest).toMatchObject([{ address: ALICE, accountIndex: 0, payment: expected }]);
     expect(h.engine.lendingVault).toBe(expected);
-    expect(account(h, ALICE).quote).toBe(quote - expected);
+    expect(quoteOf(account(h, ALICE))).toBe(quote - expected);
     expect(ofType(events, 'funding')).toEqual([]);
     // Bob's balance is positive: he pays nothing.
     expect(interest.filter((i) => i.address === BOB)).toEqual([]);
@@ -673,7 +688,7 @@ describe('liquidation: an account pushed below maintenance by the oracle is liqu
     // What is left (2.91315) pays the penalty: 1.5 % of the 93 USD closed, capped by what is left.
     const penalty = 1_395_000_000n;
     expect(h.engine.insuranceFund - fund).toBe(penalty);
-    expect(account(h, ALICE).quote).toBe(10n * USD - 45_000_000n - 7n * USD - 41_850_000n - penalty);
+    expect(quoteOf(account(h, ALICE))).toBe(10n * USD - 45_000_000n - 7n * USD - 41_850_000n - penalty);
     expect(h.engine.orders.size).toBe(0);
   });
 
@@ -718,7 +733,7 @@ describe('liquidation: an account pushed below maintenance by the oracle is liqu
     expect(position(h, BOB).size).toBe(-1000); // untouched
     expect(position(h, DAVE).size).toBe(1000);
     // ADL at the bankruptcy price leaves no deficit.
-    expect(account(h, ALICE).quote).toBeGreaterThanOrEqual(0n);
+    expect(quoteOf(account(h, ALICE))).toBeGreaterThanOrEqual(0n);
   });
 
   it('ADL takes the next-ranked opposite position when the first is too small', () => {
@@ -746,7 +761,7 @@ describe('liquidation: an account pushed below maintenance by the oracle is liqu
     const fills = ofType(h.take(), 'fill').filter((f) => f.address === ALICE);
     expect(fills).toMatchObject([{ price: 800, liquidation: { method: 'MARKET' } }]);
     // 9.955 − 20 − fee 0.036: −10.081 USD, paid by the fund; the account ends at zero.
-    expect(account(h, ALICE).quote).toBe(0n);
+    expect(quoteOf(account(h, ALICE))).toBe(0n);
     expect(h.engine.insuranceFund - fund).toBe(-(20n * USD + 36_000_000n - 9_955_000_000n));
   });
 
@@ -796,7 +811,7 @@ describe('isolated positions liquidate alone: only the isolated position and its
     buyFrom(h, ALICE, BOB, 1000, 1000);
     h.place({ address: CAROL, side: 0, price: bidPrice, size: 1000 });
     h.take();
-    return { h, quoteBefore: account(h, ALICE).quote };
+    return { h, quoteBefore: quoteOf(account(h, ALICE)) };
   }
 
   // Pinned as a bug (found by these tests) and fixed in 0a07004 ("penalty and deficit measured
@@ -808,7 +823,7 @@ describe('isolated positions liquidate alone: only the isolated position and its
     h.run({ type: 'setOraclePrice', marketId: 1, price: 965 });
     expect(ofType(h.take(), 'liquidation')).toMatchObject([{ marketId: 1 }]);
     // Sold at 90: the pool ends at 5 − 10 − 0.0405 = −5.0405 USD, which the fund pays.
-    expect(account(h, ALICE).quote).toBe(quoteBefore);
+    expect(quoteOf(account(h, ALICE))).toBe(quoteBefore);
     expect(h.engine.insuranceFund - fund).toBe(-5_040_500_000n);
   });
 
@@ -819,7 +834,7 @@ describe('isolated positions liquidate alone: only the isolated position and its
     h.run({ type: 'setOraclePrice', marketId: 1, price: 965 });
     expect(ofType(h.take(), 'liquidation')).toMatchObject([{ marketId: 1 }]);
     // Sold at 96: the pool ends at 5 − 4 − 0.0432 = 0.9568 USD, under the 1.4475 cap (1.5 % of 96.5).
-    expect(account(h, ALICE).quote).toBe(quoteBefore);
+    expect(quoteOf(account(h, ALICE))).toBe(quoteBefore);
     expect(h.engine.insuranceFund - fund).toBe(956_800_000n);
   });
 });

@@ -7,6 +7,7 @@
  * Units (default markets): BTC-USD price tick 0.1, size step 1e-8, so 0.01 BTC at 97000 is
  * 970 USD of notional; fees are Tier 1 (maker 150 ppm, taker 450 ppm).
  */
+import { quoteOf } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import { findAccount, priceToTicks, sizeToQuantums, type PlaceOrderCommand } from '../engine/index.ts';
 import { usd } from '../gateway/contract/format.ts';
@@ -492,7 +493,7 @@ describe('GET /v1/interest: interestPayments[] of {payment, time}, each one sett
     h.exchange.submit({ type: 'setLeverage', address: alice.address, accountIndex: 0, marketId: 2, leverage: 1, isolated: true });
     cross(h, '0.04', '3400.0', 2); // an isolated 1× position: its pool takes 136 USD from quote
     const acct = findAccount(h.exchange.engine.accounts, alice.address, 0)!;
-    expect(acct.quote).toBeLessThan(0n);
+    expect(quoteOf(acct)).toBeLessThan(0n);
     const vault = h.exchange.engine.lendingVault;
     advanceTo(h, FIRST_HOUR + 1_000_000);
     const paid = h.exchange.engine.lendingVault - vault;

@@ -1,3 +1,4 @@
+import { quoteOf as balanceOf } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import { marketOf, positionOf } from '../engine/account.ts';
 import { findAccount, type EngineEvent, type LeverageEvent, type PositionEvent, type TransferEvent } from '../engine/index.ts';
@@ -61,7 +62,8 @@ function btcAccountMarket(h: GatewayHarness, address: string, accountIndex = 0) 
 }
 
 function quoteOf(h: GatewayHarness, address: string, accountIndex = 0): bigint | undefined {
-  return findAccount(h.exchange.engine.accounts, address, accountIndex)?.quote;
+  const account = findAccount(h.exchange.engine.accounts, address, accountIndex);
+  return account === undefined ? undefined : balanceOf(account);
 }
 
 describe('setLeverage (supplement §4, §12): "REST 200 APPLIED / 422 REJECTED (prior leverage kept)"', () => {

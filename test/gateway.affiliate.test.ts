@@ -1,3 +1,4 @@
+import { quoteOf } from '../engine/account.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findAccount, lifetimeFeesPaid } from '../engine/index.ts';
 import { scheme2Message } from '../gateway/auth/index.ts';
@@ -253,7 +254,8 @@ describe('commissions through three levels to the claim: T1 max(t1 − discount,
 
     // The claim: c's T1 commission moves from the fees collected to c's subaccount 2.
     const feesBefore = h.exchange.engine.feesCollected;
-    const quoteBefore = findAccount(h.exchange.engine.accounts, c.address, 2)?.quote ?? 0n;
+    const before = findAccount(h.exchange.engine.accounts, c.address, 2);
+    const quoteBefore = before === undefined ? 0n : quoteOf(before);
     const claim = await post(h, c, 'claim', { address: c.address, accountIndex: 2 });
     expect(claim.statusCode).toBe(202);
     const { status, claimId } = claim.json() as { status: string; claimId: string };
@@ -261,7 +263,7 @@ describe('commissions through three levels to the claim: T1 max(t1 − discount,
     const claimStatus = (await get(h, `/v1/affiliate/claimStatus?address=${c.address}&id=${claimId}`)).json() as { status: string; amount: string; operationId: number; accountIndex: number };
     expect(claimStatus).toMatchObject({ status: 'COMPLETED', amount: usdText(t1), accountIndex: 2 });
     expect(h.exchange.engine.feesCollected).toBe(feesBefore - t1);
-    expect(findAccount(h.exchange.engine.accounts, c.address, 2)!.quote).toBe(quoteBefore + t1);
+    expect(quoteOf(findAccount(h.exchange.engine.accounts, c.address, 2)!)).toBe(quoteBefore + t1);
     const transfers = (await get(h, `/v1/accountTransferUpdates?address=${c.address}&accountIndex=2`)).json() as { accountTransferUpdates: { id: number; type: string; amount: string; status: string }[] };
     expect(transfers.accountTransferUpdates[0]).toMatchObject({ id: claimStatus.operationId, type: 'REFERRAL_CLAIM', amount: usdText(t1), status: 'COMPLETED' });
     expect((await get(h, `/v1/affiliate/claims?address=${c.address}`)).json()).toMatchObject({ total: 1, claims: [{ claimId, status: 'COMPLETED' }] });

@@ -5,6 +5,7 @@
  * channel table, "Sequencing"; supplement §9). The server runs in process on a virtual clock
  * with no agents; events come from `exchange.submit` and POST /sim/clock.
  */
+import { quoteOf } from '../engine/account.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { accountView, findAccount, priceToTicks, sizeToQuantums, type CommandResult } from '../engine/index.ts';
@@ -330,7 +331,7 @@ describe('account: "Snapshot, re-snapshot every 5 seconds, updates of type PLACE
     expect(view.accruedFunding).toBeLessThan(0n);
     const c = await client();
     const snap = contentsOf(await subscribe(c, { channel: 'account', id: alice }));
-    expect(snap).toMatchObject({ equity: usd(view.equity), freeCollateral: usd(view.freeCollateral), netQuoteBalance: usd(acct.quote) });
+    expect(snap).toMatchObject({ equity: usd(view.equity), freeCollateral: usd(view.freeCollateral), netQuoteBalance: usd(quoteOf(acct)) });
     place(alice, 0, '3000.00', '0.1');
     const placed = contentsOf(await c.next((f) => contentsOf(f).type === 'PLACED'));
     expect(placed.equity).toBe(usd(accountView(server!.exchange.engine, acct).equity));

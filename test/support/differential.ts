@@ -18,7 +18,8 @@ import { stateHash } from '../../gateway/persistence/state-hash.ts';
 import { canonicalState, LINKED_LAYOUT, type StateLayout } from './canonical-state.ts';
 import { LIVE_LAYOUT } from './live-layout.ts';
 import { AccountMarket } from '../../engine/position.ts';
-import { AW, findRow, QUOTE_F, SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM } from '../../engine/risk-table.ts';
+import { AW, findRow, QUOTE_F, QUOTE_PENDING_B, SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM } from '../../engine/risk-table.ts';
+import { quoteOf } from '../../engine/account.ts';
 import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind } from './differential-stream.ts';
 
 type Slots = Record<string, unknown>;
@@ -61,6 +62,9 @@ export function liveAccountViews(engine: live.Engine): (value: object) => object
         });
       } else if (key === 'active') view.active = account.active.map(rowView);
       else if (key in ACCOUNT_SUMS) view[key] = t.accountSums[account.id * AW + ACCOUNT_SUMS[key]!];
+      // The balance is `quote` plus the pending double; the one last converted, likewise.
+      else if (key === 'quote') view.quote = quoteOf(account);
+      else if (key === 'quoteB') view.quoteB = account.quoteB + BigInt(t.accountSums[account.id * AW + QUOTE_PENDING_B]!);
       else view[key] = source[key];
     }
     return view;
