@@ -98,7 +98,7 @@ export function createExchange(config: EngineConfig, clock: Clock, limits: Parti
       const result: CommandResult = apply(engine, command);
       const events = pending;
       pending = [];
-      for (const e of events) record(exchange, e);
+      for (const e of events) recordEvent(exchange, e);
       exchange.history.record(events);
       if (events.length > 0) for (const listener of exchange.listeners) listener(events);
       return result as ResultOf<typeof command>;
@@ -118,7 +118,8 @@ function push<T>(map: Map<string | number, T[]>, key: string | number, value: T,
   return list.length > cap ? list.shift() : undefined;
 }
 
-function record(exchange: Exchange, e: EngineEvent): void {
+/** The exchange's own bookkeeping of one event (`orders`, and the memory history's lists). */
+export function recordEvent(exchange: Exchange, e: EngineEvent): void {
   switch (e.type) {
     case 'order': {
       if (exchange.history.kind !== 'memory') {
