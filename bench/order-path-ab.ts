@@ -12,7 +12,7 @@
  * engine-ab.ts: the two share a heap and a load). Scratch servers listen on loopback ports.
  */
 import { benchWallets, signOrders, type SignedRequest } from './gateway-orders.ts';
-import { runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
+import { acceptAllSignatures, runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
 
 const A = process.env.A;
 const B = process.env.B;
@@ -27,10 +27,10 @@ async function load(tree: string): Promise<{ run(list: readonly SignedRequest[])
   const { startServer } = (await import(tree + '/sim/server.ts')) as typeof import('../sim/server.ts');
   const { OPERATIONS } = (await import(tree + '/gateway/operations/index.ts')) as { OPERATIONS: readonly { name: string; handle: Handle }[] };
   const server = await startOrderServer(startServer, wallets, plan);
-  server.state.verifier = { threads: 1, verify: () => Promise.resolve(0), close: async () => {} };
+  const close = acceptAllSignatures(server);
   const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle;
   return {
-    close: () => server.close(),
+    close,
     async run(list) {
       const { us, refused } = await runOrders(handle, server.state, list);
       if (refused > 0) throw new Error(`${tree}: ${refused} orders not acknowledged`);

@@ -22,7 +22,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { benchWallets, signOrders } from './gateway-orders.ts';
-import { runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
+import { acceptAllSignatures, runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
 import { threadCpuUs } from './thread-cpu.ts';
 
 const TREE = process.env.TREE ?? fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -70,7 +70,7 @@ const acc: Record<Part, number> = { engine: 0, bookkeeping: 0, historyStore: 0, 
 let events = 0;
 
 const main = await serve();
-main.state.verifier = { threads: 1, verify: () => Promise.resolve(0), close: async () => {} };
+const closeMain = acceptAllSignatures(main);
 const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle;
 {
   // The timed copy of applyStamped (gateway/read-models/exchange.ts), listener by listener.
@@ -190,4 +190,5 @@ for (const [k, v] of Object.entries(rows)) {
 const { loadavg } = await import('node:os');
 console.log(`clock ${process.env.TIMER === 'wall' ? 'wall' : 'process CPU'}, ${clockCostUs.toFixed(3)} µs a reading (subtracted once per part)`);
 console.log(JSON.stringify({ bench: 'order-split', tree: TREE, clockCostUs, chunk: CHUNK, rounds: ROUNDS, load: loadavg()[0], eventObjectsMade: made, ...result }));
-for (const s of [main, replayObjects, replayRecords, replayRecordsToObjects]) await s.close();
+await closeMain();
+for (const s of [replayObjects, replayRecords, replayRecordsToObjects]) await s.close();
