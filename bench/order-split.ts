@@ -64,9 +64,9 @@ const clockCostUs = ((): number => {
   return best;
 })();
 
-const PARTS = ['engine', 'bookkeeping', 'historyStore', 'readModels', 'services', 'wsFanout', 'otherListeners'] as const;
+const PARTS = ['engine', 'bookkeeping', 'bookkeepingOrders', 'historyStore', 'readModels', 'services', 'wsFanout', 'otherListeners'] as const;
 type Part = (typeof PARTS)[number];
-const acc: Record<Part, number> = { engine: 0, bookkeeping: 0, historyStore: 0, readModels: 0, services: 0, wsFanout: 0, otherListeners: 0 };
+const acc: Record<Part, number> = { engine: 0, bookkeeping: 0, bookkeepingOrders: 0, historyStore: 0, readModels: 0, services: 0, wsFanout: 0, otherListeners: 0 };
 let events = 0;
 
 const main = await serve();
@@ -102,8 +102,13 @@ const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle;
     const list = pending;
     pending = [];
     events += list.length;
+    // In two passes, order events and then the rest (each kind touches its own maps, so the
+    // split changes nothing): which of them the bookkeeping's time is.
     const t2 = now();
-    for (const e of list) recordEvent(exchange, e);
+    for (const e of list) if (e.type === 'order') recordEvent(exchange, e);
+    const t2b = now();
+    acc.bookkeepingOrders += t2b - t2;
+    for (const e of list) if (e.type !== 'order') recordEvent(exchange, e);
     const t3 = now();
     acc.bookkeeping += t3 - t2;
     record(list);

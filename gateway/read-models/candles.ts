@@ -125,8 +125,6 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
     keys = CANDLE_TIMEFRAMES.map((timeframe) => seriesKey(e.marketId, timeframe));
     store.keys.set(e.marketId, keys);
   }
-  // Each pair's notional once, not once per timeframe (three BigInt operations each).
-  const notionals = e.entries.map((entry) => BigInt(entry.price) * BigInt(entry.size) * valueMul);
   for (let t = 0; t < CANDLE_TIMEFRAMES.length; t++) {
     const timeframe = CANDLE_TIMEFRAMES[t]!;
     const key = keys[t]!;
@@ -136,8 +134,7 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
       store.series.set(key, bars);
     }
     const openTime = barOpenTime(timeframe, e.time);
-    for (let k = 0; k < e.entries.length; k++) {
-      const entry = e.entries[k]!;
+    for (const entry of e.entries) {
       let bar = bars[bars.length - 1];
       if (bar === undefined || bar.openTime < openTime) {
         if (bar !== undefined) closed?.add(e.marketId, timeframe, bar);
@@ -145,7 +142,7 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
         bars.push(bar);
         while (bars.length > keep) bars.shift();
       }
-      const notional = notionals[k]!;
+      const notional = BigInt(entry.price) * BigInt(entry.size) * valueMul;
       if (entry.price > bar.high) bar.high = entry.price;
       if (entry.price < bar.low) bar.low = entry.price;
       bar.close = entry.price;

@@ -67,28 +67,23 @@ function bucketOf(list: Bucket[], index: number, keep: number): Bucket {
   return bucket;
 }
 
-function addTo(t: Totals, volume: bigint, fees: bigint, pnl: bigint): void {
-  t.volume += volume;
-  t.fees += fees;
-  t.pnl += pnl;
-}
-
-// Per fill: no array of the three totals and no delta object (a fill's hot path).
-function add(address: string, ls: LeaderboardState, time: number, volume: bigint, fees: bigint, pnl: bigint): void {
+function add(address: string, ls: LeaderboardState, time: number, delta: Totals): void {
   const w = walletOf(ls, address);
-  addTo(w.all, volume, fees, pnl);
-  addTo(bucketOf(w.days, Math.floor(time / DAY_US), DAYS_KEPT), volume, fees, pnl);
-  addTo(bucketOf(w.hours, Math.floor(time / HOUR_US), HOURS_KEPT), volume, fees, pnl);
+  for (const t of [w.all, bucketOf(w.days, Math.floor(time / DAY_US), DAYS_KEPT), bucketOf(w.hours, Math.floor(time / HOUR_US), HOURS_KEPT)]) {
+    t.volume += delta.volume;
+    t.fees += delta.fees;
+    t.pnl += delta.pnl;
+  }
 }
 
 /** One fill: its notional, fee and closedPnl (net of the fee), quote quantums. */
 export function recordFill(ls: LeaderboardState, address: string, time: number, notional: bigint, fee: bigint, closedPnl: bigint): void {
-  add(address, ls, time, notional, fee, closedPnl);
+  add(address, ls, time, { volume: notional, fees: fee, pnl: closedPnl });
 }
 
 /** One funding payment (positive = received). */
 export function recordFunding(ls: LeaderboardState, address: string, time: number, payment: bigint): void {
-  add(address, ls, time, 0n, 0n, payment);
+  add(address, ls, time, { volume: 0n, fees: 0n, pnl: payment });
 }
 
 /** A wallet's totals over a window ending at `now`. */
