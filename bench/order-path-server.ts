@@ -33,7 +33,7 @@ export async function startOrderServer(startServer: (options: ServerOptions) => 
 /**
  * Swaps the server's verifier for one that accepts every signature at once (what is timed is
  * perpsim's own work); returns the close that puts the real one back first, so its worker is
- * closed with the server (a server closed with the stand-in in place never finished closing).
+ * closed with the server (closed with the stand-in in place, its worker thread kept the process alive).
  */
 export function acceptAllSignatures(server: Server): () => Promise<void> {
   const real = server.state.verifier;

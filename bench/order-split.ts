@@ -1,6 +1,6 @@
 /**
  * Where a signed placeOrder's time goes inside the gateway, engine included:
- * `node --import tsx bench/order-split.ts` (TREE=<checkout> to measure another checkout).
+ * `node --import tsx bench/order-split.ts` (TREE=<checkout> to measure another checkout that exports `recordEvent` and `followReadModels`).
  *
  * One perpsim (startServer as in bench/order-path-ab.ts: auth on, rate limits off, agents off,
  * virtual clock, the 256 funded accounts of bench:gateway, a verifier that accepts at once) runs
