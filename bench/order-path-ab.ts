@@ -11,55 +11,28 @@
  * Prints the median µs per order of each and A/B. Judge a change both ways round (as
  * engine-ab.ts: the two share a heap and a load). Scratch servers listen on loopback ports.
  */
-import { fundAndRegister } from './gateway-driver.ts';
-import { benchWallets, GTT_AHEAD_US, signOrders, type SignedRequest } from './gateway-orders.ts';
-import { threadCpuUs } from './thread-cpu.ts';
+import { benchWallets, signOrders, type SignedRequest } from './gateway-orders.ts';
+import { acceptAllSignatures, runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
 
 const A = process.env.A;
 const B = process.env.B;
 if (!A || !B) throw new Error('set A and B to the two checkouts to compare');
 const CHUNK = Number(process.env.CHUNK ?? 2_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
-const IN_FLIGHT = 16;
-
-interface Handle {
-  (state: unknown, request: object): Promise<{ status: number }> | { status: number };
-}
 
 const wallets = benchWallets();
-let baseNs = 0n;
-let goodTilTimeUs = 0;
+const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
 
 async function load(tree: string): Promise<{ run(list: readonly SignedRequest[]): Promise<number>; close(): Promise<void> }> {
   const { startServer } = (await import(tree + '/sim/server.ts')) as typeof import('../sim/server.ts');
   const { OPERATIONS } = (await import(tree + '/gateway/operations/index.ts')) as { OPERATIONS: readonly { name: string; handle: Handle }[] };
-  const server = await startServer({ host: '127.0.0.1', port: 0, clock: 'virtual', agents: false, rateLimits: false, auth: true });
-  if (baseNs === 0n) {
-    const clock = (await server.app.inject({ method: 'GET', url: '/sim/clock' })).json<{ timeUs: number }>();
-    baseNs = BigInt(clock.timeUs) * 1000n;
-    goodTilTimeUs = clock.timeUs + GTT_AHEAD_US;
-  }
-  await fundAndRegister(server, wallets);
-  server.state.verifier = { threads: 1, verify: () => Promise.resolve(0), close: async () => {} };
+  const server = await startOrderServer(startServer, wallets, plan);
+  const close = acceptAllSignatures(server);
   const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle;
-  const state = server.state;
   return {
-    close: () => server.close(),
+    close,
     async run(list) {
-      let next = 0;
-      let refused = 0;
-      const start = threadCpuUs();
-      await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < list.length) {
-            const r = list[next++]!;
-            const address = r.path.slice(r.path.indexOf('=') + 1);
-            const reply = await handle(state, { body: JSON.parse(r.body) as unknown, query: { address }, params: {}, headers: r.headers, ip: '127.0.0.1', path: r.path, rawBody: r.body });
-            if (reply.status !== 202) refused++;
-          }
-        }),
-      );
-      const us = (threadCpuUs() - start) / list.length;
+      const { us, refused } = await runOrders(handle, server.state, list);
       if (refused > 0) throw new Error(`${tree}: ${refused} orders not acknowledged`);
       return us;
     },
@@ -71,7 +44,7 @@ const loaded = [await load(A), await load(B)];
 for (let round = 0, first = 0; round <= ROUNDS; round++, first += CHUNK) {
   for (const k of round % 2 === 0 ? [0, 1] : [1, 0]) {
     // Each side its own copy (signed again): strings shared by both would reach the second with their hashes cached.
-    const us = await loaded[k]!.run(signOrders(wallets, { first, count: CHUNK, baseNs, goodTilTimeUs }));
+    const us = await loaded[k]!.run(signOrders(wallets, { first, count: CHUNK, ...plan }));
     if (round > 0) sides[k]!.us.push(us);
   }
 }

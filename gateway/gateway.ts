@@ -92,9 +92,19 @@ export function createGateway(options: GatewayOptions): GatewayState {
     validator: createSchemaValidator(),
   });
   // 5. One listener, first: read models, then services.
+  const readModels = followReadModels(state);
   const services = followServices(state);
-  const markets = exchange.engine.markets;
   exchange.listeners.add((events: readonly EngineEvent[]) => {
+    readModels(events);
+    services(events);
+  });
+  return state;
+}
+
+/** The read models' part of the gateway's listener: trades to candles and market statistics, funding rates. */
+export function followReadModels(state: GatewayState): (events: readonly EngineEvent[]) => void {
+  const markets = state.exchange.engine.markets;
+  return (events) => {
     for (const e of events) {
       if (e.type === 'trades') {
         const valueMul = markets.get(e.marketId)?.spec.valueMul;
@@ -103,7 +113,5 @@ export function createGateway(options: GatewayOptions): GatewayState {
         recordTrades(state.marketStats, e, valueMul);
       } else if (e.type === 'fundingRate') recordFundingRate(state.fundingRates, e);
     }
-    services(events);
-  });
-  return state;
+  };
 }

@@ -115,7 +115,7 @@ class ExchangeRecord implements Exchange {
     const result: CommandResult = apply(this.engine, command);
     const events = this.pending;
     this.pending = [];
-    for (const e of events) record(this, e);
+    for (const e of events) recordEvent(this, e);
     this.history.record(events);
     if (events.length > 0) for (const listener of this.listeners) listener(events);
     return result as ResultOf<C>;
@@ -132,7 +132,8 @@ function push<T>(map: Map<string | number, T[]>, key: string | number, value: T,
   return list.length > cap ? list.shift() : undefined;
 }
 
-function record(exchange: Exchange, e: EngineEvent): void {
+/** The exchange's own bookkeeping of one event (`orders`, and the memory history's lists). */
+export function recordEvent(exchange: Exchange, e: EngineEvent): void {
   switch (e.type) {
     case 'order': {
       if (exchange.history.kind !== 'memory') {
