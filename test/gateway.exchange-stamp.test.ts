@@ -3,11 +3,13 @@
  * The copy keeps the command's fields, in their order, with `time` last, and every copy of one
  * command kind shares one V8 hidden class however many kinds pass through `submit` first: a copy
  * with a hidden class of its own sends every later property read of it (the engine's, the
- * journal's) through V8's runtime (docs/decisions-pending/gw6.md).
+ * journal's) through V8's runtime (docs/decisions-pending/gw6.md). The API-key registry's records,
+ * read on every signed request, likewise.
  */
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums, type Command } from '../engine/index.ts';
+import { createKeyRegistry, registerKey, revokeKey } from '../gateway/auth/keys.ts';
 import { createExchange, type Exchange, type Submission } from '../gateway/read-models/exchange.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 
@@ -67,5 +69,20 @@ describe('the exchange stamps submitted commands', () => {
     expect(orders).toHaveLength(50);
     expect(orders.filter((c) => !haveSameMap(c, orders[0]!))).toHaveLength(0);
     expect(cancels.filter((c) => !haveSameMap(c, cancels[0]!))).toHaveLength(0);
+  });
+});
+
+describe('the API-key registry', () => {
+  it('keeps the record fields in the registered order and gives every record one hidden class', () => {
+    const registry = createKeyRegistry();
+    const records = Array.from({ length: 40 }, (_, i) =>
+      registerKey(registry, { apiKey: `0xAB${i}`, address: `0x${String(i).padStart(40, '0')}`, accountIndex: i % 3 === 0 ? undefined : i, apiWalletName: 'bot', permissions: ['trade'], validUntil: 0, createdAt: i }),
+    );
+    expect(Object.keys(records[1]!)).toEqual(['apiKey', 'address', 'accountIndex', 'apiWalletName', 'permissions', 'validUntil', 'createdAt', 'status']);
+    expect(records[1]).toMatchObject({ apiKey: '0xab1', status: 'ACTIVE' });
+    expect(records.filter((r) => !haveSameMap(r, records[1]!))).toHaveLength(0);
+    const revoked = revokeKey(registry, '0xAB2')!;
+    expect(revoked).toEqual({ ...records[2], status: 'DELETED' });
+    expect(Object.keys(revoked)).toEqual(Object.keys(records[2]!));
   });
 });
