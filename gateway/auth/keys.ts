@@ -40,10 +40,12 @@ export function createKeyRegistry(): KeyRegistry {
 export function registerKey(registry: KeyRegistry, record: Omit<ApiKeyRecord, 'status'>): ApiKeyRecord {
   for (const other of registry.byKey.values()) {
     if (other.address === record.address && other.apiWalletName === record.apiWalletName && other.apiKey !== record.apiKey && other.status === 'ACTIVE') {
-      registry.byKey.set(other.apiKey, { ...other, status: 'DELETED' });
+      registry.byKey.set(other.apiKey, Object.assign({}, other, { status: 'DELETED' as const }));
     }
   }
-  const stored: ApiKeyRecord = { ...record, apiKey: record.apiKey.toLowerCase(), status: 'ACTIVE' };
+  // Object.assign, not a spread with more fields after it: that gave every record a hidden class
+  // of its own, and `keyFor` reads five fields of one on every signed request (same keys, same order).
+  const stored: ApiKeyRecord = Object.assign({}, record, { apiKey: record.apiKey.toLowerCase(), status: 'ACTIVE' as const });
   registry.byKey.set(stored.apiKey, stored);
   return stored;
 }
@@ -51,7 +53,7 @@ export function registerKey(registry: KeyRegistry, record: Omit<ApiKeyRecord, 's
 export function revokeKey(registry: KeyRegistry, apiKey: string): ApiKeyRecord | undefined {
   const record = registry.byKey.get(apiKey.toLowerCase());
   if (record === undefined) return undefined;
-  const revoked: ApiKeyRecord = { ...record, status: 'DELETED' };
+  const revoked: ApiKeyRecord = Object.assign({}, record, { status: 'DELETED' as const });
   registry.byKey.set(revoked.apiKey, revoked);
   return revoked;
 }
