@@ -191,7 +191,8 @@ for (let round = 0, first = 0; round <= ROUNDS; round++, first += CHUNK) {
 // the event objects with other field representations (doubles) than the engine's own emit, which
 // deprecates the hidden classes the gateway's engine makes its events with; run between the
 // timed rounds, it made every fill, trades and position event of the gateway migrate at its first
-// read (recordEvent), a cost that production does not have (docs/decisions-pending/gw6.md).
+// read (recordEvent), a cost that production does not have (docs/decisions.md "Event-loop cost
+// per signed order (gateway REST and WS RPC)").
 for (const [round, commands] of roundCommands.entries()) {
   const us = replay(replayRecordsToObjects.state.exchange.engine, commands);
   if (round > 0) note('engineAloneRecordsToObjects', us);

@@ -3,8 +3,9 @@
  * The copy keeps the command's fields, in their order, with `time` last, and every copy of one
  * command kind shares one V8 hidden class however many kinds pass through `submit` first: a copy
  * with a hidden class of its own sends every later property read of it (the engine's, the
- * journal's) through V8's runtime (docs/decisions-pending/gw6.md). The API-key registry's records,
- * read on every signed request, likewise.
+ * journal's) through V8's runtime (docs/decisions.md "Event-loop cost per signed order
+ * (gateway REST and WS RPC)"). The API-key registry's records, read on every signed request,
+ * likewise.
  */
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
