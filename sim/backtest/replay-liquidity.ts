@@ -373,14 +373,29 @@ export class ReplayLiquidity {
    * replay accounts never trade each other.
    */
   private materialize(m: MarketRuntime, side: 0 | 1, limit: number, placed: Materialized[], need = Infinity): void {
+    // One level buffer per nesting depth: a listener of a placed order's events could, in
+    // principle, come back here before this loop is done with its buffer.
+    const depth = this.materializing++;
+    try {
+      this.materializeLevels(m, side, limit, placed, need, (this.levelBuffers[depth] ??= []));
+    } finally {
+      this.materializing--;
+    }
+  }
+
+  /** Reused `crossingInto` buffers, by `materialize`'s nesting depth. */
+  private readonly levelBuffers: number[][] = [];
+  private materializing = 0;
+
+  private materializeLevels(m: MarketRuntime, side: 0 | 1, limit: number, placed: Materialized[], need: number, levels: number[]): void {
     const other = side === 0 ? m.book.asks : m.book.bids;
-    const levels = other.crossing(limit, need);
-    if (levels.length === 0) return;
+    const count = other.crossingInto(limit, need, levels);
+    if (count === 0) return;
     this.openReplayAccounts(m);
     const gtt = this.time.now + DEFAULT_GTT_US;
     const mine = side === 0 ? 1 : 0;
     const c = this.placeCommand;
-    for (let i = 0; i < levels.length; i += 2) {
+    for (let i = 0; i < count; i += 2) {
       const price = levels[i]!;
       if (this.isPlaced(placed, m, mine, price)) continue;
       const size = levels[i + 1]!;
