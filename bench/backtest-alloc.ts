@@ -6,6 +6,9 @@
  * lines mapped back to their source file), then {"bench":"backtest-alloc","allocatedMB":…}.
  *
  *   node --import tsx bench/backtest-alloc.ts        (BENCH_EVENTS, SAMPLE_BYTES=4096, TOP=30)
+ *
+ * SURVIVORS=1 leaves out what scavenges collected: what is left is what survived them (promoted,
+ * or live at the end), the part of the garbage that costs the GC work.
  */
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -16,6 +19,7 @@ import { binaryFile, recordingFile } from './recording.ts';
 const EVENTS = envInt('BENCH_EVENTS', 1_000_000);
 const TOP = envInt('TOP', 30);
 const data = binaryFile(recordingFile(EVENTS));
+const SURVIVORS = process.env.SURVIVORS === '1';
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -34,7 +38,7 @@ const session = new Session();
 session.connect();
 await session.post('HeapProfiler.enable');
 // The two include flags keep the samples of objects the GC has collected: garbage is what is measured.
-await session.post('HeapProfiler.startSampling', { samplingInterval: envInt('SAMPLE_BYTES', 4096), includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true } as never);
+await session.post('HeapProfiler.startSampling', { samplingInterval: envInt('SAMPLE_BYTES', 4096), includeObjectsCollectedByMinorGC: !SURVIVORS, includeObjectsCollectedByMajorGC: true } as never);
 await markedRuns(data, 1, '@@run');
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
 session.disconnect();
@@ -69,8 +73,8 @@ function walk(node: ProfileNode, stack: string[]): void {
 }
 walk(profile.head, []);
 const mb = (n: number): string => (n / 1e6).toFixed(1).padStart(7);
-console.log(`allocated in one run (sampled): ${(total / 1e6).toFixed(0)} MB\nby file:`);
+console.log(`${SURVIVORS ? 'survived a scavenge' : 'allocated'} in one run (sampled): ${(total / 1e6).toFixed(0)} MB\nby file:`);
 for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${mb(v)} MB  ${k}`);
 console.log('by function < caller < caller:');
 for (const [k, v] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${mb(v)} MB  ${k}`);
-console.log(JSON.stringify({ bench: 'backtest-alloc', events: EVENTS, allocatedMB: Math.round(total / 1e6) }));
+console.log(JSON.stringify({ bench: 'backtest-alloc', events: EVENTS, ...(SURVIVORS ? { survivedMB: Math.round(total / 1e6) } : { allocatedMB: Math.round(total / 1e6) }) }));
