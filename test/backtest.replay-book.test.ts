@@ -40,6 +40,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 describe('a replayed book side (levels in parallel arrays) answers as levels kept by price would', () => {
   it('after any sequence of sets, own-fill consumption and clears: levels by rank, visible sizes, best, top and crossing', () => {
+    const buffer: number[] = [];
     fc.assert(
       fc.property(fc.boolean(), fc.array(op, { maxLength: 80 }), fc.integer({ min: 85, max: 115 }), fc.integer({ min: 1, max: 60 }), (isBid, ops, limit, need) => {
         const side = new ReplaySide(isBid);
@@ -71,6 +72,10 @@ describe('a replayed book side (levels in parallel arrays) answers as levels kep
           held += s;
         }
         expect(side.crossing(limit, need)).toEqual(crossing);
+        // Into a reused buffer that holds older values: the same values first, their count answered.
+        const written = side.crossingInto(limit, need, buffer);
+        expect(written).toBe(crossing.length);
+        expect(buffer.slice(0, written)).toEqual(crossing);
       }),
       { numRuns: 300 },
     );

@@ -148,9 +148,13 @@ export abstract class RecordReader {
   readonly oracle: OracleEvent = { type: 'oracle', ts: 0, lts: 0, marketId: 0, price: 0 };
   readonly trade: TradeEvent = { type: 'trade', ts: 0, lts: 0, marketId: 0, side: 0, price: 0, size: 0 };
   readonly book: BookEvent = { type: 'book', ts: 0, lts: 0, marketId: 0, snapshot: false, bids: [], asks: [] };
-  /** The book event's level arrays, refilled per event (an empty side is NO_LEVELS, so these keep their capacity). */
-  private readonly bidLevels: number[] = [];
-  private readonly askLevels: number[] = [];
+  /**
+   * The book event's level arrays, one per length, refilled per event (an empty side is
+   * NO_LEVELS). One per length because cutting an array's length makes V8 trim its store and the
+   * next longer side grow a new one: an allocation per book event.
+   */
+  private readonly bidLevels: (number[] | undefined)[] = [];
+  private readonly askLevels: (number[] | undefined)[] = [];
 
   constructor(
     protected readonly from: number,
@@ -314,13 +318,17 @@ export class BinaryReader extends RecordReader {
 
 const NO_LEVELS: number[] = [];
 
-/** `count` values from `at`, written into `out` (its length set to `count`); empty sides share NO_LEVELS. */
-function levels(v: Float64Array, at: number, count: number, out: number[]): number[] {
+/** `count` values from `at`, written into `byLength`'s array of that length; empty sides share NO_LEVELS. */
+function levels(v: Float64Array, at: number, count: number, byLength: (number[] | undefined)[]): number[] {
   if (count === 0) return NO_LEVELS;
-  for (let i = 0; i < count; i++) {
-    if (i < out.length) out[i] = v[at + i]!;
-    else out.push(v[at + i]!);
+  while (byLength.length <= count) byLength.push(undefined);
+  let out = byLength[count];
+  if (out === undefined) {
+    out = [];
+    for (let i = 0; i < count; i++) out.push(v[at + i]!);
+    byLength[count] = out;
+    return out;
   }
-  if (out.length !== count) out.length = count;
+  for (let i = 0; i < count; i++) out[i] = v[at + i]!;
   return out;
 }

@@ -94,18 +94,36 @@ export class ReplaySide {
    */
   crossing(limit: number, need = Infinity): number[] {
     const out: number[] = [];
+    this.crossingInto(limit, need, out);
+    return out;
+  }
+
+  /**
+   * `crossing` written into `out` from its start; answers how many values it wrote (what `out`
+   * holds past them is stale). For a caller that reuses one array: its length is never cut, so
+   * V8 never trims its store.
+   */
+  crossingInto(limit: number, need: number, out: number[]): number {
     const count = this.prices.length;
     let held = 0;
+    let n = 0;
     for (let k = 0; k < count && held < need; k++) {
       const price = this.priceAt(k);
       if (this.isBid ? price < limit : price > limit) break;
       const size = this.visibleAt(k);
       if (size > 0) {
-        out.push(price, size);
+        if (n + 1 < out.length) {
+          out[n] = price;
+          out[n + 1] = size;
+        } else if (n < out.length) {
+          out[n] = price;
+          out.push(size);
+        } else out.push(price, size);
+        n += 2;
         held += size;
       }
     }
-    return out;
+    return n;
   }
 
   private indexOf(price: number): number {

@@ -12,11 +12,11 @@
  * prices and consumes it. Oracle prices and funding rates of markets where the strategy has no
  * order and no position are applied when it next acts there (the replay's fast path).
  */
-import { activeMarkets, bestLevel, eventAt, eventTypeAt, findAccount, marketOf, priceToTicks, useEventRecords, type Engine, type MarketSpec, type OrderEvent } from '../../engine/index.ts';
+import { activeMarkets, bestPrice, eventAt, eventTypeAt, findAccount, marketOf, priceToTicks, useEventRecords, type Account, type AdvanceTimeCommand, type CancelAllCommand, type Command, type Engine, type MarketSpec, type OrderEvent, type PlaceOrderCommand, type ResultOf, type SetOraclePriceCommand } from '../../engine/index.ts';
 // An account event's address is its first reference (the records' documented layout).
 import { REF } from '../../engine/event-records.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
-import type { Exchange } from '../../gateway/read-models/exchange.ts';
+import type { Exchange, Submission } from '../../gateway/read-models/exchange.ts';
 import { accountKeyOf } from '../../gateway/shared/account-key.ts';
 import { DEFAULT_GTT_US } from './client.ts';
 import type { OwnOrder } from './queue-model.ts';
@@ -73,6 +73,23 @@ export class ReplayLiquidity {
   /** What each replay-account order filled since the last withdrawal, from the fill events (parallel lists; a few entries). */
   private readonly filledIds: number[] = [];
   private readonly filledSizes: number[] = [];
+
+  /**
+   * The commands this class hands the engine around every replayed oracle price (replay-account
+   * orders and their withdrawal, the oracle price, a funding settlement), each one record reused
+   * for every command of its kind: `run` stamps it with the clock's time and applies it, and
+   * neither the engine nor the exchange keeps a command it applied (only a buffered modify's is
+   * kept, and none is sent here). They were a large share of what a replayed run allocated.
+   */
+  private readonly placeCommand: PlaceOrderCommand = { type: 'placeOrder', address: REPLAY_LONG, accountIndex: 0, marketId: 0, side: 0, orderType: 0, tif: 0, price: 0, size: 0, reduceOnly: true, goodTilTime: 0, time: 0 };
+  private readonly cancelAllCommand: CancelAllCommand = { type: 'cancelAll', address: REPLAY_LONG, accountIndex: 0, marketId: 0, time: 0 };
+  private readonly oracleCommand: SetOraclePriceCommand = { type: 'setOraclePrice', marketId: 0, price: 0, time: 0 };
+  private readonly advanceCommand: AdvanceTimeCommand = { type: 'advanceTime', time: 0 };
+  /** Spare `Materialized` records (handed back by `withdraw`). */
+  private readonly spare: Materialized[] = [];
+  /** `markRange`'s answer. */
+  private low = 0;
+  private high = 0;
 
   constructor(
     private readonly exchange: Exchange,
@@ -145,6 +162,17 @@ export class ReplayLiquidity {
     return k < 0 ? 0 : this.filledSizes[k]!;
   }
 
+  /**
+   * `exchange.submit` of a reused command record: stamped with the clock's time and applied
+   * without the copy `submit` makes (through `submit` when a journal listens: it copies).
+   */
+  private run<C extends Command>(command: C): ResultOf<C> {
+    const exchange = this.exchange;
+    command.time = exchange.clock();
+    if (exchange.onCommand !== undefined) return exchange.submit(command as unknown as Submission) as ResultOf<C>;
+    return exchange.applyStamped(command);
+  }
+
   /** Runs a strategy write (`call`) with the replayed levels its orders could take placed in the engine. */
   aroundWrite<T>(op: string, body: Record<string, unknown>, call: () => T): T {
     this.settleFundingDue();
@@ -175,7 +203,10 @@ export class ReplayLiquidity {
   syncOracle(m: MarketRuntime): void {
     m.oracleSynced = true;
     if (m.oracle > 0 && this.engine.markets.get(m.spec.id)!.oraclePrice !== m.oracle) {
-      this.around(m, false, () => this.exchange.submit({ type: 'setOraclePrice', marketId: m.spec.id, price: m.oracle }));
+      const c = this.oracleCommand;
+      c.marketId = m.spec.id;
+      c.price = m.oracle;
+      this.around(m, false, c);
     }
   }
 
@@ -208,7 +239,7 @@ export class ReplayLiquidity {
 
   /** A command that may settle funding (the engine's advanceTime), with the closing levels of every position. */
   advanceTime(): void {
-    this.around(undefined, true, () => this.exchange.submit({ type: 'advanceTime' }));
+    this.around(undefined, true, this.advanceCommand);
   }
 
   /** A funding settlement that has fallen due runs first, with the closing levels of every position (a payment may liquidate). */
@@ -252,12 +283,13 @@ export class ReplayLiquidity {
    * order would take, or those that close the position (and the strategy's other positions: a
    * cross liquidation closes them all). `allPositions` (a command that may settle funding): every
    * position gets the levels that close it. The levels are placed at the engine's own time, so
-   * what falls due (funding, expiries) runs in `command`, with them there.
+   * what falls due (funding, expiries) runs in `command`, with them there. `command` is one of
+   * the reused records (`run`).
    */
-  private around(m: MarketRuntime | undefined, allPositions: boolean, command: () => void): void {
+  private around(m: MarketRuntime | undefined, allPositions: boolean, command: SetOraclePriceCommand | AdvanceTimeCommand): void {
     const account = findAccount(this.engine.accounts, STRATEGY_ADDRESS, 0);
     if (!this.replay || account === undefined || (m !== undefined && !m.replayOpened)) {
-      command();
+      this.run(command);
       return;
     }
     if (!allPositions) this.settleFundingDue();
@@ -268,24 +300,36 @@ export class ReplayLiquidity {
       const ms = this.engine.markets.get(m.spec.id)!;
       // The mark's book mid: a replayed best price better than the strategy's own goes in (taker
       // sides: 0 buys the replayed asks, 1 sells into the bids).
+      // (bestPrice: 0 for an empty side; prices are positive ticks.)
       const bid = m.book.bids.best();
       const ask = m.book.asks.best();
-      if (bid > (bestLevel(ms.book.bids)?.price ?? 0)) this.materialize(m, 1, 0, placed, 1);
-      if (ask > 0 && ask < (bestLevel(ms.book.asks)?.price ?? Infinity)) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, 1);
+      if (bid > bestPrice(ms.book.bids)) this.materialize(m, 1, 0, placed, 1);
+      const ownAsk = bestPrice(ms.book.asks);
+      if (ask > 0 && (ownAsk === 0 || ask < ownAsk)) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, 1);
       // Deeper levels only where the new mark may reach a trigger.
-      const [low, high] = this.markRange(m);
+      this.markRange(m);
+      const low = this.low;
+      const high = this.high;
       const am = marketOf(account, ms.slot);
       const size = am?.size ?? 0;
-      const need = [0, 0];
+      // What each taker side needs: 0 buys the replayed asks, 1 sells into the bids.
+      let need0 = 0;
+      let need1 = 0;
       if (size !== 0 && (size > 0 ? !(am!.trigger < low) : !(am!.trigger > high))) {
-        need[size > 0 ? 1 : 0] = Math.abs(size);
+        if (size > 0) need1 = size;
+        else need0 = -size;
         allPositions ||= account.active.length > 1;
       }
-      for (const t of m.tpsl.values()) {
-        if (t.below ? t.trigger >= low : t.trigger <= high) need[t.side] = Math.max(need[t.side]!, t.size > 0 ? t.size : Math.abs(size));
+      if (m.tpsl.size > 0) {
+        for (const t of m.tpsl.values()) {
+          if (!(t.below ? t.trigger >= low : t.trigger <= high)) continue;
+          const want = t.size > 0 ? t.size : Math.abs(size);
+          if (t.side === 0) need0 = Math.max(need0, want);
+          else need1 = Math.max(need1, want);
+        }
       }
-      if (need[0]! > 0) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, need[0]);
-      if (need[1]! > 0) this.materialize(m, 1, 0, placed, need[1]);
+      if (need0 > 0) this.materialize(m, 0, Number.MAX_SAFE_INTEGER, placed, need0);
+      if (need1 > 0) this.materialize(m, 1, 0, placed, need1);
     }
     if (allPositions) {
       for (const am of activeMarkets(account)) {
@@ -295,7 +339,7 @@ export class ReplayLiquidity {
       }
     }
     this.time.now = now;
-    command();
+    this.run(command);
     if (placed.length > 0) this.withdraw(placed);
   }
 
@@ -304,20 +348,22 @@ export class ReplayLiquidity {
    * oracle, the oracle plus the average basis (which moves towards the book mid) and the book
    * mid, rounded to a tick, so it lies between the lowest and the highest of the oracle, the
    * oracle plus the basis so far, and the best bid and ask of the engine's book as the command
-   * will find it (the placed levels and the strategy's orders), give or take a tick.
+   * will find it (the placed levels and the strategy's orders), give or take a tick. Answers in
+   * `low` and `high`.
    */
-  private markRange(m: MarketRuntime): [number, number] {
+  private markRange(m: MarketRuntime): void {
     const ms = this.engine.markets.get(m.spec.id)!;
     let low = m.oracle;
     let high = m.oracle;
-    const bid = bestLevel(ms.book.bids)?.price;
-    const ask = bestLevel(ms.book.asks)?.price;
-    if (bid !== undefined && ask !== undefined) {
+    const bid = bestPrice(ms.book.bids);
+    const ask = bestPrice(ms.book.asks);
+    if (bid > 0 && ask > 0) {
       const basis = ms.basisAt >= 0 ? m.oracle + ms.basisEma : bid;
       low = Math.min(low, basis, bid);
       high = Math.max(high, basis, ask);
     }
-    return [low - 1, high + 1];
+    this.low = low - 1;
+    this.high = high + 1;
   }
 
   /**
@@ -327,46 +373,91 @@ export class ReplayLiquidity {
    * replay accounts never trade each other.
    */
   private materialize(m: MarketRuntime, side: 0 | 1, limit: number, placed: Materialized[], need = Infinity): void {
-    const other = side === 0 ? m.book.asks : m.book.bids;
-    const levels = other.crossing(limit, need);
-    if (levels.length === 0) return;
-    this.openReplayAccounts(m);
-    const gtt = this.time.now + DEFAULT_GTT_US;
-    const mine = side === 0 ? 1 : 0;
-    for (let i = 0; i < levels.length; i += 2) {
-      const price = levels[i]!;
-      if (placed.some((p) => p.m === m && (p.side === mine ? p.price === price : mine === 1 ? p.price >= price : p.price <= price))) continue;
-      const size = levels[i + 1]!;
-      const result = this.exchange.submit({
-        type: 'placeOrder',
-        address: side === 0 ? REPLAY_LONG : REPLAY_SHORT,
-        accountIndex: 0,
-        marketId: m.spec.id,
-        side: mine,
-        orderType: 0,
-        tif: 0,
-        price,
-        size,
-        reduceOnly: true,
-        goodTilTime: gtt,
-      });
-      if (result.kind === 'order' && result.status !== 'REJECTED') placed.push({ m, side: mine, price, size, orderId: result.orderId });
+    // One level buffer per nesting depth: a listener of a placed order's events could, in
+    // principle, come back here before this loop is done with its buffer.
+    const depth = this.materializing++;
+    try {
+      this.materializeLevels(m, side, limit, placed, need, (this.levelBuffers[depth] ??= []));
+    } finally {
+      this.materializing--;
     }
   }
 
+  /** Reused `crossingInto` buffers, by `materialize`'s nesting depth. */
+  private readonly levelBuffers: number[][] = [];
+  private materializing = 0;
+
+  private materializeLevels(m: MarketRuntime, side: 0 | 1, limit: number, placed: Materialized[], need: number, levels: number[]): void {
+    const other = side === 0 ? m.book.asks : m.book.bids;
+    const count = other.crossingInto(limit, need, levels);
+    if (count === 0) return;
+    this.openReplayAccounts(m);
+    const gtt = this.time.now + DEFAULT_GTT_US;
+    const mine = side === 0 ? 1 : 0;
+    const c = this.placeCommand;
+    for (let i = 0; i < count; i += 2) {
+      const price = levels[i]!;
+      if (this.isPlaced(placed, m, mine, price)) continue;
+      const size = levels[i + 1]!;
+      c.address = side === 0 ? REPLAY_LONG : REPLAY_SHORT;
+      c.marketId = m.spec.id;
+      c.side = mine;
+      c.price = price;
+      c.size = size;
+      c.goodTilTime = gtt;
+      const result = this.run(c);
+      if (result.kind === 'order' && result.status !== 'REJECTED') {
+        const p = this.spare.pop() ?? { m, side: mine, price, size, orderId: result.orderId };
+        p.m = m;
+        p.side = mine;
+        p.price = price;
+        p.size = size;
+        p.orderId = result.orderId;
+        placed.push(p);
+      }
+    }
+  }
+
+  /** A level at `price` on `side` is placed already, or one on the other side it would cross. */
+  private isPlaced(placed: readonly Materialized[], m: MarketRuntime, side: 0 | 1, price: number): boolean {
+    for (let k = 0; k < placed.length; k++) {
+      const p = placed[k]!;
+      if (p.m === m && (p.side === side ? p.price === price : side === 1 ? p.price >= price : p.price <= price)) return true;
+    }
+    return false;
+  }
+
   /** After the strategy's command: what it took from each materialized level is consumed; the rest is withdrawn. */
-  private withdraw(placed: readonly Materialized[]): void {
-    const touched = new Set<MarketRuntime>();
-    for (const p of placed) {
+  private withdraw(placed: Materialized[]): void {
+    for (let k = 0; k < placed.length; k++) {
+      const p = placed[k]!;
       (p.side === 0 ? p.m.book.bids : p.m.book.asks).consume(p.price, this.filledOf(p.orderId));
-      touched.add(p.m);
     }
     this.filledIds.length = 0;
     this.filledSizes.length = 0;
-    for (const m of touched) {
-      for (const address of [REPLAY_LONG, REPLAY_SHORT]) this.exchange.submit({ type: 'cancelAll', address, accountIndex: 0, marketId: m.spec.id });
+    // Each market touched, in the order first touched; a replay account with no live order there
+    // is skipped: its cancelAll would cancel nothing and emit nothing (after the command just
+    // applied at the same time, nothing else falls due in it).
+    for (let k = 0; k < placed.length; k++) {
+      const m = placed[k]!.m;
+      let seen = false;
+      for (let j = 0; j < k && !seen; j++) seen = placed[j]!.m === m;
+      if (seen) continue;
+      this.cancelReplayOrders(REPLAY_LONG, m);
+      this.cancelReplayOrders(REPLAY_SHORT, m);
     }
+    for (let k = 0; k < placed.length; k++) this.spare.push(placed[k]!);
+    placed.length = 0;
     this.forgetClosedReplayOrders();
+  }
+
+  private cancelReplayOrders(address: string, m: MarketRuntime): void {
+    const account = findAccount(this.engine.accounts, address, 0);
+    if (account === undefined || !hasOrderIn(account, m.spec.id)) return;
+    const c = this.cancelAllCommand;
+    c.address = address;
+    c.marketId = m.spec.id;
+    this.run(c);
   }
 
   /**
@@ -411,4 +502,10 @@ export class ReplayLiquidity {
     }
     return undefined;
   }
+}
+
+/** The account has a live order in the market (what `cancelAll` for that market would cancel). */
+function hasOrderIn(account: Account, marketId: number): boolean {
+  for (let o = account.head; o !== null; o = o.aNext) if (o.marketId === marketId) return true;
+  return false;
 }

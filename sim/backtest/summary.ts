@@ -89,6 +89,11 @@ export class Recorder {
     this.nextSample = time;
   }
 
+  /** `sampleUntil(time.now, …)` without a time argument (see Backtest.advanceTo). */
+  sampleUntilTime(time: { readonly now: number }, sample: (time: number) => void): void {
+    if (this.nextSample <= time.now) this.sampleUntil(time.now, sample);
+  }
+
   sampleUntil(now: number, sample: (time: number) => void): void {
     while (this.nextSample <= now) {
       const t = this.nextSample;
