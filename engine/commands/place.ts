@@ -60,7 +60,11 @@ export function batchPlace(engine: Engine, c: BatchPlaceCommand): ResultOf<Batch
   let parent: ResultOf<PlaceOrderCommand> | undefined;
   for (let i = 0; i < c.orders.length; i++) {
     const element = c.orders[i]!;
-    const command: PlaceOrderCommand = { ...element, type: 'placeOrder', time: engine.time };
+    // Copied by Object.assign, not a spread followed by fields: that gave every element's copy a
+    // hidden class of its own, so each later read of the command missed V8's caches.
+    const command = Object.assign({}, element) as PlaceOrderCommand;
+    command.type = 'placeOrder';
+    command.time = engine.time;
     if (c.grouping === 'positionTpsl') command.isPositionTpsl = true;
     if (c.grouping === 'entryTpsl' && i > 0) {
       if (parent === undefined || parent.kind !== 'order' || parent.status === 'REJECTED') {
