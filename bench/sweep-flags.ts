@@ -8,7 +8,8 @@
  * thread's wall and CPU and the whole process's CPU (V8's compile and GC helpers included).
  *
  *   node --import tsx bench/sweep-flags.ts      (ROUNDS=3; CONFIGS='1:|2:|2:--single-threaded-gc|…',
- *                                                each `workers:flags`, flags space-separated)
+ *                                                each `workers:flags[:strategy file]`, flags space-separated;
+ *                                                STRATEGY=file instead of the example market maker)
  *
  * Ends with {"bench":"sweep-flags","configs":[{workers,flags,runsPerSec:[…],…}],…}.
  */
@@ -33,15 +34,15 @@ if (process.env.SWEEP_FLAGS_CHILD === undefined) {
   const configs = (process.env.CONFIGS ?? '1:|2:|2:--single-threaded-gc|2:--single-threaded|2:--v8-pool-size=1|2:--no-concurrent-recompilation')
     .split('|')
     .map((c) => {
-      const [workers, flags] = c.split(':') as [string, string | undefined];
-      return { workers: Number(workers), flags: (flags ?? '').split(' ').filter((f) => f !== '') };
+      const [workers, flags, strategy] = c.split(':') as [string, string | undefined, string | undefined];
+      return { workers: Number(workers), flags: (flags ?? '').split(' ').filter((f) => f !== ''), strategy };
     });
   const figures = configs.map(() => [] as ChildFigures[]);
   const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`${configs.length} configurations × ${ROUNDS} rounds; load average ${load()}`);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, c] of configs.entries()) {
-      const child = spawn(process.execPath, [...c.flags, '--import', 'tsx', process.argv[1]!], { env: { ...process.env, SWEEP_FLAGS_CHILD: data, WORKERS: String(c.workers) }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [...c.flags, '--import', 'tsx', process.argv[1]!], { env: { ...process.env, SWEEP_FLAGS_CHILD: data, WORKERS: String(c.workers), ...(c.strategy !== undefined && { STRATEGY: c.strategy }) }, stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
       child.stdout!.on('data', (chunk: Buffer) => void (text += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -50,7 +51,7 @@ if (process.env.SWEEP_FLAGS_CHILD === undefined) {
       const f = JSON.parse(line.slice(MARK.length)) as ChildFigures;
       figures[i]!.push(f);
       console.log(
-        `round ${round + 1}: ${c.workers} worker(s) ${c.flags.join(' ') || '(no flags)'}: ${f.runsPerSec.toFixed(3)} runs/s; per run wall ${f.runWallMs.toFixed(0)} ms, thread CPU ${f.runCpuMs.toFixed(0)} ms, process CPU ${f.processCpuMsPerRun.toFixed(0)} ms; load ${load()}`,
+        `round ${round + 1}: ${c.workers} worker(s) ${c.flags.join(' ') || '(no flags)'}${c.strategy === undefined ? '' : ` ${c.strategy}`}: ${f.runsPerSec.toFixed(3)} runs/s; per run wall ${f.runWallMs.toFixed(0)} ms, thread CPU ${f.runCpuMs.toFixed(0)} ms, process CPU ${f.processCpuMsPerRun.toFixed(0)} ms; load ${load()}`,
       );
     }
   }
@@ -64,6 +65,7 @@ if (process.env.SWEEP_FLAGS_CHILD === undefined) {
       configs: configs.map((c, i) => ({
         workers: c.workers,
         flags: c.flags.join(' '),
+        ...(c.strategy !== undefined && { strategy: c.strategy }),
         runsPerSec: figures[i]!.map((f) => r(f.runsPerSec)),
         meanRunsPerSec: r(mean(figures[i]!.map((f) => f.runsPerSec))),
         meanRunCpuMs: r(mean(figures[i]!.map((f) => f.runCpuMs))),
@@ -77,7 +79,7 @@ if (process.env.SWEEP_FLAGS_CHILD === undefined) {
   const { planSweep } = await import('../sim/sweep/sweep.ts');
   const workers = Number(process.env.WORKERS);
   const input: import('../sim/sweep/sweep.ts').SweepInput = {
-    strategy: 'examples/market-maker.ts',
+    strategy: process.env.STRATEGY ?? 'examples/market-maker.ts',
     data: process.env.SWEEP_FLAGS_CHILD!,
     space: { spreadBps: [2, 3, 4, 6], requoteMs: [1000, 2000, 5000, 10000] },
     seed: 1,
