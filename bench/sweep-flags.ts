@@ -9,7 +9,8 @@
  *
  *   node --import tsx bench/sweep-flags.ts      (ROUNDS=3; CONFIGS='1:|2:|2:--single-threaded-gc|…',
  *                                                each `workers:flags[:strategy file]`, flags space-separated;
- *                                                STRATEGY=file instead of the example market maker)
+ *                                                STRATEGY=file instead of the example market maker;
+ *                                                SIZES=0.01,0.02 multiplies the grid by order sizes)
  *
  * Ends with {"bench":"sweep-flags","configs":[{workers,flags,runsPerSec:[…],…}],…}.
  */
@@ -81,7 +82,8 @@ if (process.env.SWEEP_FLAGS_CHILD === undefined) {
   const input: import('../sim/sweep/sweep.ts').SweepInput = {
     strategy: process.env.STRATEGY ?? 'examples/market-maker.ts',
     data: process.env.SWEEP_FLAGS_CHILD!,
-    space: { spreadBps: [2, 3, 4, 6], requoteMs: [1000, 2000, 5000, 10000] },
+    // SIZES=0.01,0.02,… adds an order-size axis: 16 runs per size (more runs per thread).
+    space: { spreadBps: [2, 3, 4, 6], requoteMs: [1000, 2000, 5000, 10000], ...(process.env.SIZES !== undefined && { size: process.env.SIZES.split(',').map(Number) }) },
     seed: 1,
     yes: false,
     base: { markets: ['BTC-USD'] },
