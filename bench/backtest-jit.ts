@@ -49,7 +49,8 @@ if (process.env.BACKTEST_JIT_CHILD === undefined) {
       continue;
     }
     if (acc === undefined) continue;
-    if (line.startsWith('[completed compiling') || line.startsWith('[completed optimizing')) {
+    // V8 prints two lines per job ("completed compiling … took", then "completed optimizing"): the first is counted.
+    if (line.startsWith('[completed compiling')) {
       const took = /took ([\d.]+), ([\d.]+), ([\d.]+) ms/.exec(line);
       const ms = took === null ? 0 : Number(took[1]) + Number(took[2]) + Number(took[3]);
       acc.optimized++;

@@ -44,9 +44,10 @@ export class InProcessGateway {
   readonly apiKey: string;
 
   /**
-   * `validator` compiles the operations' request schemas: by default the gateway's own; a sweep
-   * thread passes one validator to all of its runs, so that each schema is compiled (by ajv, then
-   * by V8) once per thread rather than once per run.
+   * `validator` compiles the operations' request schemas, here and inside the gateway's
+   * operations (a batch's elements): a new one by default; a sweep thread passes one validator to
+   * all of its runs, so that each schema is compiled (by ajv, then by V8) once per thread rather
+   * than once per run.
    */
   private readonly validator: SchemaValidator;
 
@@ -57,8 +58,9 @@ export class InProcessGateway {
       config: { service: 'api-gateway', version: 'perpsim-backtest', auth: false, rateLimit: rateLimitConfig({ enabled: false }) },
       clocks: () => ({ wallNs: BigInt(clock()) * 1000n, simNs: BigInt(clock()) * 1000n }),
       nowMs: () => Math.floor(clock() / 1000),
+      ...(validator !== undefined && { validator }),
     });
-    this.validator = validator ?? this.state.validator;
+    this.validator = this.state.validator;
     const exchange = this.state.exchange;
     this.apiKey = address.slice(2).padEnd(64, '0');
     registerKey(this.state.keys, { apiKey: this.apiKey, address, accountIndex: undefined, apiWalletName: 'backtest', permissions: ['trade', 'withdraw'], validUntil: 0, createdAt: exchange.clock() });
