@@ -17,7 +17,7 @@
 import { apply, createEngine, type Engine, type EngineConfig } from '../../engine/index.ts';
 import type { Command, CommandResult, EngineEvent, FillEvent, OrderEvent, ResultOf, TradesEvent } from '../../engine/index.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
-import { accountKeyOf } from '../shared/account-key.ts';
+import { accountKeyFrom, createAccountKeys, type AccountKeys } from '../shared/account-key.ts';
 import { DEFAULT_HISTORY_LIMIT, recordLedger, type Ledgers } from './history.ts';
 import { memoryHistoryStore, type HistoryStore, type MemoryHistory } from './history-store.ts';
 
@@ -51,6 +51,8 @@ export interface Exchange extends MemoryHistory {
   limits: ExchangeLimits;
   /** The latest update of every order still remembered, by orderId. */
   orders: Map<number, OrderEvent>;
+  /** One key string per account for the event paths (shared/account-key.ts). */
+  accountKeys: AccountKeys;
   /** Closed orderIds per account key, oldest first (bounded). */
   closed: Map<string, number[]>;
   fills: Map<string, FillEvent[]>;
@@ -82,6 +84,7 @@ class ExchangeRecord implements Exchange {
   clock: Clock;
   limits: ExchangeLimits;
   orders = new Map<number, OrderEvent>();
+  accountKeys = createAccountKeys();
   closed = new Map<string, number[]>();
   fills = new Map<string, FillEvent[]>();
   trades = new Map<number, TradesEvent[]>();
@@ -145,14 +148,14 @@ export function recordEvent(exchange: Exchange, e: EngineEvent): void {
       }
       exchange.orders.set(e.orderId, e);
       if (TERMINAL_ORDER_STATUSES.has(e.status) && e.cancelReason !== 'MODIFY_CANCELED') {
-        const dropped = push(exchange.closed as Map<string | number, number[]>, accountKeyOf(e.address, e.accountIndex), e.orderId, exchange.limits.closedOrdersPerAccount);
+        const dropped = push(exchange.closed as Map<string | number, number[]>, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.orderId, exchange.limits.closedOrdersPerAccount);
         if (dropped !== undefined) exchange.orders.delete(dropped);
       }
       break;
     }
     case 'fill':
       if (exchange.history.kind !== 'memory') break;
-      push(exchange.fills as Map<string | number, FillEvent[]>, accountKeyOf(e.address, e.accountIndex), e, exchange.limits.fillsPerAccount);
+      push(exchange.fills as Map<string | number, FillEvent[]>, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e, exchange.limits.fillsPerAccount);
       break;
     case 'trades':
       if (exchange.history.kind !== 'memory') break;

@@ -10,7 +10,7 @@
  *   one listener after the read models.
  */
 import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../../engine/index.ts';
-import { accountKeyOf } from '../shared/account-key.ts';
+import { accountKeyFrom } from '../shared/account-key.ts';
 import { formatOrder, usd } from '../contract/format.ts';
 import { recordFill, recordFunding } from './leaderboard.ts';
 import { pushNotification, type PayloadValue } from './notifications.ts';
@@ -54,13 +54,13 @@ function follow(state: GatewayState, e: EngineEvent): void {
     case 'fill': {
       const spec = exchange.engine.markets.get(e.marketId)!.spec;
       recordFill(state.leaderboard, e.address, e.time, BigInt(e.price) * BigInt(e.size) * spec.valueMul, e.fee, e.closedPnl);
-      recordRealized(state.portfolio, accountKeyOf(e.address, e.accountIndex), e.closedPnl);
+      recordRealized(state.portfolio, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.closedPnl);
       fillNotification(state, e);
       break;
     }
     case 'funding':
       recordFunding(state.leaderboard, e.address, e.time, e.payment);
-      recordRealized(state.portfolio, accountKeyOf(e.address, e.accountIndex), e.payment);
+      recordRealized(state.portfolio, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.payment);
       break;
     case 'liquidation':
       notify(state, e.address, {

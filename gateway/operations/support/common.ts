@@ -75,7 +75,10 @@ export function signedContext(
   const address = (queryAddress ?? bodyAddress)!;
   const key = keyFor(state.keys, checked.value.apiKey, address, accountIndex, state.nowMs(), permission);
   if (!key.ok) return fail(key.status, key.error);
-  return { headers: checked.value, key: key.key, address, accountIndex };
+  // The key record's own string (keyFor checked it equals `address`): one string object per
+  // wallet, its hash kept, so the maps keyed by it downstream (the engine's accounts, services,
+  // account keys) find it by identity instead of hashing and comparing a fresh copy per request.
+  return { headers: checked.value, key: key.key, address: key.key.address, accountIndex };
 }
 
 /**
