@@ -180,9 +180,14 @@ export function requestLogHooks(log: RequestLog, state: GatewayState): Required<
 
 const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
 
-/** Records REST requests (an onResponse hook) and serves GET /sim/journal. */
+/**
+ * Records REST requests and serves GET /sim/journal. The record is taken in an onSend hook, with
+ * the reply's final status (registered after the gateway's commit hook, which may turn it into a
+ * 503): an onResponse hook made fastify add and remove a 'finish' and an 'error' listener on
+ * every response and read the clock twice.
+ */
 export function registerRequestLog(app: FastifyInstance, log: RequestLog, state: GatewayState): void {
-  app.addHook('onResponse', (req: FastifyRequest, reply, done) => {
+  app.addHook('onSend', (req: FastifyRequest, reply, payload, done) => {
     // The matched route decides (a `/%73im/...` target is a /sim route too), else the target.
     if (!UNLOGGED.test(req.routeOptions.url ?? req.url) && req.headers[CONSOLE_HEADER] === undefined) {
       const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
@@ -195,7 +200,7 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
       const at = url.indexOf('?');
       addDeferred(log, state.exchange.clock(), 'rest', req.method, at < 0 ? url : url.slice(0, at), query, reply.statusCode, ownerOf(state, req.headers['x-api-key']), from);
     }
-    done();
+    done(null, payload);
   });
 
   // Registered as a plugin so that the OpenAPI document lists it.
