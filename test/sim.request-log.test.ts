@@ -67,6 +67,16 @@ describe('GET /sim/journal: the requests perpsim received (method, path, body, s
     expect(cancel).toMatchObject({ path: '/v1/cancelAllOrders', status: forged.status, address: bot.address, body: { address: other.address } });
   });
 
+  it('takes its records without a listener on each response: node\'s own "finish" listener only, no "error" one', async () => {
+    const server = await sim.start();
+    const seen: Array<[number, number]> = [];
+    // Fastify's routing runs in the server's 'request' listener; this one runs after it.
+    server.app.server.on('request', (_req, res: import('node:http').ServerResponse) => seen.push([res.listenerCount('finish'), res.listenerCount('error')]));
+    expect((await call('GET', '/v1/markets')).status).toBe(200);
+    expect(seen).toEqual([[1, 0]]);
+    expect((await journal())[0]).toMatchObject({ method: 'GET', path: '/v1/markets', status: 200 });
+  });
+
   it('records WebSocket RPC calls with the method name as the path', async () => {
     const server = await sim.start();
     const bot = wallet(0x34);
