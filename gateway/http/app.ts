@@ -121,10 +121,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
         url: op.path.replace(/([^/]):/g, '$1::'),
         schema: { ...op.schema, response: op.response },
         config: { errorSource: op.errorSource ?? undefined },
-        // Not an async function: a synchronous answer is sent in this turn, an asynchronous one
-        // from its own promise's callback (an async wrapper cost two more promises and a microtask
-        // turn an order).
-        handler: (req, reply) => {
+        handler: async (req, reply) => {
           const ip = req.ip;
           if (ipLimited) {
             const nowMs = state.nowMs();
@@ -150,11 +147,7 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             const blocked = refuse(ERRORS.geoRestricted, undefined);
             return reply.code(blocked.status).send(blocked.body);
           }
-          const answer = op.handle(state, operationRequest(req));
-          if (answer instanceof Promise) return answer.then((result) => send(result));
-          send(answer);
-          return reply;
-          function send(result: Awaited<typeof answer>): typeof reply {
+          const result = await op.handle(state, operationRequest(req));
           if (ipLimited) {
             // Lists post-charge their rows; batches their elements (one reply row each).
             const rows = rowsOf(result.body);
@@ -170,7 +163,6 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
           }
           if (result.headers !== undefined) reply.headers(result.headers);
           return reply.code(result.status).send(result.body);
-          }
         },
       });
     }
