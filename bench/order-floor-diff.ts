@@ -6,7 +6,9 @@
  * that verifies each with the gateway's verifier and answers with placeOrder's status, headers
  * and reply bytes), the order flipping every round. Each chunk is timed by this process's main
  * thread CPU. STRACE=1: the main thread is also traced (`strace -c -p`, its own rounds, CPU
- * figures then inflated) and the syscalls per request of each side printed.
+ * figures then inflated) and the syscalls per request of each side printed. COUNT=1: node's own
+ * work per request counted (below). ONLY_PERPSIM=1 / SKIP_PERPSIM=1: one side only, for a
+ * `perf record` of each (docs/performance-log.md, "seventh pass").
  */
 import { createHook } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
@@ -94,9 +96,20 @@ async function startFloor(kind: string): Promise<string> {
   } else {
     app.post('/v1/placeOrder', (request, reply) => verify(request.headers).then((found) => reply.code(found === 0 ? floor.status : 401).headers(floor.headers).send(floor.body)));
   }
+  // `thrash`: plain, plus reads spread over 16 MB after each reply (the order pass's working set
+  // between two requests, roughly): for perf, to see whether node's own http work costs more when
+  // the caches were emptied in between.
+  if (kind === 'thrash') {
+    app.addHook('onResponse', (_req, _reply, done) => {
+      for (let i = 0; i < 150; i++) thrashSum += thrashArea[(Math.imul(i + thrashSum, 2654435761) >>> 0) & (thrashArea.length - 1)]!;
+      done();
+    });
+  }
   floorApps.push(app);
   return app.listen({ host: '127.0.0.1', port: 0 });
 }
+const thrashArea = new Int32Array(4 << 20).fill(1);
+let thrashSum = 0;
 const floorApps: Array<ReturnType<typeof Fastify>> = [];
 const floorUrls: string[] = [];
 for (const kind of FLOORS) floorUrls.push(await startFloor(kind));
@@ -126,6 +139,8 @@ async function traced<T>(run: () => Promise<T>): Promise<[T, Map<string, number>
   return [result, calls];
 }
 
+const SKIP = process.env.SKIP_PERPSIM === '1';
+const ONLY = process.env.ONLY_PERPSIM === '1';
 const names = ['perpsim', ...FLOORS.map((f) => `floor ${f}`)];
 const urls = [server.url, ...floorUrls];
 const us: number[][] = names.map(() => []);
@@ -139,6 +154,7 @@ try {
     floor.payloads = orderPayloads(wallets, { first: round * CHUNK, count: CHUNK, baseNs, goodTilTimeUs });
     const order = names.map((_, k) => k);
     for (const k of round % 2 === 0 ? order : order.reverse()) {
+      if ((SKIP && k === 0) || (ONLY && k > 0)) continue;
       const go = () => ask(load, { kind: 'run', target: { url: urls[k]!, connections: 16, source: { kind: 'signed', rate: RATE } } });
       counts.clear();
       const before = threadCpuUs();
@@ -161,7 +177,7 @@ try {
 }
 const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1]!;
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, chunk ${CHUNK} at ${RATE}/s, ${ROUNDS} rounds${STRACE ? ' (straced: CPU inflated)' : ''}`);
-for (const k of names.keys()) console.log(`${names[k]}: median ${median(us[k]!).toFixed(2)} µs a request (${us[k]!.map((u) => u.toFixed(1)).join(' ')})`);
+for (const k of names.keys()) if (us[k]!.length > 0) console.log(`${names[k]}: median ${median(us[k]!).toFixed(2)} µs a request (${us[k]!.map((u) => u.toFixed(1)).join(' ')})`);
 if (STRACE) {
   const all = new Set(sys.flat().flatMap((m) => [...m.keys()]));
   console.log(`syscalls per request (median of rounds): ${names.join(' / ')}`);
@@ -179,4 +195,4 @@ if (COUNT) {
     if (row.some((v) => v >= 0.01)) console.log(`  ${name.padEnd(40)} ${row.map((v) => v.toFixed(2).padStart(7)).join(' ')}`);
   }
 }
-console.log(JSON.stringify({ bench: 'order-floor-diff', chunk: CHUNK, rounds: ROUNDS, rate: RATE, strace: STRACE, load: +loadavg()[0]!.toFixed(2), perpsimUsPerOrder: +median(us[0]!).toFixed(2), floorUsPerReq: Object.fromEntries(FLOORS.map((f, k) => [f, +median(us[k + 1]!).toFixed(2)])) }));
+console.log(JSON.stringify({ bench: 'order-floor-diff', chunk: CHUNK, rounds: ROUNDS, rate: RATE, strace: STRACE, load: +loadavg()[0]!.toFixed(2), perpsimUsPerOrder: SKIP ? null : +median(us[0]!).toFixed(2), floorUsPerReq: Object.fromEntries(FLOORS.map((f, k) => [f, ONLY ? null : +median(us[k + 1]!).toFixed(2)])) }));
