@@ -8,7 +8,7 @@
  * thread CPU. STRACE=1: the main thread is also traced (`strace -c -p`, its own rounds, CPU
  * figures then inflated) and the syscalls per request of each side printed. COUNT=1: node's own
  * work per request counted (below). ONLY_PERPSIM=1 / SKIP_PERPSIM=1: one side only, for a
- * `perf record` of each (docs/performance-log.md, "seventh pass").
+ * `perf record` of each (docs/benchmarks.md, "The excess over the order-shaped floor").
  */
 import { createHook } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
