@@ -6,7 +6,10 @@
  * in this process: perpsim's engine, a bare typed-array book (the ceiling) and the
  * `nodejs-order-book` package. Each runner gets a full warm-up pass on a fresh book, then a
  * timed pass on another fresh book. Then 1,000,000 orders are rested in a fresh engine to
- * measure heap per resting order.
+ * measure heap per resting order. perpsim runs twice: with a new command object and a new result
+ * object per op (`perpsim (fresh)`, the harness of every figure before engine9), then with the
+ * command records reused and the engine in result-reuse mode (`perpsim`, the headline figure);
+ * see bench/perpsim-runner.ts.
  *
  * Env: BENCH_OPS (ops), BENCH_SEED, BENCH_MIX (place-heavy | exchange-core),
  * BENCH_MEM_ORDERS (resting orders for the memory probe; default 1M, or 100k when
@@ -136,10 +139,15 @@ const nob = measure(nobRunner, stream);
 report('nodejs-order-book', nob);
 
 let perpsim: Timing<unknown> | null = null;
+let perpsimFresh: Timing<unknown> | null = null;
 try {
   const mod = await import('./perpsim-runner.ts');
   // The warm-up is the validation pass: same engine, but every result and event classified.
-  const t = measure(mod.perpsimRunner, stream, mod.perpsimTalliedRunner, (st) => ({
+  // The old way first, for a like-for-like comparison with earlier figures: a new command
+  // object and a new result object per op (perpsim-runner.ts, BENCH_COMMANDS).
+  perpsimFresh = measure(mod.perpsimRunnerWith('fresh'), stream, mod.perpsimTalliedRunnerWith('fresh'));
+  report('perpsim (fresh)', perpsimFresh);
+  const t = measure(mod.perpsimRunnerWith('reused'), stream, mod.perpsimTalliedRunnerWith('reused'), (st) => ({
     counter: st.counter,
     tally: st.tally,
     eventTally: st.eventTally,
@@ -166,6 +174,12 @@ if (perpsim) {
   console.log(`perpsim / bare book:         ${(perpsim.opsPerSec / bare.opsPerSec).toFixed(3)}  (target ≥ 0.15; in CPU time ${(bare.cpuSeconds / perpsim.cpuSeconds).toFixed(3)})`);
   console.log(`perpsim / nodejs-order-book: ${(perpsim.opsPerSec / nob.opsPerSec).toFixed(3)}  (in CPU time ${(nob.cpuSeconds / perpsim.cpuSeconds).toFixed(3)})`);
   console.log(`perpsim ops/s target ≥ 2,000,000: ${perpsim.opsPerSec >= 2_000_000 ? 'met' : 'NOT met'} (per CPU-second ${fmt(OPS / perpsim.cpuSeconds)})`);
+  if (perpsimFresh) {
+    console.log(
+      `perpsim (fresh: a command and a result object per op, the harness before): ${fmt(perpsimFresh.opsPerSec)} ops/s, ` +
+        `${(perpsimFresh.opsPerSec / bare.opsPerSec).toFixed(3)} × the bare book, per CPU-second ${fmt(OPS / perpsimFresh.cpuSeconds)}`,
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,5 +222,9 @@ console.log(
     bareBookOpsPerCpuSecond: round(OPS / bare.cpuSeconds),
     ratioToBareBook: perpsim === null ? null : round(perpsim.opsPerSec / bare.opsPerSec, 4),
     ratioToBareBookCpu: perpsim === null ? null : round(bare.cpuSeconds / perpsim.cpuSeconds, 4),
+    // The harness before (a command and a result object per op), same run.
+    freshOpsPerSec: round(perpsimFresh?.opsPerSec),
+    freshOpsPerCpuSecond: perpsimFresh === null ? null : round(OPS / perpsimFresh.cpuSeconds),
+    freshRatioToBareBook: perpsimFresh === null ? null : round(perpsimFresh.opsPerSec / bare.opsPerSec, 4),
   }),
 );

@@ -7,8 +7,14 @@
  * stream is valid, so ref r gets orderId `idBase + r`: the runner computes it, as a client
  * knows the ids it was given, rather than reading a table of a million ids at random (a cache
  * miss per op that a gateway does not have); each place's result is checked against it.
+ *
+ * Two harnesses (BENCH_COMMANDS): `reused` (the default) fills one command record per kind and
+ * runs the engine in result-reuse mode (`reuseResults`), as an in-process caller such as the
+ * backtester can: no object per op on either side of `apply`. `fresh` is the way before it: a
+ * new command object per op, as a gateway builds one per request, and a new result object.
+ * bench:engine prints both.
  */
-import { apply, createEngine, useEventRecords } from '../engine/index.ts';
+import { apply, createEngine, reuseResults, useEventRecords } from '../engine/index.ts';
 import type {
   CancelOrderCommand,
   Command,
@@ -56,6 +62,36 @@ export interface PerpsimState {
   /** Present on the validation pass only: results and events by kind. */
   tally: Tally | null;
   eventTally: Tally | null;
+  /** Null: a new command object per op (the `fresh` harness); else the records reused per kind. */
+  commands: ReusedCommands | null;
+}
+
+/** One command record per kind, refilled for every op (the `reused` harness). */
+export interface ReusedCommands {
+  place: PlaceOrderCommand;
+  cancel: CancelOrderCommand;
+  modify: ModifyOrderCommand;
+}
+
+export type Harness = 'reused' | 'fresh';
+
+/** The harness BENCH_COMMANDS names (default `reused`). */
+export function harnessFromEnv(): Harness {
+  const h = process.env.BENCH_COMMANDS ?? 'reused';
+  if (h !== 'reused' && h !== 'fresh') throw new Error('BENCH_COMMANDS must be reused or fresh');
+  return h;
+}
+
+function reusedCommands(): ReusedCommands {
+  // Every field a kind's commands carry, in one order, so that each record keeps one shape.
+  return {
+    place: {
+      type: 'placeOrder', time: 0, address: '', accountIndex: 0, marketId: 0, side: 0, orderType: 0, tif: 0,
+      price: 0, size: 0, reduceOnly: false, goodTilTime: 0,
+    },
+    cancel: { type: 'cancelOrder', time: 0, address: '', accountIndex: 0, marketId: 0, orderId: 0 },
+    modify: { type: 'modifyOrder', time: 0, address: '', accountIndex: 0, marketId: 0, orderId: 0, price: 0, size: 0 },
+  };
 }
 
 export interface AccountColumns {
@@ -63,13 +99,13 @@ export interface AccountColumns {
   indices: Int32Array;
 }
 
-function accountColumns(): AccountColumns {
+export function accountColumns(): AccountColumns {
   const list = accounts();
   return { addresses: list.map((a) => a.address), indices: Int32Array.from(list, (a) => a.accountIndex) };
 }
 
 /** The stream's op i happens 1 µs after op i-1; setup commands come just before op 0. */
-function opTime(i: number): number {
+export function opTime(i: number): number {
   return START_TIME_US + 1_000 + i;
 }
 
@@ -88,10 +124,52 @@ export function newEngine(sink: EventSink): Engine {
 }
 
 /**
- * The command for op i, built when it is applied — as a gateway builds one per request — so
- * the timed loop pays for the allocation but reads only the stream's typed arrays.
+ * The command for op i, built when it is applied from the stream's typed arrays: a new object
+ * (as a gateway builds one per request) or the kind's reused record refilled.
  */
-function commandAt(s: Stream, i: number, accts: AccountColumns, idBase: number): Command {
+export function commandAt(st: PerpsimState, s: Stream, i: number): Command {
+  return st.commands === null ? freshCommandAt(s, i, st.accts, st.idBase) : reusedCommandAt(st.commands, s, i, st.accts, st.idBase);
+}
+
+function reusedCommandAt(r: ReusedCommands, s: Stream, i: number, accts: AccountColumns, idBase: number): Command {
+  const k = s.kind[i]!;
+  const n = s.account[i]!;
+  const time = opTime(i);
+  if (k === OP_CANCEL) {
+    const c = r.cancel;
+    c.time = time;
+    c.address = accts.addresses[n]!;
+    c.accountIndex = accts.indices[n]!;
+    c.marketId = marketId(s.market[i]!);
+    c.orderId = idBase + s.ref[i]!;
+    return c;
+  }
+  if (k > OP_CANCEL) {
+    const c = r.modify;
+    c.time = time;
+    c.address = accts.addresses[n]!;
+    c.accountIndex = accts.indices[n]!;
+    c.marketId = marketId(s.market[i]!);
+    c.orderId = idBase + s.ref[i]!;
+    c.price = s.price[i]!;
+    c.size = s.total[i]!;
+    return c;
+  }
+  const c = r.place;
+  c.time = time;
+  c.address = accts.addresses[n]!;
+  c.accountIndex = accts.indices[n]!;
+  c.marketId = marketId(s.market[i]!);
+  c.side = s.side[i] === 0 ? 0 : 1;
+  c.orderType = k === OP_MARKET ? 1 : 0;
+  c.tif = k === OP_GTT ? 0 : k === OP_ALO ? 3 : 2;
+  c.price = s.price[i]!;
+  c.size = s.size[i]!;
+  c.goodTilTime = time + GTT_AHEAD_US;
+  return c;
+}
+
+function freshCommandAt(s: Stream, i: number, accts: AccountColumns, idBase: number): Command {
   const k = s.kind[i]!;
   const n = s.account[i]!;
   const address = accts.addresses[n]!;
@@ -134,10 +212,10 @@ function checkOrderId(res: CommandResult, expected: number): void {
 }
 
 function runPlain(st: PerpsimState, s: Stream, from: number, to: number): void {
-  const { engine, accts, idBase } = st;
+  const { engine, idBase } = st;
   const { kind, ref } = s;
   for (let i = from; i < to; i++) {
-    const res = apply(engine, commandAt(s, i, accts, idBase));
+    const res = apply(engine, commandAt(st, s, i));
     if (kind[i]! < OP_CANCEL) checkOrderId(res, idBase + ref[i]!);
   }
 }
@@ -170,17 +248,17 @@ function resultLabel(op: number, res: CommandResult): string {
 }
 
 function runTallied(st: PerpsimState, s: Stream, from: number, to: number): void {
-  const { engine, accts, idBase } = st;
+  const { engine, idBase } = st;
   const tally = st.tally!;
   for (let i = from; i < to; i++) {
     const k = s.kind[i]!;
-    const res = apply(engine, commandAt(s, i, accts, idBase));
+    const res = apply(engine, commandAt(st, s, i));
     if (k < OP_CANCEL) checkOrderId(res, idBase + s.ref[i]!);
     bump(tally, resultLabel(k, res));
   }
 }
 
-function prepare(s: Stream, tallied: boolean): PerpsimState {
+function prepare(s: Stream, tallied: boolean, harness: Harness): PerpsimState {
   const counter = { events: 0 };
   const eventTally: Tally | null = tallied ? new Map() : null;
   const sink: EventSink = eventTally
@@ -196,6 +274,7 @@ function prepare(s: Stream, tallied: boolean): PerpsimState {
   // having an object built per event: a consumer that needs no objects makes none
   // (engine/event-records.ts). The validation pass keeps the object sink and classifies each event.
   if (!tallied) useEventRecords(engine, (records) => void (counter.events += records.count));
+  if (harness === 'reused') reuseResults(engine);
   const st: PerpsimState = {
     engine,
     accts: accountColumns(),
@@ -203,26 +282,35 @@ function prepare(s: Stream, tallied: boolean): PerpsimState {
     counter,
     tally: tallied ? new Map() : null,
     eventTally,
+    commands: harness === 'reused' ? reusedCommands() : null,
   };
   (tallied ? runTallied : runPlain)(st, s, 0, s.prefill);
   return st;
 }
 
 /** The timed runner: counting sink, no result inspection beyond keeping order ids. */
-export const perpsimRunner: Runner<PerpsimState> = {
-  name: 'perpsim',
-  prepare: (s) => prepare(s, false),
-  run: runPlain,
-  summary: (st) => `events ${st.counter.events}`,
-};
+export function perpsimRunnerWith(harness: Harness): Runner<PerpsimState> {
+  return {
+    name: harness === 'reused' ? 'perpsim' : 'perpsim (fresh)',
+    prepare: (s) => prepare(s, false, harness),
+    run: runPlain,
+    summary: (st) => `events ${st.counter.events}`,
+  };
+}
 
 /** The validation pass (also the warm-up): every result and event is classified. */
-export const perpsimTalliedRunner: Runner<PerpsimState> = {
-  name: 'perpsim (validation pass)',
-  prepare: (s) => prepare(s, true),
-  run: runTallied,
-  summary: (st) => `events ${st.counter.events}`,
-};
+export function perpsimTalliedRunnerWith(harness: Harness): Runner<PerpsimState> {
+  return {
+    name: 'perpsim (validation pass)',
+    prepare: (s) => prepare(s, true, harness),
+    run: runTallied,
+    summary: (st) => `events ${st.counter.events}`,
+  };
+}
+
+/** The timed runner with BENCH_COMMANDS's harness (engine-ab, engine-cpu, engine-alloc, engine-floor). */
+export const perpsimRunner: Runner<PerpsimState> = perpsimRunnerWith(harnessFromEnv());
+export const perpsimTalliedRunner: Runner<PerpsimState> = perpsimTalliedRunnerWith(harnessFromEnv());
 
 export interface MemoryResult {
   orders: number;

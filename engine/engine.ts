@@ -36,7 +36,7 @@ import { createSwitches, takeDue } from './schedule-cancel.ts';
 import { createSequences } from './sequence.ts';
 import { settleDue, startSettlementClock } from './settlement.ts';
 import { createMarketState, DEFAULT_LIMITS, DEFAULT_RISK, invalid, type CommandScratch, type Engine, type EngineWiring, type MarketScratch, type MarketState } from './state.ts';
-import type { Command, CommandResult, DoneResult, EngineConfig, EngineEvent, EventSink, InvalidResult, ResultOf, SetOraclePriceCommand } from './types.ts';
+import type { Command, CommandResult, DoneResult, EngineConfig, EngineEvent, EventSink, InvalidResult, OrderResult, ResultOf, SetOraclePriceCommand } from './types.ts';
 import { cancelAll, cancelOrder, cancelScope, scheduleCancel } from './commands/cancel.ts';
 import { modifyOrder } from './commands/modify.ts';
 import { batchPlace, placeOrder, triggerTpsl } from './commands/place.ts';
@@ -122,6 +122,9 @@ class Scratch implements CommandScratch {
   ended: (Order | null)[] = [];
   endedCount = 0;
   feesPending = 0;
+  reuseResults = false;
+  orderResult: OrderResult = { kind: 'order', orderId: 0, status: 'PENDING', rejectionReason: undefined };
+  batchDepth = 0;
   makerSettled = createSettled();
   takerSettled = createSettled();
 }
@@ -147,6 +150,18 @@ export function useEventRecords(engine: Engine, consumer: (records: EventRecords
  */
 function recordSink(this: EngineWiring, event: EngineEvent): void {
   pushObject(this.records!, event);
+}
+
+/**
+ * Result-reuse mode, for in-process callers that read each result before the next command (the
+ * engine benchmark; a gateway keeps the default): from now on placeOrder, cancelOrder and
+ * modifyOrder answer an accepted order with the engine's one `OrderResult` record, rewritten by
+ * the next command, instead of a new object per command. Refusals and batch elements stay new
+ * objects. Callers may also reuse their command objects in any mode: the engine keeps none
+ * past `apply` (a buffered modify keeps a copy).
+ */
+export function reuseResults(engine: Engine): void {
+  engine.scratch.reuseResults = true;
 }
 
 /** Applies one command; its events go to the sink before this returns. The result's type is the command's own. */

@@ -2,7 +2,7 @@
  * perpsim's matching engine: a pure, deterministic state machine (commands in, events out).
  * Gateway, simulator and backtests use it through this module only.
  */
-export { apply, createEngine, DEFAULT_LIMITS, DEFAULT_RISK, useEventRecords, type Engine, type MarketState } from './engine.ts';
+export { apply, createEngine, DEFAULT_LIMITS, DEFAULT_RISK, reuseResults, useEventRecords, type Engine, type MarketState } from './engine.ts';
 export { eventAt, eventTypeAt, type EventRecords } from './event-records.ts';
 export type { CommandScratch, EngineWiring } from './state.ts';
 export * from './types.ts';

@@ -71,7 +71,8 @@ export function targetKey(account: Account, orderId: number | undefined, clientI
 export function bufferModify(buffer: ModifyBuffer, account: Account, key: string, command: ModifyOrderCommand, deadline: number): PendingModify | undefined {
   const previous = buffer.pending.get(key);
   if (previous !== undefined) previous.active = false;
-  const entry: PendingModify = { key, account, command, deadline, active: true };
+  // A copy: the engine keeps no caller's command object past `apply` (callers may reuse them).
+  const entry: PendingModify = { key, account, command: { ...command }, deadline, active: true };
   buffer.pending.set(key, entry);
   buffer.pendingQueue.push(entry);
   return previous;

@@ -23,7 +23,7 @@ import type { OrderTable } from './order-table.ts';
 import type { Switches } from './schedule-cancel.ts';
 import type { Sequences } from './sequence.ts';
 import type { ErrorType } from './spec.ts';
-import type { EngineLimits, EventSink, InvalidResult, RiskConfig } from './types.ts';
+import type { EngineLimits, EventSink, InvalidResult, OrderResult, RiskConfig } from './types.ts';
 import { DEFAULT_FEE_TIERS } from './fees.ts';
 import { plainRecord } from './plain-record.ts';
 
@@ -180,6 +180,14 @@ export interface CommandScratch {
    * of one per fill side.
    */
   feesPending: number;
+  /**
+   * Result-reuse mode (`reuseResults`): order commands answer with `orderResult`, one record
+   * rewritten by every command, instead of a new object each; `batchDepth` > 0 inside a batch,
+   * whose elements' results are kept together and so are new objects.
+   */
+  reuseResults: boolean;
+  orderResult: OrderResult;
+  batchDepth: number;
   makerSettled: Settled;
   takerSettled: Settled;
 }

@@ -39,6 +39,15 @@ describe('the live engine behaves exactly as the reference engine', () => {
     });
   }
 
+  for (const seed of [3] as const) {
+    it(`seed ${seed} with reused results and reused command records: equal results, events and state hashes`, () => {
+      const report = runDifferential({ seed, commands: PER_SEED, digestEvery: 5_000, eventRecords: true, reuse: true });
+      expect(report.commands).toBe(PER_SEED);
+      // The paths that must not keep a caller's command or hand out the shared record were taken.
+      for (const kind of ['modifyOrder', 'batchPlace', 'placeOrder', 'cancelOrder']) expect(report.commandCounts[kind], kind).toBeGreaterThan(0);
+    });
+  }
+
   it('the streams cover every command kind and every event kind (counts printed)', () => {
     expect(reports.length).toBe(SEEDS.length);
     const commands: Record<string, number> = {};

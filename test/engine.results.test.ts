@@ -3,7 +3,7 @@
  * typechecker through expectTypeOf), and a refusal is reported as a refusal.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { apply } from '../engine/index.ts';
+import { apply, reuseResults } from '../engine/index.ts';
 import type {
   BufferedModifyResult,
   CancelAllResult,
@@ -56,5 +56,29 @@ describe('each command has its own result type', () => {
     const r = h.run({ type: 'adjustIsolatedMargin', address: ALICE, accountIndex: 0, marketId: 1, amount: -11n * USD });
     expect(r).toEqual({ kind: 'rejected', rejectionReason: 'UNDERCOLLATERALIZED' });
     expect(h.take()).toEqual([]);
+  });
+
+  it('in result-reuse mode an accepted order command answers with one record per engine, rewritten by the next; a batch still answers with its own objects', () => {
+    const fresh = harness();
+    const reused = harness();
+    reuseResults(reused.engine);
+    const a = reused.place({ side: 0, price: 1000, size: 100 });
+    const aCopy = { ...a };
+    expect(aCopy).toEqual(fresh.place({ side: 0, price: 1000, size: 100 }));
+    const b = reused.place({ side: 0, price: 990, size: 100 });
+    expect(b).toBe(a);
+    expect(b).toEqual(fresh.place({ side: 0, price: 990, size: 100 }));
+    expect(b).not.toEqual(aCopy);
+    expect(reused.cancel({ orderId: aCopy.kind === 'order' ? aCopy.orderId : -1 })).toBe(a);
+    expect(a).toEqual({ kind: 'order', orderId: aCopy.kind === 'order' ? aCopy.orderId : -1, status: 'CANCELED', rejectionReason: undefined });
+    // A refusal is still an object of its own.
+    expect(reused.cancel({ orderId: 999 })).not.toBe(a);
+    const element = { address: ALICE, accountIndex: 0, side: 0, orderType: 0, tif: 0, price: 980, size: 100, reduceOnly: false, goodTilTime: reused.time + 40 * 86_400_000_000 } as const;
+    const batch = reused.run({ type: 'batchPlace', orders: [{ marketId: 1, ...element }, { marketId: 1, ...element, price: 970 }] });
+    expect(batch.kind).toBe('batch');
+    if (batch.kind !== 'batch') return;
+    expect(batch.results[0]).not.toBe(batch.results[1]);
+    expect(batch.results[0]).not.toBe(a);
+    expect(batch.results.map((r) => r.kind === 'order' && r.status)).toEqual(['OPEN', 'OPEN']);
   });
 });

@@ -33,7 +33,7 @@ export function cancelOrder(engine: Engine, c: CancelOrderCommand): ResultOf<Can
   }
   rememberCancel(engine.modifies, account, order.id, order.clientId, deadline);
   cancelLive(engine, ms, order);
-  return orderResult(order);
+  return orderResult(engine, order);
 }
 
 export function cancelAll(engine: Engine, c: CancelAllCommand): ResultOf<CancelAllCommand> {

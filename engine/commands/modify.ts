@@ -114,7 +114,7 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
     target.remaining = newRemaining;
     if (c.goodTilTime !== undefined) target.goodTilTime = c.goodTilTime;
     execute(engine, ms, target);
-    return orderResult(target);
+    return orderResult(engine, target);
   }
   if (crosses(ms.book, target.side, c.price)) {
     // A crossing modify takes liquidity like a new order: fills, then rests or is refused.
@@ -124,7 +124,7 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
     target.size = c.size;
     target.remaining = newRemaining;
     execute(engine, ms, target);
-    return orderResult(target);
+    return orderResult(engine, target);
   }
   touch(engine, ms);
   markDirty(engine, ms, target.side, target.price);
@@ -145,5 +145,5 @@ function applyModify(engine: Engine, ms: MarketState, target: Order, c: ModifyOr
   }
   target.size = c.size;
   emitOrder(engine, target);
-  return orderResult(target);
+  return orderResult(engine, target);
 }

@@ -35,16 +35,16 @@ export function placeOrder(engine: Engine, c: PlaceOrderCommand): ResultOf<Place
   const reason = admit(engine, ms, order);
   if (reason !== undefined) {
     finish(engine, order, 'REJECTED', reason);
-    return orderResult(order);
+    return orderResult(engine, order);
   }
   if (order.tpslType !== undefined) {
     waitForTrigger(engine, ms, order);
     if (engine.modifies.pending.size > 0) applyBufferedModify(engine, ms, order);
-    return orderResult(order);
+    return orderResult(engine, order);
   }
   execute(engine, ms, order);
   if (engine.modifies.pending.size > 0) applyBufferedModify(engine, ms, order);
-  return orderResult(order);
+  return orderResult(engine, order);
 }
 
 export function batchPlace(engine: Engine, c: BatchPlaceCommand): ResultOf<BatchPlaceCommand> {
@@ -57,6 +57,17 @@ export function batchPlace(engine: Engine, c: BatchPlaceCommand): ResultOf<Batch
   const shape = checkGrouping(c.grouping, c.orders);
   if (shape !== undefined) return shape;
   const results: ResultOf<PlaceOrderCommand>[] = [];
+  // The elements' results live together: no reused result record inside a batch.
+  engine.scratch.batchDepth++;
+  try {
+    placeEach(engine, c, results);
+  } finally {
+    engine.scratch.batchDepth--;
+  }
+  return { kind: 'batch', results };
+}
+
+function placeEach(engine: Engine, c: BatchPlaceCommand, results: ResultOf<PlaceOrderCommand>[]): void {
   let parent: ResultOf<PlaceOrderCommand> | undefined;
   for (let i = 0; i < c.orders.length; i++) {
     const element = c.orders[i]!;
@@ -77,10 +88,9 @@ export function batchPlace(engine: Engine, c: BatchPlaceCommand): ResultOf<Batch
     if (i === 0) parent = result;
     results.push(result);
   }
-  return { kind: 'batch', results };
 }
 
-function validatePlace(engine: Engine, ms: MarketState, c: PlaceOrderCommand): InvalidResult | undefined {
+export function validatePlace(engine: Engine, ms: MarketState, c: PlaceOrderCommand): InvalidResult | undefined {
   if (c.side !== 0 && c.side !== 1) return invalid('InvalidRequest', 'invalid side', 'orderSide');
   if (c.tif !== TIF_GTT && c.tif !== TIF_FOK && c.tif !== TIF_IOC && c.tif !== TIF_ALO) return invalid('InvalidRequest', 'invalid timeInForce', 'timeInForce');
   if (c.orderType !== 0 && c.orderType !== 1) return invalid('InvalidRequest', 'invalid orderType', 'orderType');

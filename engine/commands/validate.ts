@@ -51,6 +51,18 @@ export function findTarget(engine: Engine, account: Account, marketId: number, o
   return order;
 }
 
-export function orderResult(order: Order): OrderResult {
+/**
+ * The result of an order command. With `reuseResults` on (and outside a batch, whose elements'
+ * results live together), it is the engine's one result record, rewritten by the next command.
+ */
+export function orderResult(engine: Engine, order: Order): OrderResult {
+  const scratch = engine.scratch;
+  if (scratch.reuseResults && scratch.batchDepth === 0) {
+    const r = scratch.orderResult;
+    r.orderId = order.id;
+    r.status = order.status;
+    r.rejectionReason = order.rejectionReason;
+    return r;
+  }
   return { kind: 'order', orderId: order.id, status: order.status, rejectionReason: order.rejectionReason };
 }

@@ -179,6 +179,12 @@ export interface DifferentialOptions {
   tamper?: { at: number; apply(engine: live.Engine): void };
   /** Runs the live engine in record mode: its events are the records read back with `eventAt`. */
   eventRecords?: boolean;
+  /**
+   * Runs the live engine in result-reuse mode (`reuseResults`) and blanks every field of each
+   * command it was given once `apply` returns, as a caller that reuses its command records
+   * would overwrite them: an engine that kept a command (or a caller that kept a result) diverges.
+   */
+  reuse?: boolean;
 }
 
 /** Runs one seeded stream through both engines; throws DivergenceError at the first difference. */
@@ -194,6 +200,7 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
       for (let k = 0; k < records.count; k++) liveEvents.push(live.eventAt(records, k));
     });
   }
+  if (options.reuse === true) live.reuseResults(liveEngine);
   const refEngine = reference.createEngine(differentialConfig() as reference.EngineConfig, (e) => refEvents.push(e));
   const stream = createCommandStream(seed);
   const commandCounts: Record<string, number> = Object.fromEntries(COMMAND_KINDS.map((k) => [k, 0]));
@@ -223,8 +230,10 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
     refEvents.length = 0;
     // Each engine gets its own copy: neither may see what the other did to a command.
     const t0 = performance.now();
-    const liveResult = live.apply(liveEngine, copyCommand(command));
+    const liveCommand = copyCommand(command);
+    const liveResult = live.apply(liveEngine, liveCommand);
     const t1 = performance.now();
+    if (options.reuse === true) blankCommand(liveCommand);
     const refResult = reference.apply(refEngine, copyCommand(command) as reference.Command);
     const t2 = performance.now();
     liveSeconds += (t1 - t0) / 1000;
@@ -247,6 +256,16 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
   }
   if (last !== undefined && commands % digestEvery !== 0) digest = compareDigests(commands - 1, last);
   return { seed, commands, events, digests, digest, commandCounts, eventCounts, orderStatusCounts, liveSeconds, referenceSeconds };
+}
+
+/** Overwrites every field of a command (and of a batch's elements) with undefined. */
+function blankCommand(command: Command): void {
+  if (command.type === 'batchPlace') for (const o of command.orders) blank(o);
+  blank(command);
+}
+
+function blank(record: object): void {
+  for (const key of Object.keys(record)) (record as Record<string, unknown>)[key] = undefined;
 }
 
 export function copyCommand(command: Command): Command {
