@@ -24,8 +24,14 @@
  *    oldest BATCH), timed per batch, so rests and cancels are timed apart; levels rotate through
  *    ROUNDS rounds and the median round counts.
  *
+ * The harness is bench:engine's (BENCH_COMMANDS, bench/perpsim-runner.ts): `reused` (default)
+ * refills one command record per kind and runs the engine in result-reuse mode, `fresh` builds a
+ * new command and result object per op (the way before). The harness stage is the command's
+ * build; the result stage, the result's.
+ *
  * Env: BENCH_OPS (the stream, default 1,000,000), BENCH_PAIRS (pairs per level and round,
- * default 200,000), BENCH_ROUNDS (default 3), BENCH_SEED.
+ * default 200,000), BENCH_ROUNDS (default 3), BENCH_SEED, BENCH_LEVELS (a comma list: time only
+ * those levels, e.g. for a profile).
  * Ends with {"bench":"engine-stages",…}: ns per op by kind, and ns per rest / cancel by stage.
  */
 import { apply } from '../engine/index.ts';
@@ -42,7 +48,7 @@ import { checkTargetRef, onlineMarket, orderResult, validAccountRef } from '../e
 import { validatePlace } from '../engine/commands/place.ts';
 import type { AdvanceTimeCommand, CancelOrderCommand, CommandResult, PlaceOrderCommand } from '../engine/types.ts';
 import { bareRunner } from './runners.ts';
-import { commandAt, opTime, perpsimRunner, type AccountColumns, type PerpsimState } from './perpsim-runner.ts';
+import { commandAt, harnessFromEnv, opTime, perpsimRunner, type AccountColumns, type PerpsimState } from './perpsim-runner.ts';
 import { generateStream, MIX_PLACE_HEAVY, OP_CANCEL, OP_NAMES, type Stream } from './stream.ts';
 import { GTT_AHEAD_US, MAKER_ACCOUNTS, MARKETS, marketId, START_MID } from './setup.ts';
 import { envInt } from './env.ts';
@@ -118,7 +124,11 @@ function harnessPerKind(st: PerpsimState, s: Stream): Float64Array {
   return out;
 }
 
-console.log(`engine stages: ${fmt(OPS)}-op stream (seed ${SEED}), ${fmt(PAIRS)} rest+cancel pairs per level, ${ROUNDS} rounds, node ${process.version}`);
+const HARNESS = harnessFromEnv();
+console.log(
+  `engine stages: ${fmt(OPS)}-op stream (seed ${SEED}), ${fmt(PAIRS)} rest+cancel pairs per level, ${ROUNDS} rounds, ` +
+    `harness ${HARNESS} (BENCH_COMMANDS), node ${process.version}`,
+);
 const warm = perpsimRunner.prepare(stream);
 perpsimRunner.run(warm, stream, stream.prefill, stream.length);
 perKind(perpsimRunner.prepare(stream), stream);
@@ -210,6 +220,8 @@ interface PairState {
   count: number;
   j: number;
   advance: AdvanceTimeCommand;
+  /** The harness's reused command records (BENCH_COMMANDS=reused), or null: a new object per op. */
+  commands: { place: PlaceOrderCommand; cancel: CancelOrderCommand } | null;
 }
 
 /** The bench world's engine after one replay of the stream: its books and accounts are warm. */
@@ -229,6 +241,7 @@ function pairState(): PairState {
     count: 0,
     j: 0,
     advance: { type: 'advanceTime', time },
+    commands: st.commands === null ? null : { place: st.commands.place, cancel: st.commands.cancel },
   };
 }
 
@@ -247,11 +260,27 @@ function rest(p: PairState, L: number): void {
   const best = bestPrice(side === 0 ? ms0.book.bids : ms0.book.asks);
   const depth = 1 + (j % 40);
   const price = side === 0 ? (best > 0 ? best : START_MID) - depth : (best > 0 ? best : START_MID) + depth;
-  const c: PlaceOrderCommand = {
-    type: 'placeOrder', time, address: p.accts.addresses[a]!, accountIndex: p.accts.indices[a]!,
-    marketId: mkt, side: side === 0 ? 0 : 1, orderType: 0, tif: 0,
-    price, size: 100 + ((j * 7_919) % 1_900), reduceOnly: false, goodTilTime: time + GTT_AHEAD_US,
-  };
+  const size = 100 + ((j * 7_919) % 1_900);
+  let c: PlaceOrderCommand;
+  if (p.commands === null) {
+    c = {
+      type: 'placeOrder', time, address: p.accts.addresses[a]!, accountIndex: p.accts.indices[a]!,
+      marketId: mkt, side: side === 0 ? 0 : 1, orderType: 0, tif: 0,
+      price, size, reduceOnly: false, goodTilTime: time + GTT_AHEAD_US,
+    };
+  } else {
+    c = p.commands.place;
+    c.time = time;
+    c.address = p.accts.addresses[a]!;
+    c.accountIndex = p.accts.indices[a]!;
+    c.marketId = mkt;
+    c.side = side === 0 ? 0 : 1;
+    c.orderType = 0;
+    c.tif = 0;
+    c.price = price;
+    c.size = size;
+    c.goodTilTime = time + GTT_AHEAD_US;
+  }
   keepCommand = c;
   const slot = (p.head + p.count) % RING;
   p.ringAccounts[slot] = a;
@@ -307,10 +336,20 @@ function cancel(p: PairState, L: number): void {
   p.count--;
   const a = p.ringAccounts[slot]!;
   const time = ++p.time;
-  const c: CancelOrderCommand = {
-    type: 'cancelOrder', time, address: p.accts.addresses[a]!, accountIndex: p.accts.indices[a]!,
-    marketId: marketId(p.ringMarkets[slot]!), orderId: p.ringIds[slot]!,
-  };
+  let c: CancelOrderCommand;
+  if (p.commands === null) {
+    c = {
+      type: 'cancelOrder', time, address: p.accts.addresses[a]!, accountIndex: p.accts.indices[a]!,
+      marketId: marketId(p.ringMarkets[slot]!), orderId: p.ringIds[slot]!,
+    };
+  } else {
+    c = p.commands.cancel;
+    c.time = time;
+    c.address = p.accts.addresses[a]!;
+    c.accountIndex = p.accts.indices[a]!;
+    c.marketId = marketId(p.ringMarkets[slot]!);
+    c.orderId = p.ringIds[slot]!;
+  }
   keepCommand = c;
   if (L === REAL) {
     const res: CommandResult = apply(engine, c);
@@ -379,28 +418,32 @@ function runLevel(p: PairState, L: number, pairs: number): [number, number] {
 }
 
 const levels = REAL + 1;
+/** BENCH_LEVELS=9,10 times only those levels (for a profile of one stage); default all. */
+const only = process.env.BENCH_LEVELS?.split(',').map(Number);
+const timed = (L: number): boolean => only === undefined || only.includes(L);
 const restRounds: number[][] = Array.from({ length: levels }, () => []);
 const cancelRounds: number[][] = Array.from({ length: levels }, () => []);
 {
   const p = pairState();
   // Warm-up: every level once, so that the code is optimized for all of them before timing.
-  for (let L = 0; L < levels; L++) runLevel(p, L, 20_000);
+  for (let L = 0; L < levels; L++) if (timed(L)) runLevel(p, L, 20_000);
   for (let r = 0; r < ROUNDS; r++) {
     gc();
     for (let k = 0; k < levels; k++) {
       const L = (k + r * 5) % levels;
+      if (!timed(L)) continue;
       const [rn, cn] = runLevel(p, L, PAIRS);
       restRounds[L]!.push(rn);
       cancelRounds[L]!.push(cn);
     }
   }
 }
-const restNs = restRounds.map(median);
-const cancelNs = cancelRounds.map(median);
+const restNs = restRounds.map((xs) => (xs.length === 0 ? NaN : median(xs)));
+const cancelNs = cancelRounds.map((xs) => (xs.length === 0 ? NaN : median(xs)));
 
 console.log(`\n2. a rest + cancel pair built stage by stage (ns per op, wall, median of ${ROUNDS}; each level adds one stage)`);
 console.log(`${'level: + stage'.padEnd(34)} ${'rest'.padStart(7)} ${'+'.padStart(6)} ${'cancel'.padStart(7)} ${'+'.padStart(6)}`);
-const figures: Record<string, unknown> = { bench: 'engine-stages' };
+const figures: Record<string, unknown> = { bench: 'engine-stages', harness: HARNESS };
 for (let L = 0; L < levels; L++) {
   const name = L === REAL ? 'the engine itself (apply)' : STAGES[L]!;
   const dr = L === 0 ? restNs[0]! : restNs[L]! - restNs[L - 1]!;

@@ -13,6 +13,7 @@ import { lastFigures, machineFacts, renderSection, updateDocument } from './repo
 const BENCHES: Record<string, string> = {
   engine: 'engine.bench.ts',
   'engine-floor': 'engine-floor.ts',
+  'engine-stages': 'engine-stages.ts',
   levels: 'levels.bench.ts',
   risk: 'risk.bench.ts',
   ed25519: 'ed25519.bench.ts',
