@@ -8,6 +8,8 @@
  * commands or more leaves a command or event kind uncovered. Prints the coverage per
  * command and event kind, then one JSON line of figures: the commands run, the events
  * compared, and each engine's own time (ops per second of the engine alone, not of the harness).
+ * DIFF_REUSE=1 runs the live engine in record mode with reused results and every command blanked
+ * after `apply` (the in-process callers' way, test/support/differential.ts `reuse`).
  */
 import { loadavg } from 'node:os';
 import { envInt } from './env.ts';
@@ -17,9 +19,10 @@ const total = process.argv[2] !== undefined ? Number(process.argv[2].replaceAll(
 if (!Number.isInteger(total) || total <= 0) throw new Error(`the command count must be a positive integer, got ${process.argv[2]}`);
 const PER_SEED = Math.min(total, envInt('DIFF_PER_SEED', 1_000_000));
 const FIRST_SEED = envInt('DIFF_SEED', 1);
+const REUSE = process.env.DIFF_REUSE === '1';
 
 const load = loadavg()[0]!;
-console.log(`differential bench: ${total.toLocaleString('en-US')} commands, ${PER_SEED.toLocaleString('en-US')} per seed from seed ${FIRST_SEED}, load average ${load.toFixed(2)} at start`);
+console.log(`differential bench: ${total.toLocaleString('en-US')} commands, ${PER_SEED.toLocaleString('en-US')} per seed from seed ${FIRST_SEED}${REUSE ? ', reused results and commands, record mode' : ''}, load average ${load.toFixed(2)} at start`);
 const started = performance.now();
 const commands: Record<string, number> = {};
 const events: Record<string, number> = {};
@@ -39,6 +42,8 @@ try {
       commands: n,
       digestEvery: 100_000,
       progressEvery: 250_000,
+      eventRecords: REUSE,
+      reuse: REUSE,
       onProgress: (k) => process.stderr.write(`  ${(base + k).toLocaleString('en-US')} commands, ${((performance.now() - started) / 1000).toFixed(0)} s\n`),
     });
     mergeCounts(commands, r.commandCounts);
