@@ -83,14 +83,17 @@ export function harnessFromEnv(): Harness {
 }
 
 function reusedCommands(): ReusedCommands {
-  // Every field a kind's commands carry, in one order, so that each record keeps one shape.
+  // The fields of freshCommandAt's literals, in their order and with values of the kinds they
+  // will hold (times are doubles from the start), so that a record and a fresh command share one
+  // hidden class and refilling a record never changes its fields' representation.
+  const time = opTime(0);
   return {
     place: {
-      type: 'placeOrder', time: 0, address: '', accountIndex: 0, marketId: 0, side: 0, orderType: 0, tif: 0,
-      price: 0, size: 0, reduceOnly: false, goodTilTime: 0,
+      type: 'placeOrder', time, address: '', accountIndex: 0, marketId: 1, side: 0, orderType: 0, tif: 0,
+      price: 1, size: 1, reduceOnly: false, goodTilTime: time + GTT_AHEAD_US,
     },
-    cancel: { type: 'cancelOrder', time: 0, address: '', accountIndex: 0, marketId: 0, orderId: 0 },
-    modify: { type: 'modifyOrder', time: 0, address: '', accountIndex: 0, marketId: 0, orderId: 0, price: 0, size: 0 },
+    cancel: { type: 'cancelOrder', time, address: '', accountIndex: 0, marketId: 1, orderId: 1 },
+    modify: { type: 'modifyOrder', time, address: '', accountIndex: 0, marketId: 1, orderId: 1, price: 1, size: 1 },
   };
 }
 
