@@ -145,6 +145,23 @@ describe("without reordering one account's commands", () => {
     expect((reply as Reply).status).toBe(202);
   });
 
+  it('a write whose preparation fails gives its turn back only after the turn it waited for', async () => {
+    const state = { turns: new Map() };
+    const seen: string[] = [];
+    let releaseFirst!: (value: number) => void;
+    const first = sequenced(state, 'w', () => new Promise<number>((resolve) => (releaseFirst = resolve)), () => void seen.push('first'));
+    const failing = sequenced(state, 'w', () => Promise.reject(new Error('boom')), () => void seen.push('never'));
+    const failed = (failing as Promise<void>).catch(() => void seen.push('failed'));
+    const third = sequenced(state, 'w', () => 1, () => void seen.push('third'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    releaseFirst(1);
+    await Promise.all([first, failed, third]);
+    expect(seen.filter((s) => s !== 'failed')).toEqual(['first', 'third']);
+    expect(seen).toContain('failed');
+    expect(state.turns.size).toBe(0);
+  });
+
   it('a turn is given back whatever the preparation throws', async () => {
     const { h } = await funded(0x38);
     const failing = sequenced(h.state, 'w', () => Promise.reject(new Error('boom')), () => 'never');

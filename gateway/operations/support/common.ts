@@ -101,6 +101,23 @@ export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState,
 }
 
 /**
+ * `next(verified)` after verifyScheme1Signature's check, through one `then` on the verifier's
+ * promise (andThen over verifyScheme1Signature would chain two): the order writes' path.
+ */
+export function withScheme1Signature<O extends Scheme1Op, R>(
+  state: GatewayState,
+  apiKey: string,
+  signature: string,
+  op: O,
+  fields: Scheme1VerifyFieldsByOp[O],
+  next: (verified: boolean) => Maybe<R>,
+): Maybe<R> {
+  if (!state.config.auth) return next(true);
+  const found = verifyCandidates(state, apiKey, signature, scheme1Candidates(op, fields));
+  return found instanceof Promise ? found.then((index) => next(index >= 0)) : next(found >= 0);
+}
+
+/**
  * The Scheme 2 signature of a signed request: `timestamp + action + canonical_json(body)`, with
  * the body the client sent (parsed again from the raw bytes: schema validation may have coerced
  * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
