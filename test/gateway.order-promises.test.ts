@@ -8,7 +8,9 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { sequenced } from '../gateway/auth/sequencer.ts';
 import { verifyInline, type Verifier } from '../gateway/auth/verifier.ts';
-import type { Reply } from '../gateway/contract/errors.ts';
+import { ERRORS, refuse, type Reply } from '../gateway/contract/errors.ts';
+import type { Operation } from '../gateway/contract/operation.ts';
+import { time } from '../gateway/operations/time.ts';
 import { placeOrder } from '../gateway/operations/order-writes/place-order.ts';
 import { gateway, placeOrderRequest, wallet } from './support/gateway-fixture.ts';
 
@@ -88,5 +90,24 @@ describe('promises per signed order', () => {
     const theirs = await promisesMadeUntil(() => bare.inject({ method: 'GET', url: '/v1/time' }));
     expect(ours).toBe(theirs);
     await bare.close();
+  });
+
+  it('an operation that throws or rejects still answers 500 in the error shape (the route wrapper is not async)', async () => {
+    const failing = (name: string, handle: Operation['handle']): Operation => ({ ...time, name, path: `/v1/${name}`, handle } as Operation);
+    const h = await gateway({
+      operations: [
+        failing('throws', () => {
+          throw new Error('boom');
+        }),
+        failing('rejects', () => Promise.reject(new Error('boom'))),
+        failing('rejectsWithoutError', () => Promise.reject('boom')),
+      ],
+    });
+    const internal = refuse(ERRORS.internal, undefined);
+    for (const name of ['throws', 'rejects', 'rejectsWithoutError']) {
+      const res = await h.app.inject({ method: 'GET', url: `/v1/${name}` });
+      expect(res.statusCode, name).toBe(internal.status);
+      expect(res.json(), name).toEqual(internal.body);
+    }
   });
 });
