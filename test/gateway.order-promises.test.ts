@@ -5,9 +5,9 @@
  */
 import { createHook } from 'node:async_hooks';
 import Fastify from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sequenced } from '../gateway/auth/sequencer.ts';
-import { verifyInline, type Verifier } from '../gateway/auth/verifier.ts';
+import { createVerifier, verifyInline, type Verifier } from '../gateway/auth/verifier.ts';
 import { ERRORS, refuse, type Reply } from '../gateway/contract/errors.ts';
 import type { Operation } from '../gateway/contract/operation.ts';
 import { time } from '../gateway/operations/time.ts';
@@ -45,12 +45,29 @@ async function promisesMadeUntil(run: () => Promise<unknown>): Promise<number> {
   return counter.stop();
 }
 
+const threaded = createVerifier({ threads: 1 });
+afterAll(() => threaded.close());
+
 /** Answers as a worker thread does (a promise settled in a later turn), verifying inline. */
 const laterVerifier: Verifier = {
   threads: 1,
   verify: (key, signature, candidates) => new Promise((resolve) => setImmediate(() => resolve(verifyInline(key, signature, candidates)))),
   close: async () => {},
 };
+
+/** Promises a signed placeOrder's handle makes (it must be acknowledged) with `verifier`. */
+async function orderPromises(seed: number, verifier: Verifier, price: string): Promise<number> {
+  const h = await gateway();
+  const w = wallet(seed);
+  h.fund(w, 1_000_000n);
+  h.key(w);
+  h.state.verifier = verifier;
+  const r = placeOrderRequest(h, w, { quantity: '0.01', price });
+  const request = { body: r.payload, query: {}, params: {}, headers: r.headers, ip: '127.0.0.1', path: r.url, rawBody: JSON.stringify(r.payload) };
+  const { made, value } = promisesMadeBy(() => placeOrder.handle(h.state, request));
+  expect(((await value) as Reply).status).toBe(202);
+  return made;
+}
 
 describe('promises per signed order', () => {
   it('a write of a wallet with nothing in flight waits for its preparation through one then, without a turn promise', async () => {
@@ -62,19 +79,12 @@ describe('promises per signed order', () => {
     expect(turns.turns.size).toBe(0);
   });
 
-  it('placeOrder verified on a thread makes three promises: the verifier\'s, the verification\'s then and the turn\'s then', async () => {
-    const h = await gateway();
-    const w = wallet(0x51);
-    h.fund(w, 1_000_000n);
-    h.key(w);
-    h.state.verifier = laterVerifier;
-    for (let i = 0; i < 2; i++) {
-      const r = placeOrderRequest(h, w, { quantity: '0.01', price: String(40_000 + i) });
-      const request = { body: r.payload, query: {}, params: {}, headers: r.headers, ip: '127.0.0.1', path: r.url, rawBody: JSON.stringify(r.payload) };
-      const { made, value } = promisesMadeBy(() => placeOrder.handle(h.state, request));
-      expect(made).toBe(3);
-      expect(((await value) as Reply).status).toBe(202);
-    }
+  it('placeOrder verified on a thread makes two promises: the verifier\'s, settled by the verification\'s continuation, and the turn\'s then', async () => {
+    for (const price of ['40000', '40001']) expect(await orderPromises(0x51, threaded, price)).toBe(2);
+  });
+
+  it('with a verifier that has no verifyThen, one then more', async () => {
+    expect(await orderPromises(0x52, laterVerifier, '40000')).toBe(3);
   });
 
   it('an operation that answers at once makes its route no promise: as many as a bare fastify route', async () => {

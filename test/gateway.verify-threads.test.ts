@@ -60,6 +60,16 @@ describe('signatures are verified on worker threads (sodium-native, off the even
     expect(await threaded.verify(w.apiKey, 'zz'.repeat(64), [message])).toBe(-1);
   });
 
+  it('verifyThen settles its one promise with the continuation\'s value, or rejects with what it throws', async () => {
+    const { h, w } = await funded(0x3a);
+    const message = '{"probe":3}';
+    const signature = h.sign(message, w);
+    await expect(threaded.verifyThen!(w.apiKey, signature, ['other', message], (index) => `index ${index}`)).resolves.toBe('index 1');
+    await expect(threaded.verifyThen!(w.apiKey, signature, ['other'], (index) => {
+      throw new Error(`not found: ${index}`);
+    })).rejects.toThrow('not found: -1');
+  });
+
   it('a worker that dies is replaced and its jobs are verified inline (-1 for input that broke it); after close jobs are verified inline', async () => {
     const { h, w } = await funded(0x35);
     const message = '{"probe":3}';

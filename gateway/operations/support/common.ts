@@ -101,8 +101,8 @@ export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState,
 }
 
 /**
- * `next(verified)` after verifyScheme1Signature's check, through one `then` on the verifier's
- * promise (andThen over verifyScheme1Signature would chain two): the order writes' path.
+ * `next(verified)` after verifyScheme1Signature's check, settling the verifier's own promise
+ * (verifyThen; andThen over verifyScheme1Signature would chain two more): the order writes' path.
  */
 export function withScheme1Signature<O extends Scheme1Op, R>(
   state: GatewayState,
@@ -113,8 +113,13 @@ export function withScheme1Signature<O extends Scheme1Op, R>(
   next: (verified: boolean) => Maybe<R>,
 ): Maybe<R> {
   if (!state.config.auth) return next(true);
-  const found = verifyCandidates(state, apiKey, signature, scheme1Candidates(op, fields));
-  return found instanceof Promise ? found.then((index) => next(index >= 0)) : next(found >= 0);
+  const candidates = scheme1Candidates(op, fields);
+  const verifier = state.verifier;
+  if (verifier === undefined || verifier.threads === 0) return next(verifyInline(apiKey, signature, candidates) >= 0);
+  // Arrows written inline, not a named const: tsx (esbuild keepNames) wraps a named closure in __name().
+  return verifier.verifyThen !== undefined
+    ? verifier.verifyThen(apiKey, signature, candidates, (index) => next(index >= 0))
+    : verifier.verify(apiKey, signature, candidates).then((index) => next(index >= 0));
 }
 
 /**
