@@ -11,9 +11,11 @@
  * `perf record` of each (docs/benchmarks.md, "The excess over the order-shaped floor").
  */
 import { createHook } from 'node:async_hooks';
+import { Session } from 'node:inspector/promises';
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
 import { ask, startLoad, stopLoad } from './gateway-driver.ts';
@@ -33,6 +35,41 @@ const STRACE = process.env.STRACE === '1';
  * writes and corks, and async resources (promises included) created. Deterministic, unlike CPU.
  */
 const COUNT = process.env.COUNT === '1';
+/**
+ * ALLOC=1: V8's sampling heap profiler over each side's chunks (collected objects kept, so it is
+ * all the garbage made): bytes allocated per request on the main thread, and perpsim's top
+ * allocating functions (where V8 attributes them after inlining). Like COUNT, it does not move
+ * with the machine's load.
+ */
+const ALLOC = process.env.ALLOC === '1';
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+const session = ALLOC ? new Session() : undefined;
+if (session !== undefined) {
+  session.connect();
+  await session.post('HeapProfiler.enable');
+}
+async function sampled<T>(run: () => Promise<T>): Promise<[T, Map<string, number>]> {
+  if (session === undefined) return [await run(), new Map()];
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as { samplingInterval: number });
+  const result = await run();
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  const byFunction = new Map<string, number>();
+  const walk = (node: ProfileNode): void => {
+    if (node.selfSize > 0) {
+      const key = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').pop() ?? ''}:${node.callFrame.lineNumber + 1}`;
+      byFunction.set(key, (byFunction.get(key) ?? 0) + node.selfSize);
+      byFunction.set('(total)', (byFunction.get('(total)') ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head as unknown as ProfileNode);
+  return [result, byFunction];
+}
+const allocs: Map<string, number>[][] = [];
 const counts = new Map<string, number>();
 const bump = (name: string): void => {
   counts.set(name, (counts.get(name) ?? 0) + 1);
@@ -62,6 +99,13 @@ if (COUNT) {
     };
   }
   createHook({ init: (_id, type) => bump(`async ${type}`) }).enable();
+  // Messages to the verify threads (each may wake one: an eventfd write when it sleeps).
+  const port = Worker.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const post = port.postMessage!;
+  port.postMessage = function (this: unknown, ...a: unknown[]) {
+    bump('worker.postMessage');
+    return post.apply(this, a);
+  };
 }
 
 const wallets = benchWallets();
@@ -158,7 +202,7 @@ try {
       const go = () => ask(load, { kind: 'run', target: { url: urls[k]!, connections: 16, source: { kind: 'signed', rate: RATE } } });
       counts.clear();
       const before = threadCpuUs();
-      const [r, calls] = STRACE && round > 0 ? await traced(go) : [await go(), new Map<string, number>()];
+      const [r, calls] = STRACE && round > 0 ? await traced(go) : ALLOC && round > 0 ? await sampled(go) : [await go(), new Map<string, number>()];
       const used = threadCpuUs() - before;
       if (r.kind !== 'result') throw new Error('run failed');
       const ok = (r.statuses['202'] ?? 0) + (r.statuses['200'] ?? 0);
@@ -167,6 +211,7 @@ try {
         us[k]!.push(used / CHUNK);
         sys[k]!.push(calls);
         if (COUNT) cnt[k]!.push(new Map(counts));
+        if (ALLOC) (allocs[k] ??= []).push(calls);
       }
     }
   }
@@ -194,5 +239,14 @@ if (COUNT) {
     const row = names.map((_, k) => per(k));
     if (row.some((v) => v >= 0.01)) console.log(`  ${name.padEnd(40)} ${row.map((v) => v.toFixed(2).padStart(7)).join(' ')}`);
   }
+}
+if (ALLOC) {
+  const per = (k: number, name: string): number => median((allocs[k] ?? []).map((m) => (m.get(name) ?? 0) / CHUNK));
+  console.log(`bytes allocated per request (median of rounds): ${names.map((n, k) => `${n} ${per(k, '(total)').toFixed(0)}`).join(' / ')}`);
+  // By allocating function, perpsim against the first floor (where both allocate, the excess is the first column less the second).
+  const fns = new Set([...(allocs[0] ?? []), ...(allocs[1] ?? [])].flatMap((m) => [...m.keys()]));
+  fns.delete('(total)');
+  const top = [...fns].map((n) => [n, per(0, n), per(1, n)] as const).sort((a, b) => b[1] - b[2] - (a[1] - a[2])).slice(0, envInt('TOP', 30));
+  for (const [name, bytes, floorBytes] of top) console.log(`  ${bytes.toFixed(0).padStart(6)} ${floorBytes.toFixed(0).padStart(6)}  ${name}`);
 }
 console.log(JSON.stringify({ bench: 'order-floor-diff', chunk: CHUNK, rounds: ROUNDS, rate: RATE, strace: STRACE, load: +loadavg()[0]!.toFixed(2), perpsimUsPerOrder: SKIP ? null : +median(us[0]!).toFixed(2), floorUsPerReq: Object.fromEntries(FLOORS.map((f, k) => [f, ONLY ? null : +median(us[k + 1]!).toFixed(2)])) }));

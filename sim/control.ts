@@ -61,7 +61,9 @@ export function registerControl(app: FastifyInstance, options: ControlOptions): 
   // An unmatched target has no route and answers 404. Callback style: the venue's routes pass
   // straight through (no promise per request).
   app.addHook('onRequest', (req: FastifyRequest, reply, done) => {
-    if (!isControlRoute(req.routeOptions.url)) return done();
+    // A target under /v1/ can only match a /v1 route (the router matches that literal prefix):
+    // the venue's routes pass without reading routeOptions (a 12-field object built per read).
+    if (req.url.startsWith('/v1/') || !isControlRoute(req.routeOptions.url)) return done();
     if (options.token !== undefined) {
       if (req.headers.authorization !== `Bearer ${options.token}`) return void reply.code(401).send({ error: 'control token required' });
     } else if (!isLoopback(req.ip)) {

@@ -188,15 +188,16 @@ const ADDRESS = Type.String({ pattern: '^(0x|0X)?[0-9a-fA-F]{40}$' });
  */
 export function registerRequestLog(app: FastifyInstance, log: RequestLog, state: GatewayState): void {
   app.addHook('onSend', (req: FastifyRequest, reply, payload, done) => {
-    // The matched route decides (a `/%73im/...` target is a /sim route too), else the target.
-    if (!UNLOGGED.test(req.routeOptions.url ?? req.url) && req.headers[CONSOLE_HEADER] === undefined) {
+    // The matched route decides (a `/%73im/...` target is a /sim route too), else the target; a
+    // target under /v1/ can only match a /v1 route, logged without reading routeOptions.
+    const url = req.url;
+    if ((url.startsWith('/v1/') || !UNLOGGED.test(req.routeOptions.url ?? url)) && req.headers[CONSOLE_HEADER] === undefined) {
       const raw = (req as FastifyRequest & { rawBody?: string }).rawBody;
       // A record holds the raw text, or the parsed body when there is none, and neither past
       // BODY_LIMIT: 1,000 records of 1 MB bodies (and their parsed trees) outlived the requests.
       const bytes = raw === undefined ? 0 : raw.length * 3 <= BODY_LIMIT ? raw.length : Buffer.byteLength(raw);
       const from = raw === undefined ? { parsed: req.body } : bytes > BODY_LIMIT ? { omittedBytes: bytes } : { raw };
       const query = { ...((req.query ?? {}) as Record<string, unknown>) };
-      const url = req.url;
       const at = url.indexOf('?');
       addDeferred(log, state.exchange.clock(), 'rest', req.method, at < 0 ? url : url.slice(0, at), query, reply.statusCode, ownerOf(state, req.headers['x-api-key']), from);
     }

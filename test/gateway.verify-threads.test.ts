@@ -60,6 +60,16 @@ describe('signatures are verified on worker threads (sodium-native, off the even
     expect(await threaded.verify(w.apiKey, 'zz'.repeat(64), [message])).toBe(-1);
   });
 
+  it('verifyThen settles its one promise with the continuation\'s value, or rejects with what it throws', async () => {
+    const { h, w } = await funded(0x3a);
+    const message = '{"probe":3}';
+    const signature = h.sign(message, w);
+    await expect(threaded.verifyThen!(w.apiKey, signature, ['other', message], (index) => `index ${index}`)).resolves.toBe('index 1');
+    await expect(threaded.verifyThen!(w.apiKey, signature, ['other'], (index) => {
+      throw new Error(`not found: ${index}`);
+    })).rejects.toThrow('not found: -1');
+  });
+
   it('a worker that dies is replaced and its jobs are verified inline (-1 for input that broke it); after close jobs are verified inline', async () => {
     const { h, w } = await funded(0x35);
     const message = '{"probe":3}';
@@ -143,6 +153,23 @@ describe("without reordering one account's commands", () => {
     const reply = placeOrder.handle(h.state, asOperationRequest(placeOrderRequest(h, w, { quantity: '0.01', price: '43000' })));
     expect(reply).not.toBeInstanceOf(Promise);
     expect((reply as Reply).status).toBe(202);
+  });
+
+  it('a write whose preparation fails gives its turn back only after the turn it waited for', async () => {
+    const state = { turns: new Map() };
+    const seen: string[] = [];
+    let releaseFirst!: (value: number) => void;
+    const first = sequenced(state, 'w', () => new Promise<number>((resolve) => (releaseFirst = resolve)), () => void seen.push('first'));
+    const failing = sequenced(state, 'w', () => Promise.reject(new Error('boom')), () => void seen.push('never'));
+    const failed = (failing as Promise<void>).catch(() => void seen.push('failed'));
+    const third = sequenced(state, 'w', () => 1, () => void seen.push('third'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    releaseFirst(1);
+    await Promise.all([first, failed, third]);
+    expect(seen.filter((s) => s !== 'failed')).toEqual(['first', 'third']);
+    expect(seen).toContain('failed');
+    expect(state.turns.size).toBe(0);
   });
 
   it('a turn is given back whatever the preparation throws', async () => {

@@ -77,6 +77,31 @@ describe('GET /sim/journal: the requests perpsim received (method, path, body, s
     expect((await journal())[0]).toMatchObject({ method: 'GET', path: '/v1/markets', status: 200 });
   });
 
+  it('a venue request (/v1/...) passes the control guard and the log without fastify building its routeOptions', async () => {
+    const server = await sim.start();
+    const bot = wallet(0x35);
+    await call('POST', '/sim/deposit', { address: bot.address, amount: '10000' });
+    await call('POST', '/sim/apiKeys', { address: bot.address, publicKey: bot.apiKey });
+    // Every read of request.routeOptions asks the route's instance for its version constraint.
+    const app = server.app as unknown as { hasConstraintStrategy: (name: string) => boolean };
+    const ask = app.hasConstraintStrategy;
+    let reads = 0;
+    app.hasConstraintStrategy = function (this: unknown, name: string) {
+      reads++;
+      return ask.call(this, name);
+    };
+    try {
+      expect((await placeOrder(bot, '3300.00')).status).toBe(202);
+      expect((await call('GET', '/v1/markets')).status).toBe(200);
+      expect(reads).toBe(0);
+      expect((await call('GET', '/sim/clock')).status).toBe(200);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      app.hasConstraintStrategy = ask;
+    }
+    expect((await journal()).slice(0, 2)).toMatchObject([{ path: '/v1/markets' }, { path: '/v1/placeOrder', status: 202 }]);
+  });
+
   it('records WebSocket RPC calls with the method name as the path', async () => {
     const server = await sim.start();
     const bot = wallet(0x34);

@@ -9,7 +9,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { admitRequest, PRUNE_EVERY_MS, pruneFullBuckets, rateLimitedReply, settleResponse } from '../rate-limit/index.ts';
 import type { GatewayState, Operation, OperationRequest } from '../contract/operation.ts';
@@ -40,6 +40,11 @@ function operationRequest(req: FastifyRequest): OperationRequest {
     path: req.url,
     rawBody: (req as FastifyRequest & { rawBody?: string }).rawBody,
   };
+}
+
+/** A handler's failure to fastify's error handler (what an async handler's rejection did). */
+function failed(reply: FastifyReply, error: unknown): void {
+  if (!reply.sent) void reply.send(error instanceof Error ? error : new Error(String(error)));
 }
 
 /** `state`: built by createGateway (gateway.ts), read models and services included. */
@@ -115,13 +120,32 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
       // perpsim --no-rate-limits: the per-IP bucket is neither read nor charged (admitRequest and
       // settleResponse would answer so), so the route skips both.
       const ipLimited = state.config.rateLimit.enabled;
+      const send = (reply: FastifyReply, ip: string, result: Awaited<ReturnType<Operation['handle']>>): void => {
+        if (ipLimited) {
+          // Lists post-charge their rows; batches their elements (one reply row each).
+          const rows = rowsOf(result.body);
+          const bucket = settleResponse(state.config.rateLimit, {
+            ip,
+            operation: weighted,
+            bucket: state.ipBuckets.get(ip),
+            nowMs: state.nowMs(),
+            rows,
+            elements: rows,
+          });
+          if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
+        }
+        if (result.headers !== undefined) reply.headers(result.headers);
+        void reply.code(result.status).send(result.body);
+      };
       api.route({
         method: op.alsoMethods === undefined ? op.method : [op.method, ...op.alsoMethods],
         // A colon inside a segment is literal (notifications:markSeen), fastify's `::`; params start a segment.
         url: op.path.replace(/([^/]):/g, '$1::'),
         schema: { ...op.schema, response: op.response },
         config: { errorSource: op.errorSource ?? undefined },
-        handler: async (req, reply) => {
+        // Not async: a synchronous answer is sent at once, a pending one through one `then` on the
+        // operation's promise (an async wrapper cost its promise, an await's and fastify's `then`).
+        handler: (req, reply) => {
           const ip = req.ip;
           if (ipLimited) {
             const nowMs = state.nowMs();
@@ -139,30 +163,31 @@ export function buildApp(state: GatewayState, operations: readonly Operation[] =
             if (admission.kind === 'limited') {
               state.ipBuckets.set(ip, admission.bucket);
               const limited = rateLimitedReply('ip', admission.retryAfterMs, op.auth === 'signed' ? { kind: 'order' } : { kind: 'other' });
-              return reply.code(limited.statusCode).headers(limited.headers).send(limited.body);
+              void reply.code(limited.statusCode).headers(limited.headers).send(limited.body);
+              return;
             }
             if (admission.kind === 'admitted') state.ipBuckets.set(ip, admission.bucket);
           }
           if (op.mutates && geoOf(state.config.geo, req.headers, ip).restricted) {
             const blocked = refuse(ERRORS.geoRestricted, undefined);
-            return reply.code(blocked.status).send(blocked.body);
+            void reply.code(blocked.status).send(blocked.body);
+            return;
           }
-          const result = await op.handle(state, operationRequest(req));
-          if (ipLimited) {
-            // Lists post-charge their rows; batches their elements (one reply row each).
-            const rows = rowsOf(result.body);
-            const bucket = settleResponse(state.config.rateLimit, {
-              ip,
-              operation: weighted,
-              bucket: state.ipBuckets.get(ip),
-              nowMs: state.nowMs(),
-              rows,
-              elements: rows,
-            });
-            if (bucket !== undefined) state.ipBuckets.set(ip, bucket);
+          const result = op.handle(state, operationRequest(req));
+          if (result instanceof Promise) {
+            result.then(
+              (answer) => {
+                try {
+                  send(reply, ip, answer);
+                } catch (error) {
+                  failed(reply, error);
+                }
+              },
+              (error: unknown) => failed(reply, error),
+            );
+          } else {
+            send(reply, ip, result);
           }
-          if (result.headers !== undefined) reply.headers(result.headers);
-          return reply.code(result.status).send(result.body);
         },
       });
     }

@@ -16,10 +16,10 @@ import type { GatewayState, Operation, OperationRequest } from '../../contract/o
 import { REFUSALS, stringEnum } from '../../contract/reply-schema.ts';
 import type { OrderWriteRateLimit } from '../../rate-limit/index.ts';
 import { chargeOrderWrite } from '../support/charge.ts';
-import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from '../support/common.ts';
+import { ADDRESS_PATTERN, isReply, withScheme1Signature } from '../support/common.ts';
 import { chargeOnce, checkTarget, checkValidUntil, ORDER_REPLY_HEAD, orderWriteContext, orderWriteReplies, orNull, present, scheme1Refusal } from '../support/order-write-support.ts';
 import { sequenced, walletOf } from '../../auth/sequencer.ts';
-import { andThen, type Maybe } from '../../shared/maybe.ts';
+import type { Maybe } from '../../shared/maybe.ts';
 import { orderOf } from '../../read-models/history-store.ts';
 
 
@@ -88,14 +88,14 @@ export function cancelCommand(state: GatewayState, request: OperationRequest, bo
   const { ctx, ms } = resolved;
   const id = orderId === undefined ? undefined : parseOrderId(orderId);
   if (id === null) return refuse(ERRORS.invalidOrderId, 'Cancel');
-  return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, 2, {
+  return withScheme1Signature(state, ctx.key.apiKey, signature, 2, {
     address: ctx.address,
     accountIndex: body.accountIndex,
     clientId,
     clientTimeNs: ctx.headers.timestampNs,
     orderId,
     marketId: body.marketId,
-  }), (verified) => {
+  }, (verified) => {
     if (!verified) return scheme1Refusal(outer);
     const expired = checkValidUntil(state, 'Cancel', body.validUntil);
     if (expired !== undefined) return expired;

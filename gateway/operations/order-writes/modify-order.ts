@@ -21,10 +21,10 @@ import type { GatewayState, Operation, OperationRequest } from '../../contract/o
 import { REFUSALS, stringEnum } from '../../contract/reply-schema.ts';
 import type { OrderWriteRateLimit } from '../../rate-limit/index.ts';
 import { chargeOrderWrite } from '../support/charge.ts';
-import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from '../support/common.ts';
+import { ADDRESS_PATTERN, isReply, withScheme1Signature } from '../support/common.ts';
 import { chargeOnce, checkTarget, clientTimeOf, ORDER_REPLY_HEAD, orderWriteReplies, orderWriteContext, orNull, present, scheme1Refusal, sideCode, tifCode } from '../support/order-write-support.ts';
 import { sequenced, walletOf } from '../../auth/sequencer.ts';
-import { andThen, type Maybe } from '../../shared/maybe.ts';
+import type { Maybe } from '../../shared/maybe.ts';
 import { orderOf } from '../../read-models/history-store.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
@@ -132,7 +132,7 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
   const reduceOnly = body.reduceOnly ?? undefined;
   const resting = findOwnOrder(state, ctx.address, body.accountIndex, id, clientId);
   const g = goodTilTimeNs(gtt ?? resting?.goodTilTime ?? 0) ?? 0n;
-  return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, 3, {
+  return withScheme1Signature(state, ctx.key.apiKey, signature, 3, {
     address: ctx.address,
     accountIndex: body.accountIndex,
     clientId: clientId ?? resting?.clientId,
@@ -145,7 +145,7 @@ export function modifyCommand(state: GatewayState, request: OperationRequest, bo
     reduceOnly: reduceOnly ?? resting?.reduceOnly ?? false,
     side: side ?? resting?.side ?? 0,
     timeInForce: tif ?? resting?.tif ?? 0,
-  }), (verified) => {
+  }, (verified) => {
     if (!verified) return scheme1Refusal(outer);
     return {
       displayName: ms.spec.displayName,

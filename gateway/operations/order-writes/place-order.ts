@@ -16,10 +16,10 @@ import type { GatewayState, Operation, OperationRequest } from '../../contract/o
 import { REFUSALS, stringEnum } from '../../contract/reply-schema.ts';
 import type { OrderWriteRateLimit } from '../../rate-limit/index.ts';
 import { chargeOrderWrite } from '../support/charge.ts';
-import { ADDRESS_PATTERN, isReply, verifyScheme1Signature } from '../support/common.ts';
+import { ADDRESS_PATTERN, isReply, withScheme1Signature } from '../support/common.ts';
 import { chargeOnce, clientTimeOf, ORDER_REPLY_HEAD, orderWriteContext, orderWriteReplies, scheme1Refusal, tifCode } from '../support/order-write-support.ts';
 import { sequenced, walletOf } from '../../auth/sequencer.ts';
-import { andThen, type Maybe } from '../../shared/maybe.ts';
+import type { Maybe } from '../../shared/maybe.ts';
 import { orderOf } from '../../read-models/history-store.ts';
 
 const DECIMAL = Type.String({ minLength: 1, maxLength: 64 });
@@ -104,7 +104,7 @@ export function orderCommand(state: GatewayState, request: OperationRequest, bod
   const side = body.orderSide === 'BUY' ? 0 : 1;
   const reduceOnly = body.reduceOnly === true;
   const op = tpslType !== undefined ? 4 : 1;
-  return andThen(verifyScheme1Signature(state, ctx.key.apiKey, signature, op, {
+  return withScheme1Signature(state, ctx.key.apiKey, signature, op, {
     address: ctx.address,
     accountIndex: body.accountIndex,
     clientId: body.clientId,
@@ -116,7 +116,7 @@ export function orderCommand(state: GatewayState, request: OperationRequest, bod
     reduceOnly,
     side,
     timeInForce: tif,
-  }), (verified) => {
+  }, (verified) => {
     if (!verified) return scheme1Refusal(outer);
     return {
       displayName: ms.spec.displayName,

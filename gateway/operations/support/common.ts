@@ -101,6 +101,28 @@ export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState,
 }
 
 /**
+ * `next(verified)` after verifyScheme1Signature's check, settling the verifier's own promise
+ * (verifyThen; andThen over verifyScheme1Signature would chain two more): the order writes' path.
+ */
+export function withScheme1Signature<O extends Scheme1Op, R>(
+  state: GatewayState,
+  apiKey: string,
+  signature: string,
+  op: O,
+  fields: Scheme1VerifyFieldsByOp[O],
+  next: (verified: boolean) => Maybe<R>,
+): Maybe<R> {
+  if (!state.config.auth) return next(true);
+  const candidates = scheme1Candidates(op, fields);
+  const verifier = state.verifier;
+  if (verifier === undefined || verifier.threads === 0) return next(verifyInline(apiKey, signature, candidates) >= 0);
+  // Arrows written inline, not a named const: tsx (esbuild keepNames) wraps a named closure in __name().
+  return verifier.verifyThen !== undefined
+    ? verifier.verifyThen(apiKey, signature, candidates, (index) => next(index >= 0))
+    : verifier.verify(apiKey, signature, candidates).then((index) => next(index >= 0));
+}
+
+/**
  * The Scheme 2 signature of a signed request: `timestamp + action + canonical_json(body)`, with
  * the body the client sent (parsed again from the raw bytes: schema validation may have coerced
  * values, `"5"` → 5, which would change the signed text). 401 `invalid signature` when it does
