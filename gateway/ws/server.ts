@@ -38,8 +38,8 @@
  * `coalesceMs` (20 ms) and leaves with the rest of that window's data in one write per
  * connection; any other frame (a reply, a snapshot, an error) writes the pending data first and
  * then itself at once, so a connection sees everything in the order it was produced. Replies
- * of one event-loop iteration leave together: the socket is corked at the first and uncorked by
- * `setImmediate`. The bytes are the same frames in the same order; only the number of writes
+ * of one event-loop iteration leave together: gathered from the first (the connection's `turn`)
+ * and written as one buffer by `setImmediate` (or before a close). The bytes are the same frames in the same order; only the number of writes
  * changes (a write per connection per command was most of the fan-out's cost:
  * bench/fanout.bench.ts, docs/decisions.md "Slow consumers").
  */
@@ -60,6 +60,7 @@ import {
   addSubscription,
   beginPost,
   closeConnection,
+  COUNTED_FRAME_KINDS,
   endPost,
   FRESH_WS_IP,
   ipScope,
@@ -131,8 +132,14 @@ interface Connection {
   writtenMany: () => void;
   /** Wall-clock ms since the connection is over its send budget (no channel data); undefined: it is not. */
   degradedSince: number | undefined;
-  /** The socket is corked until the end of this event-loop iteration (see the module comment). */
-  corked: boolean;
+  /**
+   * Frames of this event-loop iteration not yet handed to the socket (see the module comment):
+   * they leave in one write at `setImmediate`; `turnBytes` their bytes, `turnFrames` their frames.
+   * Empty: the next frame starts a turn.
+   */
+  turn: Buffer[];
+  turnBytes: number;
+  turnFrames: number;
   /** Channel data waiting for the coalescing flush: buffers, their bytes and frames. */
   pending: Buffer[];
   pendingBytes: number;
@@ -169,11 +176,31 @@ function socketOf(ws: WebSocket): Socket | undefined {
   return (ws as unknown as { _socket?: Socket })._socket ?? undefined;
 }
 
-/** Ends the iteration's cork: the frames buffered since its first one leave in one write. */
+/**
+ * Ends the iteration's turn: the frames gathered since its first one leave in one socket write,
+ * with one write callback (a socket write per frame, corked, cost a stream entry and a callback
+ * each). Nothing is written once the connection is no longer open: data must not follow a close.
+ */
 function flush(c: Connection): void {
-  if (!c.corked) return;
-  c.corked = false;
-  socketOf(c.ws)?.uncork();
+  const n = c.turn.length;
+  if (n === 0) return;
+  const bytes = n === 1 ? c.turn[0]! : Buffer.concat(c.turn, c.turnBytes);
+  const frames = c.turnFrames;
+  c.turn.length = 0;
+  c.turnBytes = 0;
+  c.turnFrames = 0;
+  const socket = socketOf(c.ws);
+  if (c.ws.readyState !== c.ws.OPEN || socket === undefined) {
+    c.queuedFrames -= frames;
+    return;
+  }
+  if (frames === 1) {
+    socket.write(bytes, c.written);
+  } else {
+    // Callbacks run in write order: one bound function and a FIFO of frame counts, no closure per write.
+    c.writes.push(frames);
+    socket.write(bytes, c.writtenMany);
+  }
 }
 
 /**
@@ -291,11 +318,18 @@ class RpcRequest implements OperationRequest {
   }
 }
 
-/** The method a post/get frame names ('' when none), echoed with its id in every answer. */
-function rpcMethodOf(msg: Record<string, unknown>): string {
-  const request = msg.request;
-  return request !== null && typeof request === 'object' ? String((request as Record<string, unknown>).type ?? '') : '';
+/** An order write with a TPSL element (REST only). Not yet validated: a batch's `orders` may be anything (its schema answers 400). */
+function isTpsl(op: Operation, payload: Record<string, unknown>): boolean {
+  if (payload.grouping !== undefined) return true;
+  if (op.name === 'placeOrder') return isTpslElement(payload);
+  return Array.isArray(payload.orders) && payload.orders.some(isTpslElement);
 }
+
+function isTpslElement(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e);
+}
+
+const INTERNAL_ERROR = { status: 500, error: { type: 'Internal', message: 'internal error' } } as const;
 
 /** RPC methods: REST operation names, plus the venue's aliases. */
 const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
@@ -350,11 +384,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
   /** A client frame against its IP's message limit (passed untouched where per-IP limits do not apply). */
   const countFrame = (c: Connection, kind: WsFrameKind): WsMessageResult => {
-    if (!c.perIp) return { allowed: true, ip: FRESH_WS_IP };
+    // post and get are not counted (ws-limits.ts): their IP's counters stay as they are.
+    if (!c.perIp || !COUNTED_FRAME_KINDS.has(kind)) return UNCOUNTED;
     const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
     ips.set(c.ip, counted.ip);
     return counted;
   };
+  const UNCOUNTED: WsMessageResult = { allowed: true, ip: FRESH_WS_IP };
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/contract/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
@@ -375,31 +411,28 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     setTimeout(() => c.ws.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
   };
 
-  /** The first write of an iteration corks the socket; `setImmediate` uncorks it. */
-  const begin = (c: Connection, socket: Socket): void => {
-    if (c.corked) return;
-    socket.cork();
-    c.corked = true;
-    setImmediate(flush, c);
-  };
-
   /**
-   * Hands `frames` frames (their bytes) to the socket; false: the connection is gone or going.
-   * Calls no hook. `cork`: false for the window's flush (one write per connection: nothing to gather).
+   * Hands `frames` frames (their bytes) to the connection; false: the connection is gone or going.
+   * Calls no hook. `gather`: the bytes join this iteration's turn, written at `setImmediate`
+   * (the first frame of a turn schedules it); false for the window's flush (one write per
+   * connection: nothing to gather). Frames count as queued until their write completes.
    */
-  const writeBytes = (c: Connection, bytes: Buffer, frames: number, cork = true): boolean => {
+  const writeBytes = (c: Connection, bytes: Buffer, frames: number, gather = true): boolean => {
     const socket = socketOf(c.ws);
     if (c.ws.readyState !== c.ws.OPEN || socket === undefined) return false;
-    if (c.ws.bufferedAmount > budget.hardMaxBytes) {
+    if (c.ws.bufferedAmount + c.turnBytes > budget.hardMaxBytes) {
       closeSlow(c);
       return false;
     }
-    if (cork) begin(c, socket);
     c.queuedFrames += frames;
-    if (frames === 1) {
+    if (gather) {
+      if (c.turn.length === 0) setImmediate(flush, c);
+      c.turn.push(bytes);
+      c.turnBytes += bytes.length;
+      c.turnFrames += frames;
+    } else if (frames === 1) {
       socket.write(bytes, c.written);
     } else {
-      // Callbacks run in write order: one bound function and a FIFO of frame counts, no closure per write.
       c.writes.push(frames);
       socket.write(bytes, c.writtenMany);
     }
@@ -425,8 +458,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     c.pending.length = 0;
     c.pendingBytes = 0;
     c.pendingFrames = 0;
-    if (joined === undefined || c.corked) writeBytes(c, bytes, frames);
-    else writeBytes(c, bytes, frames, false);
+    // Behind a turn's frames when one is open (order kept), else straight to the socket.
+    writeBytes(c, bytes, frames, joined === undefined || c.turn.length > 0);
   };
 
   /**
@@ -774,17 +807,6 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     send(c, { type: 'unsubscribed', ...frameBase(sub) });
   };
 
-  const rpc = async (c: Connection, msg: Record<string, unknown>, text: string): Promise<void> => {
-    const request = (msg.request ?? {}) as Record<string, unknown>;
-    if (hooks.afterRpc === undefined) {
-      await answerRpc(c, msg, request);
-      return;
-    }
-    const status = await answerRpc(c, msg, request);
-    // Validation coerced and stripped the payload in place: the frame still holds it as sent.
-    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
-  };
-
   /**
    * An RPC answer that echoes the call's method and id; returns its status. Made once, not per
    * call: tsx (esbuild keepNames) wraps a named closure in __name(), a defineProperty per call.
@@ -794,10 +816,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return frame.status;
   };
 
-  /** Answers one post/get call; returns the status it answered with. */
-  const answerRpc = async (c: Connection, msg: Record<string, unknown>, request: Record<string, unknown>): Promise<number> => {
+  /**
+   * The checks of one post/get call before it runs, in the order a client can fix them: its
+   * operation (the in-flight post taken: `endPost` when answered), or the status it was
+   * refused with (answered). `payload` is validated (coerced) in place.
+   */
+  const admitRpc = (c: Connection, msg: Record<string, unknown>, method: string, payload: Record<string, unknown>): Operation | number => {
     const id = msg.id;
-    const method = printable(request.type ?? '');
     // Every answer echoes id and method as sent, refusals included, so the client can match it.
     if (typeof id !== 'number') return replyTo(c, method, id, { type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'post and get messages need a numeric id' } });
     if (NOT_OVER_WS.has(method)) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
@@ -805,12 +830,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
       return replyTo(c, method, id, { status: 400, error: { type: 'InvalidRequest', message: `unknown method: ${method}` } });
     }
-    const payload = (request.payload ?? {}) as Record<string, unknown>;
-    if (op.name === 'placeOrder' || op.name === 'batchPlaceOrders') {
-      // Not yet validated: `orders` may be anything (its schema answers 400 below).
-      const elements = op.name === 'placeOrder' ? [payload] : Array.isArray(payload.orders) ? (payload.orders as unknown[]) : [];
-      const tpsl = payload.grouping !== undefined || elements.some((e) => typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e));
-      if (tpsl) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
+    if ((op.name === 'placeOrder' || op.name === 'batchPlaceOrders') && isTpsl(op, payload)) {
+      return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
     }
     const schema = op.schema?.body ?? op.schema?.querystring;
     if (schema !== undefined) {
@@ -824,41 +845,78 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const inflight = beginPost(c.limits, state.config.rateLimit.ws);
     if (inflight === undefined) return replyTo(c, method, id, { status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
+    return op;
+  };
+
+  /**
+   * Answers one post/get call, then hands it to the afterRpc hook. One async function per call
+   * (the checks before the operation are synchronous, its result is awaited only when it is a
+   * promise) and no promise chained on it: an error answers 500 with the call's id and method here.
+   */
+  const rpc = async (c: Connection, msg: Record<string, unknown>, text: string): Promise<void> => {
+    const request = (msg.request ?? {}) as Record<string, unknown>;
+    const method = printable(request.type ?? '');
+    const payload = (request.payload ?? {}) as Record<string, unknown>;
+    let status: number;
     try {
-      let injected = hooks.beforeRpc?.(op, payload);
-      if (injected instanceof Promise) injected = await injected;
-      if (injected !== undefined) return replyTo(c, method, id, errorFrame(injected));
-      const batch = op.name.startsWith('batch');
-      const headers: Record<string, string> = {};
-      if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
-      if (request.timestamp !== undefined) headers['x-timestamp'] = printable(request.timestamp);
-      // Batches carry no outer signature over the socket; the REST rule only wants one present.
-      const signature = batch ? 'ws-batch' : request.signature;
-      if (signature !== undefined) headers['x-signature'] = printable(signature);
-      const params: Record<string, string> = {};
-      if (payload.market !== undefined) params.market = printable(payload.market);
-      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
-      const result = await op.handle(state, new RpcRequest(op, payload, params, headers, c.ip));
-      // Like a REST reply, the answer waits until the change is durable.
-      if (state.committed !== undefined) {
+      const op = admitRpc(c, msg, method, payload);
+      if (typeof op === 'number') status = op;
+      else {
+        const id = msg.id as number;
         try {
-          await state.committed();
-        } catch {
-          return replyTo(c, method, id, { status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } });
+          let injected = hooks.beforeRpc?.(op, payload);
+          if (injected instanceof Promise) injected = await injected;
+          if (injected !== undefined) status = replyTo(c, method, id, errorFrame(injected));
+          else {
+            const handled = op.handle(state, rpcRequest(c, op, request, payload));
+            const result = handled instanceof Promise ? await handled : handled;
+            // Like a REST reply, the answer waits until the change is durable (no wait without a file).
+            status = state.committed === undefined ? replyWith(c, op, id, method, result) : await state.committed().then(
+              () => replyWith(c, op, id, method, result),
+              () => replyTo(c, method, id, { status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } }),
+            );
+          }
+        } finally {
+          c.limits = endPost(c.limits);
         }
       }
-      const body = result.body as Record<string, unknown>;
-      if (result.status >= 400) return replyTo(c, method, id, errorFrame(result));
-      // setLeverage answers at once over the socket; its outcome follows on the account stream.
-      if (op.name === 'setLeverage') return replyTo(c, method, id, { status: 202, result: { ...body, status: 'ACK' } });
-      // The REST route's compiled serializer (its reply schema for this status) writes the result.
-      const schema = op.response[String(result.status)];
-      if (schema === undefined) return replyTo(c, method, id, { status: result.status, result: body });
-      sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
-      return result.status;
-    } finally {
-      c.limits = endPost(c.limits);
+    } catch {
+      status = replyTo(c, method, msg.id, INTERNAL_ERROR);
     }
+    if (hooks.afterRpc === undefined) return;
+    try {
+      // Validation coerced and stripped the payload in place: the frame still holds it as sent.
+      hooks.afterRpc({ type: printable(msg.type), method, frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
+    } catch {
+      replyTo(c, method, msg.id, INTERNAL_ERROR);
+    }
+  };
+
+  /** The call as its operation sees it: the envelope's apiKey / timestamp / signature as the header triple. */
+  const rpcRequest = (c: Connection, op: Operation, request: Record<string, unknown>, payload: Record<string, unknown>): RpcRequest => {
+    const headers: Record<string, string> = {};
+    if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
+    if (request.timestamp !== undefined) headers['x-timestamp'] = printable(request.timestamp);
+    // Batches carry no outer signature over the socket; the REST rule only wants one present.
+    const signature = op.name.startsWith('batch') ? 'ws-batch' : request.signature;
+    if (signature !== undefined) headers['x-signature'] = printable(signature);
+    const params: Record<string, string> = {};
+    if (payload.market !== undefined) params.market = printable(payload.market);
+    if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
+    return new RpcRequest(op, payload, params, headers, c.ip);
+  };
+
+  /** The answer to a call its operation handled; returns its status. */
+  const replyWith = (c: Connection, op: Operation, id: number, method: string, result: Reply): number => {
+    const body = result.body as Record<string, unknown>;
+    if (result.status >= 400) return replyTo(c, method, id, errorFrame(result));
+    // setLeverage answers at once over the socket; its outcome follows on the account stream.
+    if (op.name === 'setLeverage') return replyTo(c, method, id, { status: 202, result: { ...body, status: 'ACK' } });
+    // The REST route's compiled serializer (its reply schema for this status) writes the result.
+    const schema = op.response[result.status];
+    if (schema === undefined) return replyTo(c, method, id, { status: result.status, result: body });
+    sendText(c, `{"method":${JSON.stringify(method)},"id":${id},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
+    return result.status;
   };
 
   const onMessage = (c: Connection, data: Buffer): void => {
@@ -882,7 +940,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         return unsubscribe(c, msg);
       case 'post':
       case 'get':
-        void rpc(c, msg, text).catch(() => send(c, { method: rpcMethodOf(msg), id: msg.id, status: 500, error: { type: 'Internal', message: 'internal error' } }));
+        void rpc(c, msg, text);
         return;
       default:
         return fail(c, 400, `unknown message type: ${type}`);
@@ -906,10 +964,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       limits = opened.connection;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
+      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, turn: [], turnBytes: 0, turnFrames: 0, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       if (connections.size > openPeak) openPeak = connections.size;
-      const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
+      const lifetime = setTimeout(() => {
+        flush(c);
+        ws.close(1000, 'connection lifetime reached');
+      }, state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
       ws.on('message', (data: Buffer) => onMessage(c, data));
       ws.on('close', () => {
