@@ -21,6 +21,12 @@
  * COUNT=1 prints the node work per frame of each side (bench/node-work-counts.ts: promises and
  * other async resources, ticks, emits, writes, GCs); ALLOC=1 the bytes allocated per frame by
  * function (V8's sampling heap profiler, collected objects included; samples are estimates).
+ *
+ * The fan-out of an order's events to account subscriptions (bench:ws's RPC pass has none):
+ * SUBSCRIBE=orders,account makes each RPC connection subscribe to those channels of the account
+ * it trades in the round (before the round's timing; unsubscribed after), so each order's own
+ * events go back to its sender as channel_data; OBSERVERS=n adds n idle connections per side,
+ * each subscribed to those channels of an address that never trades (other bots' sockets).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey, sign as signBytes, type KeyObject } from 'node:crypto';
@@ -39,6 +45,12 @@ const WINDOW = envInt('WINDOW', 32);
 const PERF = process.env.PERF === '1';
 const COUNT = process.env.COUNT === '1';
 const ALLOC = process.env.ALLOC === '1';
+/** Account channels each RPC connection subscribes to for the account it trades this round (comma-separated; none by default). */
+const SUBSCRIBE = (process.env.SUBSCRIBE ?? '').split(',').filter((c) => c !== '');
+/** Idle connections per side, each subscribed to SUBSCRIBE (or orders and account) of an address that never trades: other bots' sockets. */
+const OBSERVERS = envInt('OBSERVERS', 0);
+/** Observer connections per loopback address (the interface allows 50 per IP): 127.0.2.1, 127.0.2.2, ... */
+const OBSERVERS_PER_IP = 40;
 const RUN_DEADLINE_MS = 60_000;
 const DAY_US = 86_400_000_000;
 const FIRST_SEED = 0x20;
@@ -54,6 +66,7 @@ interface Side {
   perpsimUrl: string;
   floor: boolean;
   sockets: WebSocket[];
+  observers: WebSocket[];
   us: number[];
   counts: Record<string, number>[];
   alloc: Record<string, number>[];
@@ -81,9 +94,9 @@ function ask<T>(side: Side, message: { kind: string; [field: string]: unknown })
   return reply;
 }
 
-function open(url: string): Promise<WebSocket> {
+function open(url: string, localAddress?: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const ws = new WebSocket(url, { perMessageDeflate: false, localAddress });
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
   });
@@ -97,7 +110,7 @@ async function start(name: string, spec: string): Promise<Side> {
   const env = { ...process.env, TREE: tree, MODE: mode };
   const child = fork(new URL('./ws-order-server.ts', import.meta.url), [], { execArgv, env, stdio: 'inherit' });
   const ready = await expect<{ url: string; perpsimUrl: string; pid: number }>(child, 'ready');
-  return { name, spec, child, pid: ready.pid, url: ready.url, perpsimUrl: ready.perpsimUrl, floor, sockets: [], us: [], counts: [], alloc: [] };
+  return { name, spec, child, pid: ready.pid, url: ready.url, perpsimUrl: ready.perpsimUrl, floor, sockets: [], observers: [], us: [], counts: [], alloc: [] };
 }
 
 /** An Ed25519 key from a one-byte seed, on node:crypto (as bench:ws): the private KeyObject and the API key hex. */
@@ -152,6 +165,32 @@ function signRound(first: number, perConnection: number): Round {
   }
   return { frames, payloads };
 }
+
+/** Sends each (socket, frame) and waits for as many `subscribed` / `unsubscribed` answers per socket. */
+function control(pairs: readonly [WebSocket, string][], type: 'subscribed' | 'unsubscribed'): Promise<void> {
+  const want = new Map<WebSocket, number>();
+  for (const [ws] of pairs) want.set(ws, (want.get(ws) ?? 0) + 1);
+  return new Promise((resolve, reject) => {
+    let left = pairs.length;
+    if (left === 0) return resolve();
+    const handlers = [...want.keys()].map((ws) => {
+      const onMessage = (data: Buffer): void => {
+        const text = data.toString('utf8');
+        if (text.startsWith('{"type":"error"')) reject(new Error(`subscription refused: ${text.slice(0, 200)}`));
+        if (!text.startsWith(`{"type":"${type}"`)) return;
+        if (--left === 0) {
+          handlers.forEach(([w, h]) => w.off('message', h));
+          resolve();
+        }
+      };
+      ws.on('message', onMessage);
+      return [ws, onMessage] as const;
+    });
+    for (const [ws, frame] of pairs) ws.send(frame);
+  });
+}
+
+const subscription = (type: 'subscribe' | 'unsubscribe', channel: string, address: string): string => JSON.stringify({ type, channel, id: address, accountIndex: 0 });
 
 interface RunResult {
   acked: number;
@@ -232,6 +271,10 @@ try {
       // A stub's sample went through the real handle: its perpsim URL is the one answered.
     }
     side.sockets = await Promise.all(Array.from({ length: CONNECTIONS }, () => open(side.url)));
+    side.observers = await Promise.all(Array.from({ length: OBSERVERS }, (_, i) => open(side.url, `127.0.2.${Math.floor(i / OBSERVERS_PER_IP) + 1}`)));
+    const channels = SUBSCRIBE.length > 0 ? SUBSCRIBE : ['orders', 'account'];
+    // Observer i watches an address no round trades: 0xee…ee with its index in the last bytes.
+    await control(side.observers.flatMap((ws, i) => channels.map((channel) => [ws, subscription('subscribe', channel, '0x' + 'ee'.repeat(18) + i.toString(16).padStart(4, '0'))] as [WebSocket, string])), 'subscribed');
   }
   for (let round = 0; round <= ROUNDS; round++) {
     const signed = signRound(round * CONNECTIONS, Math.ceil(CHUNK / CONNECTIONS));
@@ -245,13 +288,17 @@ try {
       const side = sides[k]!;
       if (round > 0 && COUNT) await ask(side, { kind: 'counts', on: true });
       if (round > 0 && ALLOC) await ask(side, { kind: 'alloc', on: true });
+      const own = (type: 'subscribe' | 'unsubscribe'): [WebSocket, string][] => side.sockets.flatMap((ws, c) => SUBSCRIBE.map((channel) => [ws, subscription(type, channel, accounts[round * CONNECTIONS + c]!.address)] as [WebSocket, string]));
+      if (SUBSCRIBE.length > 0) await control(own('subscribe'), 'subscribed');
       const before = (await ask<{ us: number }>(side, { kind: 'cpu' })).us;
       const r = await run(side.sockets, signed.frames);
       const used = (await ask<{ us: number }>(side, { kind: 'cpu' })).us - before;
+      if (SUBSCRIBE.length > 0) await control(own('unsubscribe'), 'unsubscribed');
       if (round > 0 && ALLOC) side.alloc.push((await ask<{ bytes: Record<string, number> }>(side, { kind: 'alloc', on: false })).bytes);
       if (round > 0 && COUNT) side.counts.push((await ask<{ counts: Record<string, number> }>(side, { kind: 'counts', on: false })).counts);
       if (r.acked !== count) throw new Error(`${side.name}: ${r.acked} of ${count} acknowledged (${JSON.stringify(r.others)}; first: ${r.firstOther})`);
       if (round > 0) side.us.push(used / count);
+      if (process.env.VERBOSE === "1") console.error(`round ${round} ${side.name}: ${(used / count).toFixed(1)} µs a frame`);
     }
   }
 } finally {
@@ -261,13 +308,13 @@ try {
       s.perf.kill('SIGINT');
       await done;
     }
-    for (const ws of s.sockets) ws.terminate();
+    for (const ws of [...s.sockets, ...s.observers]) ws.terminate();
     s.child.send({ kind: 'exit' });
   }
 }
 const median = (a: readonly number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1]!;
 const frames = Math.ceil(CHUNK / CONNECTIONS) * CONNECTIONS;
-console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${frames} frames a round at ${RATE}/s, ${CONNECTIONS} connections, ${ROUNDS} rounds`);
+console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${frames} frames a round at ${RATE}/s, ${CONNECTIONS} connections, ${ROUNDS} rounds${SUBSCRIBE.length > 0 ? `; senders subscribed to ${SUBSCRIBE.join(', ')}` : ''}${OBSERVERS > 0 ? `; ${OBSERVERS} observers` : ''}`);
 for (const s of sides) console.log(`${s.name} ${s.spec}: median ${median(s.us).toFixed(2)} µs a frame (${s.us.map((u) => u.toFixed(1)).join(' ')})`);
 // Each round's pair ran back to back (under the same load): the median of their ratios is the steadier figure.
 const paired = median(sides[0]!.us.map((a, i) => a / sides[1]!.us[i]!));
@@ -289,5 +336,5 @@ if (ALLOC) {
   console.log(`  ${'all'.padEnd(70)} ${total(sides[0]!).toFixed(0).padStart(7)} ${total(sides[1]!).toFixed(0).padStart(7)}`);
   for (const r of rows.slice(0, 40)) console.log(`  ${r.name.slice(0, 70).padEnd(70)} ${r.a.toFixed(0).padStart(7)} ${r.b.toFixed(0).padStart(7)}`);
 }
-console.log(JSON.stringify({ bench: 'ws-order-ab', frames, rounds: ROUNDS, rate: RATE, connections: CONNECTIONS, load: +loadavg()[0]!.toFixed(2), aUsPerFrame: +median(sides[0]!.us).toFixed(2), bUsPerFrame: +median(sides[1]!.us).toFixed(2), aOverB: +(median(sides[0]!.us) / median(sides[1]!.us)).toFixed(3), aOverBPaired: +paired.toFixed(3) }));
+console.log(JSON.stringify({ bench: 'ws-order-ab', frames, rounds: ROUNDS, rate: RATE, connections: CONNECTIONS, subscribe: SUBSCRIBE, observers: OBSERVERS, load: +loadavg()[0]!.toFixed(2), aUsPerFrame: +median(sides[0]!.us).toFixed(2), bUsPerFrame: +median(sides[1]!.us).toFixed(2), aOverB: +(median(sides[0]!.us) / median(sides[1]!.us)).toFixed(3), aOverBPaired: +paired.toFixed(3) }));
 process.exit(0);

@@ -104,7 +104,7 @@ describe('WebSocket RPC replies', () => {
     expect(frames[0]).toMatchObject({ id: 9, method: 'time', status: 500, error: { type: 'Internal', message: 'internal error' } });
     expect(records[0]).toMatchObject({ type: 'get', method: 'time', status: 500 });
     client.send(JSON.stringify({ type: 'get', id: 10, request: { type: 'time', payload: {} } }));
-    await until(() => records.length === 2);
+    await until(() => frames.length === 2 && records.length === 2);
     expect(frames[1]).toMatchObject({ id: 10, status: 200 });
     expect(records[1]).toMatchObject({ method: 'time', status: 200 });
   });

@@ -91,6 +91,8 @@ interface Plan {
   bytes: Buffer;
 }
 
+const NO_FRAMES: Frame[] = [];
+
 /** Channels whose updates depend only on the subscription's identity, never on its history. */
 const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2Orderbook', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
 
@@ -121,6 +123,10 @@ interface Connection {
   perIp: boolean;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
+  /** Subscriptions of market or global channels (the connection is in `wide` while any). */
+  wideSubs: number;
+  /** Account-channel subscriptions by address (the connection is in `watchers` under each). */
+  watched: Map<string, number>;
   /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
   plan: string | undefined;
   /** Frames handed to the socket whose write has not completed (their callbacks pending). */
@@ -371,6 +377,44 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const connections = new Set<Connection>();
   /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
   let subscribed = 0;
+  /**
+   * Who a command's events can concern: connections with a market or global subscription, and
+   * by address those with account subscriptions (an account channel sends only its account's
+   * events: channels.ts `mine`). The fan-out visits these, not every subscribed connection.
+   */
+  const wide = new Set<Connection>();
+  const watchers = new Map<string, Set<Connection>>();
+  /** Adds (+1) or removes (-1) a subscription of `c` in the fan-out's index. */
+  const index = (c: Connection, sub: Subscription, by: 1 | -1): void => {
+    if (CHANNELS[sub.channel].scope !== 'account') {
+      c.wideSubs += by;
+      if (c.wideSubs > 0) wide.add(c);
+      else wide.delete(c);
+      return;
+    }
+    const address = sub.address!;
+    const n = (c.watched.get(address) ?? 0) + by;
+    let set = watchers.get(address);
+    if (n > 0) {
+      c.watched.set(address, n);
+      if (set === undefined) watchers.set(address, (set = new Set()));
+      set.add(c);
+    } else {
+      c.watched.delete(address);
+      set?.delete(c);
+      if (set?.size === 0) watchers.delete(address);
+    }
+  };
+  /** Takes a closed connection out of the index. */
+  const unindex = (c: Connection): void => {
+    wide.delete(c);
+    for (const address of c.watched.keys()) {
+      const set = watchers.get(address);
+      set?.delete(c);
+      if (set?.size === 0) watchers.delete(address);
+    }
+    c.watched.clear();
+  };
   // The most connections open since the last mass close (WsOptions.massClose).
   let openPeak = 0;
   const massClosePeak = options.massClose?.peak ?? MASS_CLOSE_PEAK;
@@ -552,8 +596,21 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   // added their listener first.
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
-  const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>
-    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, data: textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents })) }));
+  const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] => {
+    const updates = CHANNELS[sub.channel].updates(state, sub, events);
+    return updates.length === 0 ? NO_FRAMES : updates.map((u: Update) => ({ at: u.at, data: dataFrame(sub, u.contents) }));
+  };
+
+  /**
+   * A channel_data frame: the same text as JSON.stringify({type, ...frameBase(sub), contents}),
+   * its head built once per subscription (a literal with a key before a spread takes V8's slow
+   * path on every frame).
+   */
+  const dataFrame = (sub: Subscription, contents: unknown): Buffer => {
+    if (contents === undefined) return textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub) }));
+    sub.dataPrefix ??= JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: 0 }).slice(0, -2);
+    return textFrame(sub.dataPrefix + JSON.stringify(contents) + '}');
+  };
 
   const byEvent = (a: { at: number }, b: { at: number }): number => a.at - b.at;
 
@@ -594,31 +651,53 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     else c.ws.terminate();
   };
 
+  /** One command's frames of market-wide subscriptions, built and serialized once per identity. */
+  interface Command {
+    events: readonly EngineEvent[];
+    shared: Map<string, Frame[]> | undefined;
+  }
+  const sharedFrames = (command: Command, sub: Subscription): Frame[] => {
+    command.shared ??= new Map();
+    let frames = command.shared.get(sub.key);
+    if (frames === undefined) {
+      frames = framesOf(sub, command.events);
+      command.shared.set(sub.key, frames);
+    }
+    return frames;
+  };
+
+  /** The connections a command's events can concern (see `wide` and `watchers`). */
+  const concerned = (events: readonly EngineEvent[]): Iterable<Connection> => {
+    if (watchers.size === 0) return wide;
+    let more: Connection[] | undefined;
+    let last: string | undefined;
+    for (const e of events) {
+      const address = (e as { address?: unknown }).address;
+      if (typeof address !== 'string' || address === last) continue;
+      last = address;
+      const set = watchers.get(address);
+      if (set === undefined) continue;
+      for (const c of set) if (c.wideSubs === 0 && !(more ??= []).includes(c)) more.push(c);
+    }
+    return more === undefined ? wide : wide.size === 0 ? more : [...wide, ...more];
+  };
+
   const listener = (events: readonly EngineEvent[]): void => {
     if (subscribed === 0) return;
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity, and a set of them once per plan, shared by every
     // connection that holds it.
-    let shared: Map<string, Frame[]> | undefined;
+    const command: Command = { events, shared: undefined };
     let plans: Map<string, Plan | undefined> | undefined;
-    const sharedFrames = (sub: Subscription): Frame[] => {
-      shared ??= new Map();
-      let frames = shared.get(sub.key);
-      if (frames === undefined) {
-        frames = framesOf(sub, events);
-        shared.set(sub.key, frames);
-      }
-      return frames;
-    };
-    for (const c of connections) {
-      // RPC-only connections (no subscription) and degraded ones cost the fan-out nothing.
+    for (const c of concerned(events)) {
+      // Degraded connections cost the fan-out nothing.
       if (c.subs.size === 0 || c.degradedSince !== undefined) continue;
       if (c.plan !== undefined) {
         plans ??= new Map();
         let plan = plans.get(c.plan);
         if (plan === undefined && !plans.has(c.plan)) {
           const entries: Plan['entries'] = [];
-          for (const sub of c.subs.values()) for (const frame of sharedFrames(sub)) entries.push({ key: sub.key, frame });
+          for (const sub of c.subs.values()) for (const frame of sharedFrames(command, sub)) entries.push({ key: sub.key, frame });
           if (entries.length > 1) entries.sort((a, b) => byEvent(a.frame, b.frame));
           plan = entries.length === 0 ? undefined : { entries, bytes: entries.length === 1 ? entries[0]!.frame.data : Buffer.concat(entries.map((e) => e.frame.data)) };
           plans.set(c.plan, plan);
@@ -628,7 +707,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       }
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
-        const frames = SHARED_FRAMES.has(sub.channel) ? sharedFrames(sub) : framesOf(sub, events);
+        const frames = SHARED_FRAMES.has(sub.channel) ? sharedFrames(command, sub) : framesOf(sub, events);
         if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta !== undefined) {
           for (const f of frames) if (!hooks.withholdDelta(c, sub, f.at)) out.push(f);
         } else {
@@ -679,7 +758,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         let bytes = built.get(sub.key);
         if (bytes === undefined && !built.has(sub.key)) {
           const contents = every.contents(state, sub);
-          bytes = contents === undefined ? undefined : textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents }));
+          bytes = contents === undefined ? undefined : dataFrame(sub, contents);
           built.set(sub.key, bytes);
         }
         if (bytes !== undefined) sendData(c, bytes);
@@ -710,6 +789,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       timeframe: undefined,
       lastPeriodicAt: state.exchange.clock(),
       seen: new Map(),
+      dataPrefix: undefined,
     };
     if (channel.scope === 'market') {
       if (msg.accountIndex !== undefined) return 'accountIndex is not a parameter of market channels';
@@ -786,6 +866,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     c.limits = added.connection;
     if (c.subs.size === 0) subscribed++;
     c.subs.set(sub.key, sub);
+    index(c, sub, 1);
     c.plan = planOf(c);
     const channel = CHANNELS[sub.channel];
     channel.start?.(state, sub);
@@ -799,6 +880,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    index(c, sub, -1);
     if (c.subs.size === 0) subscribed--;
     c.plan = planOf(c);
     const removed = removeSubscription(c.perIp ? ips.get(c.ip)! : FRESH_WS_IP, c.limits);
@@ -964,7 +1046,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       limits = opened.connection;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, turn: [], turnBytes: 0, turnFrames: 0, pending: [], pendingBytes: 0, pendingFrames: 0 };
+      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), wideSubs: 0, watched: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, turn: [], turnBytes: 0, turnFrames: 0, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       if (connections.size > openPeak) openPeak = connections.size;
       const lifetime = setTimeout(() => {
@@ -976,6 +1058,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       ws.on('close', () => {
         clearTimeout(lifetime);
         if (connections.delete(c) && c.subs.size > 0) subscribed--;
+        unindex(c);
         dirty.delete(c);
         c.pending.length = 0;
         if (options.massClose !== undefined && openPeak >= massClosePeak && connections.size * 4 <= openPeak) {
