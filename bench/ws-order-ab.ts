@@ -26,7 +26,9 @@
  * SUBSCRIBE=orders,account makes each RPC connection subscribe to those channels of the account
  * it trades in the round (before the round's timing; unsubscribed after), so each order's own
  * events go back to its sender as channel_data; OBSERVERS=n adds n idle connections per side,
- * each subscribed to those channels of an address that never trades (other bots' sockets).
+ * each subscribed to those channels of an address that never trades (other bots' sockets), or
+ * with OBSERVE_MARKET=ETH-USD to that market's l2OrderbookUpdates and trades (another book's
+ * readers).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey, sign as signBytes, type KeyObject } from 'node:crypto';
@@ -45,10 +47,18 @@ const WINDOW = envInt('WINDOW', 32);
 const PERF = process.env.PERF === '1';
 const COUNT = process.env.COUNT === '1';
 const ALLOC = process.env.ALLOC === '1';
-/** Account channels each RPC connection subscribes to for the account it trades this round (comma-separated; none by default). */
-const SUBSCRIBE = (process.env.SUBSCRIBE ?? '').split(',').filter((c) => c !== '');
+/**
+ * Account channels each RPC connection subscribes to for the account it trades this round
+ * (comma-separated; none by default); SUBSCRIBE_A / SUBSCRIBE_B set one side's own (a
+ * differential profile of the fan-out on one tree).
+ */
+const channelList = (text: string | undefined): string[] => (text ?? '').split(',').filter((c) => c !== '');
+const SUBSCRIBE = channelList(process.env.SUBSCRIBE);
+const subscribeOf = (side: { name: string }): string[] => (process.env[`SUBSCRIBE_${side.name}`] === undefined ? SUBSCRIBE : channelList(process.env[`SUBSCRIBE_${side.name}`]));
 /** Idle connections per side, each subscribed to SUBSCRIBE (or orders and account) of an address that never trades: other bots' sockets. */
 const OBSERVERS = envInt('OBSERVERS', 0);
+/** OBSERVE_MARKET=ETH-USD: observers subscribe to that market's l2OrderbookUpdates and trades instead (the orders trade BTC-USD). */
+const OBSERVE_MARKET = process.env.OBSERVE_MARKET;
 /** Observer connections per loopback address (the interface allows 50 per IP): 127.0.2.1, 127.0.2.2, ... */
 const OBSERVERS_PER_IP = 40;
 const RUN_DEADLINE_MS = 60_000;
@@ -274,7 +284,11 @@ try {
     side.observers = await Promise.all(Array.from({ length: OBSERVERS }, (_, i) => open(side.url, `127.0.2.${Math.floor(i / OBSERVERS_PER_IP) + 1}`)));
     const channels = SUBSCRIBE.length > 0 ? SUBSCRIBE : ['orders', 'account'];
     // Observer i watches an address no round trades: 0xee…ee with its index in the last bytes.
-    await control(side.observers.flatMap((ws, i) => channels.map((channel) => [ws, subscription('subscribe', channel, '0x' + 'ee'.repeat(18) + i.toString(16).padStart(4, '0'))] as [WebSocket, string])), 'subscribed');
+    const watch = (i: number): string[] =>
+      OBSERVE_MARKET !== undefined
+        ? ['l2OrderbookUpdates', 'trades'].map((channel) => JSON.stringify({ type: 'subscribe', channel, id: OBSERVE_MARKET }))
+        : channels.map((channel) => subscription('subscribe', channel, '0x' + 'ee'.repeat(18) + i.toString(16).padStart(4, '0')));
+    await control(side.observers.flatMap((ws, i) => watch(i).map((frame) => [ws, frame] as [WebSocket, string])), 'subscribed');
   }
   for (let round = 0; round <= ROUNDS; round++) {
     const signed = signRound(round * CONNECTIONS, Math.ceil(CHUNK / CONNECTIONS));
@@ -288,12 +302,12 @@ try {
       const side = sides[k]!;
       if (round > 0 && COUNT) await ask(side, { kind: 'counts', on: true });
       if (round > 0 && ALLOC) await ask(side, { kind: 'alloc', on: true });
-      const own = (type: 'subscribe' | 'unsubscribe'): [WebSocket, string][] => side.sockets.flatMap((ws, c) => SUBSCRIBE.map((channel) => [ws, subscription(type, channel, accounts[round * CONNECTIONS + c]!.address)] as [WebSocket, string]));
-      if (SUBSCRIBE.length > 0) await control(own('subscribe'), 'subscribed');
+      const own = (type: 'subscribe' | 'unsubscribe'): [WebSocket, string][] => side.sockets.flatMap((ws, c) => subscribeOf(side).map((channel) => [ws, subscription(type, channel, accounts[round * CONNECTIONS + c]!.address)] as [WebSocket, string]));
+      await control(own('subscribe'), 'subscribed');
       const before = (await ask<{ us: number }>(side, { kind: 'cpu' })).us;
       const r = await run(side.sockets, signed.frames);
       const used = (await ask<{ us: number }>(side, { kind: 'cpu' })).us - before;
-      if (SUBSCRIBE.length > 0) await control(own('unsubscribe'), 'unsubscribed');
+      await control(own('unsubscribe'), 'unsubscribed');
       if (round > 0 && ALLOC) side.alloc.push((await ask<{ bytes: Record<string, number> }>(side, { kind: 'alloc', on: false })).bytes);
       if (round > 0 && COUNT) side.counts.push((await ask<{ counts: Record<string, number> }>(side, { kind: 'counts', on: false })).counts);
       if (r.acked !== count) throw new Error(`${side.name}: ${r.acked} of ${count} acknowledged (${JSON.stringify(r.others)}; first: ${r.firstOther})`);
@@ -314,7 +328,7 @@ try {
 }
 const median = (a: readonly number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1]!;
 const frames = Math.ceil(CHUNK / CONNECTIONS) * CONNECTIONS;
-console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${frames} frames a round at ${RATE}/s, ${CONNECTIONS} connections, ${ROUNDS} rounds${SUBSCRIBE.length > 0 ? `; senders subscribed to ${SUBSCRIBE.join(', ')}` : ''}${OBSERVERS > 0 ? `; ${OBSERVERS} observers` : ''}`);
+console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${frames} frames a round at ${RATE}/s, ${CONNECTIONS} connections, ${ROUNDS} rounds${sides.map((s) => (subscribeOf(s).length > 0 ? `; ${s.name}'s senders subscribed to ${subscribeOf(s).join(', ')}` : '')).join('')}${OBSERVERS > 0 ? `; ${OBSERVERS} observers` : ''}`);
 for (const s of sides) console.log(`${s.name} ${s.spec}: median ${median(s.us).toFixed(2)} µs a frame (${s.us.map((u) => u.toFixed(1)).join(' ')})`);
 // Each round's pair ran back to back (under the same load): the median of their ratios is the steadier figure.
 const paired = median(sides[0]!.us.map((a, i) => a / sides[1]!.us[i]!));

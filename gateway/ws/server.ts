@@ -123,10 +123,12 @@ interface Connection {
   perIp: boolean;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
-  /** Subscriptions of market or global channels (the connection is in `wide` while any). */
-  wideSubs: number;
-  /** Account-channel subscriptions by address (the connection is in `watchers` under each). */
-  watched: Map<string, number>;
+  /** Subscriptions of global channels (the connection is in the fan-out's `globalSubscribers` while any). */
+  globalSubs: number;
+  /** Market-channel subscriptions by market id, account-channel ones by address (the fan-out's index). */
+  watched: Map<number | string, number>;
+  /** The last command the fan-out offered this connection (`commandSeq`). */
+  offered: number;
   /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
   plan: string | undefined;
   /** Frames handed to the socket whose write has not completed (their callbacks pending). */
@@ -378,46 +380,54 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
   let subscribed = 0;
   /**
-   * Who a command's events can concern: connections with a market or global subscription, and
-   * by address those with account subscriptions (an account channel sends only its account's
-   * events: channels.ts `mine`). The fan-out visits these, not every subscribed connection.
+   * Who a command's events can concern: connections with a global subscription, and those
+   * subscribed to a market channel of a market the events name or to an account channel of an
+   * address they carry (a market channel sends only its market's events, an account channel
+   * only its account's: channels.ts). The fan-out visits these, not every subscribed connection.
    */
-  const wide = new Set<Connection>();
-  const watchers = new Map<string, Set<Connection>>();
+  const globalSubscribers = new Set<Connection>();
+  const byMarket = new Map<number, Set<Connection>>();
+  const byAddress = new Map<string, Set<Connection>>();
   /** Adds (+1) or removes (-1) a subscription of `c` in the fan-out's index. */
   const index = (c: Connection, sub: Subscription, by: 1 | -1): void => {
-    if (CHANNELS[sub.channel].scope !== 'account') {
-      c.wideSubs += by;
-      if (c.wideSubs > 0) wide.add(c);
-      else wide.delete(c);
+    const scope = CHANNELS[sub.channel].scope;
+    if (scope === 'global') {
+      c.globalSubs += by;
+      if (c.globalSubs > 0) globalSubscribers.add(c);
+      else globalSubscribers.delete(c);
       return;
     }
-    const address = sub.address!;
-    const n = (c.watched.get(address) ?? 0) + by;
-    let set = watchers.get(address);
+    const key = scope === 'market' ? sub.market!.spec.id : sub.address!;
+    const sets: Map<number | string, Set<Connection>> = scope === 'market' ? byMarket : byAddress;
+    const n = (c.watched.get(key) ?? 0) + by;
+    let set = sets.get(key);
     if (n > 0) {
-      c.watched.set(address, n);
-      if (set === undefined) watchers.set(address, (set = new Set()));
+      c.watched.set(key, n);
+      if (set === undefined) sets.set(key, (set = new Set()));
       set.add(c);
     } else {
-      c.watched.delete(address);
+      c.watched.delete(key);
       set?.delete(c);
-      if (set?.size === 0) watchers.delete(address);
+      if (set?.size === 0) sets.delete(key);
     }
   };
   /** Takes a closed connection out of the index. */
   const unindex = (c: Connection): void => {
-    wide.delete(c);
-    for (const address of c.watched.keys()) {
-      const set = watchers.get(address);
+    globalSubscribers.delete(c);
+    for (const key of c.watched.keys()) {
+      const sets: Map<number | string, Set<Connection>> = typeof key === 'number' ? byMarket : byAddress;
+      const set = sets.get(key);
       set?.delete(c);
-      if (set?.size === 0) watchers.delete(address);
+      if (set?.size === 0) sets.delete(key);
     }
     c.watched.clear();
   };
+  /** Numbers the fan-out's commands: a connection offered one is marked with it (no set per command). */
+  let commandSeq = 0;
   // The most connections open since the last mass close (WsOptions.massClose).
   let openPeak = 0;
   const massClosePeak = options.massClose?.peak ?? MASS_CLOSE_PEAK;
+
   // Per-IP counters; an entry equal to a new IP's is dropped (on close, and swept from the tick).
   const ips = new Map<string, WsIpState>();
   let ipsSweptAtMs = -Infinity;
@@ -666,20 +676,29 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return frames;
   };
 
-  /** The connections a command's events can concern (see `wide` and `watchers`). */
-  const concerned = (events: readonly EngineEvent[]): Iterable<Connection> => {
-    if (watchers.size === 0) return wide;
-    let more: Connection[] | undefined;
-    let last: string | undefined;
-    for (const e of events) {
-      const address = (e as { address?: unknown }).address;
-      if (typeof address !== 'string' || address === last) continue;
-      last = address;
-      const set = watchers.get(address);
-      if (set === undefined) continue;
-      for (const c of set) if (c.wideSubs === 0 && !(more ??= []).includes(c)) more.push(c);
+  /** Offers `set`'s connections to the command `seq` (once each, none of `globalSubscribers`) by adding them to `to`. */
+  const offer = (set: Set<Connection> | undefined, seq: number, to: Connection[]): void => {
+    if (set === undefined) return;
+    for (const c of set) {
+      if (c.offered === seq || c.globalSubs > 0) continue;
+      c.offered = seq;
+      to.push(c);
     }
-    return more === undefined ? wide : wide.size === 0 ? more : [...wide, ...more];
+  };
+
+  /** The connections a command's events can concern (see `globalSubscribers`, `byMarket` and `byAddress`). */
+  const concerned = (events: readonly EngineEvent[]): Iterable<Connection> => {
+    if (byMarket.size === 0 && byAddress.size === 0) return globalSubscribers;
+    const seq = ++commandSeq;
+    const out: Connection[] = [...globalSubscribers];
+    let lastAddress: string | undefined;
+    let lastMarket: number | undefined;
+    for (const e of events) {
+      const { address, marketId } = e as { address?: unknown; marketId?: unknown };
+      if (typeof address === 'string' && address !== lastAddress) offer(byAddress.get((lastAddress = address)), seq, out);
+      if (typeof marketId === 'number' && marketId !== lastMarket) offer(byMarket.get((lastMarket = marketId)), seq, out);
+    }
+    return out;
   };
 
   const listener = (events: readonly EngineEvent[]): void => {
@@ -1046,7 +1065,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       limits = opened.connection;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), wideSubs: 0, watched: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, turn: [], turnBytes: 0, turnFrames: 0, pending: [], pendingBytes: 0, pendingFrames: 0 };
+      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), globalSubs: 0, watched: new Map(), offered: 0, plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, turn: [], turnBytes: 0, turnFrames: 0, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       if (connections.size > openPeak) openPeak = connections.size;
       const lifetime = setTimeout(() => {

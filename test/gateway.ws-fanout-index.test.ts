@@ -1,8 +1,8 @@
 /**
- * Account channels in the fan-out (gateway/ws/server.ts `concerned`): a command's events are
- * offered only to connections that can receive them — those with a market or global
- * subscription, and those subscribed to an account channel of an address the events carry —
- * not to every subscribed connection; the frames each connection receives are the same either
+ * The fan-out's index (gateway/ws/server.ts `concerned`): a command's events are offered only
+ * to connections that can receive them — those with a global subscription, those subscribed to
+ * a market channel of a market the events name, and those subscribed to an account channel of
+ * an address they carry — not to every subscribed connection; the frames each connection receives are the same either
  * way, text included (channel_data frames are written from a per-subscription head).
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ afterEach(async () => {
 
 const ALICE = '0x' + 'a1'.repeat(20);
 const BOB = '0x' + 'b0'.repeat(20);
+const CAROL = '0x' + 'c0'.repeat(20);
+const DAVE = '0x' + 'd0'.repeat(20);
 
 interface Client {
   ws: WebSocket;
@@ -43,8 +45,8 @@ async function client(url: string, subscriptions: readonly Record<string, unknow
   return c;
 }
 
-describe('the fan-out of account channels', () => {
-  it('offers a command only to connections watching an address it carries, or holding a market-wide subscription', async () => {
+describe('the fan-out', () => {
+  it('offers a command only to connections watching an address it carries, a market it names, or every command', async () => {
     const h = await gateway({ rateLimit: { enabled: false } });
     const ws = attachWebSocket(h.app, h.state, { periodicTickMs: 1_000_000, coalesceMs: 0 });
     closers.push(() => h.app.close());
@@ -67,6 +69,15 @@ describe('the fan-out of account channels', () => {
       { channel: 'orders', id: BOB, accountIndex: 0 },
       { channel: 'trades', id: 'BTC-USD' },
     ]);
+    // Another market's reader and a global subscriber, each also watching an idle address.
+    const carol = await client(url, [
+      { channel: 'orders', id: CAROL, accountIndex: 0 },
+      { channel: 'l2OrderbookUpdates', id: 'ETH-USD' },
+    ]);
+    const dave = await client(url, [
+      { channel: 'orders', id: DAVE, accountIndex: 0 },
+      { channel: 'oraclePrices' },
+    ]);
     const watchers = await Promise.all(Array.from({ length: 20 }, (_, i) => client(url, [{ channel: 'orders', id: '0x' + 'ee'.repeat(19) + i.toString(16).padStart(2, '0'), accountIndex: 0 }])));
 
     const mid = priceToTicks(h.exchange.engine.markets.get(1)!.spec, '100000')!;
@@ -74,17 +85,17 @@ describe('the fan-out of account channels', () => {
       void h.exchange.submit({ type: 'placeOrder', address, accountIndex: 0, marketId: 1, side: 0, orderType: 0, tif: TIF_GTT, price, size: 10_000, reduceOnly: false, goodTilTime: h.now.us + 40 * DAY_US });
 
     place(ALICE, mid - 10);
-    expect(asked.sort()).toEqual([ALICE, BOB]);
+    expect(asked.sort()).toEqual([ALICE, BOB, DAVE]);
     asked.length = 0;
     place(BOB, mid - 11);
-    expect(asked).toEqual([BOB]);
+    expect(asked.sort()).toEqual([BOB, DAVE]);
 
     const data = (c: Client): Record<string, unknown>[] => c.frames.filter((f) => f.type === 'channel_data');
     while (data(alice).length < 1 || data(bob).length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(data(alice)).toHaveLength(1);
     expect(data(bob)).toHaveLength(1);
-    for (const w of watchers) expect(data(w)).toHaveLength(0);
+    for (const w of [carol, dave, ...watchers]) expect(data(w)).toHaveLength(0);
     // The frame's text is JSON.stringify of {type, channel, id, accountIndex, contents}, in that order.
     const text = alice.texts.find((t) => t.startsWith('{"type":"channel_data"'))!;
     const frame = JSON.parse(text) as { contents: unknown };
@@ -94,8 +105,10 @@ describe('the fan-out of account channels', () => {
     // Unsubscribed or gone: no longer offered anything.
     alice.ws.send(JSON.stringify({ type: 'unsubscribe', channel: 'orders', id: ALICE, accountIndex: 0 }));
     while (!alice.frames.some((f) => f.type === 'unsubscribed')) await new Promise((resolve) => setTimeout(resolve, 5));
-    bob.ws.close();
-    await new Promise((resolve) => bob.ws.once('close', resolve));
+    for (const gone of [bob, dave]) {
+      gone.ws.close();
+      await new Promise((resolve) => gone.ws.once('close', resolve));
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
     asked.length = 0;
     place(ALICE, mid - 12);
