@@ -9,7 +9,8 @@
  * timestamp / signature standing in for the header triple.
  *
  * Fan-out: one exchange listener maps each command's events to the subscribers of their
- * channels. Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on
+ * channels, offering them only to the connections they can concern (an index by market and by
+ * address: a market channel sends only its market's events, an account channel its account's). Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on
  * the SIMULATED clock: a wall-clock timer (`periodicTickMs`, default 50 ms) sends a
  * subscription its next frame once the exchange clock has moved at least the channel's period
  * since its last one (or its subscribe). A virtual clock that does not move sends nothing; a
