@@ -205,6 +205,30 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
   return { kind: 'rpc', acked, others, firstOther, lastAcked: lastAcked?.toString('utf8'), elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), clientCpuUs };
 }
 
+/**
+ * Opens `total` connections to `url`, `perIp` from each of `ipBase`1, `ipBase`2, ... (one
+ * address at a time, its connections together), until the connect deadline counted from
+ * `start`; `opened` gets each connection and its index among those opened.
+ */
+async function openMany(url: string, total: number, perIp: number, ipBase: string, start: number, opened: (ws: WebSocket, n: number) => void): Promise<{ failures: number; firstFailure: string | undefined }> {
+  let failures = 0;
+  let firstFailure: string | undefined;
+  let n = 0;
+  for (let i = 0; i < total; i += perIp) {
+    const results = await Promise.allSettled(Array.from({ length: Math.min(perIp, total - i) }, () => open(url, `${ipBase}${i / perIp + 1}`)));
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        failures++;
+        firstFailure ??= String(result.reason);
+      } else {
+        opened(result.value, n++);
+      }
+    }
+    if (performance.now() - start > CONNECT_DEADLINE_MS) break;
+  }
+  return { failures, firstFailure };
+}
+
 /** `{"type":"channel_data","channel":"` — the byte after it tells l2OrderbookUpdates from trades. */
 const CHANNEL_AT = '{"type":"channel_data","channel":"'.length;
 /** `{"type":"` — the byte after it tells the frame type (c, s, d, e, u). */
@@ -236,24 +260,14 @@ function runWorker(): void {
         firstFailure ??= data.toString('utf8').slice(0, 200);
       }
     };
-    // One loopback address at a time, its connections opened together.
-    for (let i = 0; i < task.total; i += task.perIp) {
-      const ip = `127.0.1.${i / task.perIp + 1}`;
-      const opened = await Promise.allSettled(Array.from({ length: Math.min(task.perIp, task.total - i) }, () => open(task.url, ip)));
-      for (const result of opened) {
-        if (result.status === 'rejected') {
-          failures++;
-          firstFailure ??= String(result.reason);
-          continue;
-        }
-        const ws = result.value;
-        fanout.push(ws);
-        ws.on('message', onFrame);
-        ws.send(JSON.stringify({ type: 'subscribe', channel: 'l2OrderbookUpdates', id: task.market }));
-        ws.send(JSON.stringify({ type: 'subscribe', channel: 'trades', id: task.market }));
-      }
-      if (performance.now() - start > CONNECT_DEADLINE_MS) break;
-    }
+    const opened = await openMany(task.url, task.total, task.perIp, '127.0.1.', start, (ws) => {
+      fanout.push(ws);
+      ws.on('message', onFrame);
+      ws.send(JSON.stringify({ type: 'subscribe', channel: 'l2OrderbookUpdates', id: task.market }));
+      ws.send(JSON.stringify({ type: 'subscribe', channel: 'trades', id: task.market }));
+    });
+    failures += opened.failures;
+    firstFailure ??= opened.firstFailure;
     while (subscriptions + counts.errors < fanout.length * 2 && performance.now() - start < CONNECT_DEADLINE_MS) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -269,26 +283,19 @@ function runWorker(): void {
       if (data[TYPE_AT] === 0x73 /* s */) subscriptions++;
       else if (data[TYPE_AT] === 0x65 /* e */) firstFailure ??= data.toString('utf8').slice(0, 200);
     };
-    const sockets: WebSocket[] = [];
-    for (let i = 0; i < task.total; i += task.perIp) {
-      const opened = await Promise.allSettled(Array.from({ length: Math.min(task.perIp, task.total - i) }, () => open(task.url, `${task.ipBase}${i / task.perIp + 1}`)));
-      for (const result of opened) {
-        if (result.status === 'rejected') {
-          failures++;
-          firstFailure ??= String(result.reason);
-          continue;
-        }
-        const ws = result.value;
-        const n = sockets.push(ws) - 1;
-        fanout.push(ws);
-        ws.on('message', onFrame);
-        for (const channel of task.channels) ws.send(JSON.stringify({ type: 'subscribe', channel, id: watchedAddress(n), accountIndex: 0 }));
-      }
-    }
-    while (subscriptions < sockets.length * task.channels.length && firstFailure === undefined && performance.now() - start < CONNECT_DEADLINE_MS) {
+    let connections = 0;
+    const opened = await openMany(task.url, task.total, task.perIp, task.ipBase, start, (ws, n) => {
+      connections++;
+      fanout.push(ws);
+      ws.on('message', onFrame);
+      for (const channel of task.channels) ws.send(JSON.stringify({ type: 'subscribe', channel, id: watchedAddress(n), accountIndex: 0 }));
+    });
+    failures += opened.failures;
+    firstFailure ??= opened.firstFailure;
+    while (subscriptions < connections * task.channels.length && firstFailure === undefined && performance.now() - start < CONNECT_DEADLINE_MS) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    return { kind: 'watching', connections: sockets.length, subscriptions, failures, firstFailure };
+    return { kind: 'watching', connections, subscriptions, failures, firstFailure };
   };
 
   port.on('message', (task: ToWorker) => {
