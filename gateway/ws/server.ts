@@ -10,8 +10,9 @@
  *
  * Fan-out: one exchange listener maps each command's events to the subscribers of their
  * channels, offering them only to the connections they can concern (an index by market and by
- * address: a market channel sends only its market's events, an account channel its account's). Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on
- * the SIMULATED clock: a wall-clock timer (`periodicTickMs`, default 50 ms) sends a
+ * address: a market channel sends only its market's events, an account channel its account's).
+ * Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on the
+ * SIMULATED clock: a wall-clock timer (`periodicTickMs`, default 50 ms) sends a
  * subscription its next frame once the exchange clock has moved at least the channel's period
  * since its last one (or its subscribe). A virtual clock that does not move sends nothing; a
  * jump of several periods sends one frame, not a burst. One command's frames reach a connection
@@ -40,8 +41,8 @@
  * connection; any other frame (a reply, a snapshot, an error) writes the pending data first and
  * then itself at once, so a connection sees everything in the order it was produced. Replies
  * of one event-loop iteration leave together: gathered from the first (the connection's `turn`)
- * and written as one buffer by `setImmediate` (or before a close). The bytes are the same frames in the same order; only the number of writes
- * changes (a write per connection per command was most of the fan-out's cost:
+ * and written as one buffer by `setImmediate` (or before a close). The bytes are the same
+ * frames in the same order; only the number of writes changes (a write per connection per command was most of the fan-out's cost:
  * bench/fanout.bench.ts, docs/decisions.md "Slow consumers").
  */
 import type { ValidateFunction } from 'ajv';
