@@ -42,8 +42,9 @@
  * then itself at once, so a connection sees everything in the order it was produced. Replies
  * of one event-loop iteration leave together: gathered from the first (the connection's `turn`)
  * and written as one buffer by `setImmediate` (or before a close). The bytes are the same
- * frames in the same order; only the number of writes changes (a write per connection per command was most of the fan-out's cost:
- * bench/fanout.bench.ts, docs/decisions.md "Slow consumers").
+ * frames in the same order; only the number of writes changes (a write per connection per
+ * command was most of the fan-out's cost: bench/fanout.bench.ts, docs/decisions.md "Slow
+ * consumers").
  */
 import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
