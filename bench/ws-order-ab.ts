@@ -116,7 +116,8 @@ async function start(name: string, spec: string): Promise<Side> {
   const mode = /^(floor|stub|nolimits):/.exec(spec)?.[1] ?? 'perpsim';
   const floor = mode === 'floor' || mode === 'stub';
   const tree = mode === 'perpsim' ? spec : spec.slice(mode.length + 1);
-  const execArgv = [...(PERF ? ['--perf-basic-prof'] : []), '--import', 'tsx'];
+  // --perf-basic-prof also writes a V8 log: in /tmp, not the working directory.
+  const execArgv = [...(PERF ? ['--perf-basic-prof', '--logfile=/tmp/ws-order-ab-%p.v8.log'] : []), '--import', 'tsx'];
   const env = { ...process.env, TREE: tree, MODE: mode };
   const child = fork(new URL('./ws-order-server.ts', import.meta.url), [], { execArgv, env, stdio: 'inherit' });
   const ready = await expect<{ url: string; perpsimUrl: string; pid: number }>(child, 'ready');
