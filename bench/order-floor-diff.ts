@@ -10,16 +10,13 @@
  * work per request counted (below). ONLY_PERPSIM=1 / SKIP_PERPSIM=1: one side only, for a
  * `perf record` of each (docs/benchmarks.md, "The excess over the order-shaped floor").
  */
-import { createHook } from 'node:async_hooks';
 import { Session } from 'node:inspector/promises';
 import { spawn } from 'node:child_process';
-import { EventEmitter } from 'node:events';
-import { Socket } from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
 import { ask, startLoad, stopLoad } from './gateway-driver.ts';
 import { envInt } from './env.ts';
+import { startNodeWorkCounts } from './node-work-counts.ts';
 import { benchWallets, orderPayloads, signOrders } from './gateway-orders.ts';
 import { startOrderServer, type PlanClock } from './order-path-server.ts';
 import { threadCpuUs } from './thread-cpu.ts';
@@ -30,9 +27,10 @@ const ROUNDS = envInt('ROUNDS', 6);
 const RATE = envInt('RATE', 6_000);
 const STRACE = process.env.STRACE === '1';
 /**
- * COUNT=1: counts, per request, the node work each side causes on the main thread: listeners
- * added and removed (by event name), events emitted, nextTicks, setImmediate/setTimeout, socket
- * writes and corks, and async resources (promises included) created. Deterministic, unlike CPU.
+ * COUNT=1: counts, per request, the node work each side causes on the main thread
+ * (bench/node-work-counts.ts): listeners added and removed (by event name), events emitted,
+ * nextTicks, socket writes and corks, async resources (promises included) created, GCs.
+ * Deterministic, unlike CPU.
  */
 const COUNT = process.env.COUNT === '1';
 /**
@@ -70,43 +68,7 @@ async function sampled<T>(run: () => Promise<T>): Promise<[T, Map<string, number
   return [result, byFunction];
 }
 const allocs: Map<string, number>[][] = [];
-const counts = new Map<string, number>();
-const bump = (name: string): void => {
-  counts.set(name, (counts.get(name) ?? 0) + 1);
-};
-if (COUNT) {
-  const proto = EventEmitter.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-  for (const method of ['on', 'once', 'removeListener', 'emit', 'prependListener']) {
-    const original = proto[method]!;
-    proto[method] = function (this: unknown, name: unknown, ...rest: unknown[]) {
-      bump(`${method} ${String(name)}`);
-      return original.call(this, name, ...rest);
-    };
-    if (method === 'on') proto.addListener = proto.on!;
-    if (method === 'removeListener') proto.off = proto.removeListener!;
-  }
-  const tick = process.nextTick;
-  process.nextTick = ((fn: (...a: unknown[]) => void, ...args: unknown[]) => {
-    bump(`nextTick ${fn.name || '?'}`);
-    tick(fn, ...args);
-  }) as typeof process.nextTick;
-  const sock = Socket.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-  for (const method of ['write', 'cork', 'uncork', '_writeGeneric', '_writev', 'setTimeout']) {
-    const original = sock[method]!;
-    sock[method] = function (this: unknown, ...a: unknown[]) {
-      bump(`socket.${method}`);
-      return original.apply(this, a);
-    };
-  }
-  createHook({ init: (_id, type) => bump(`async ${type}`) }).enable();
-  // Messages to the verify threads (each may wake one: an eventfd write when it sleeps).
-  const port = Worker.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-  const post = port.postMessage!;
-  port.postMessage = function (this: unknown, ...a: unknown[]) {
-    bump('worker.postMessage');
-    return post.apply(this, a);
-  };
-}
+const counter = COUNT ? startNodeWorkCounts() : undefined;
 
 const wallets = benchWallets();
 const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
@@ -200,7 +162,7 @@ try {
     for (const k of round % 2 === 0 ? order : order.reverse()) {
       if ((SKIP && k === 0) || (ONLY && k > 0)) continue;
       const go = () => ask(load, { kind: 'run', target: { url: urls[k]!, connections: 16, source: { kind: 'signed', rate: RATE } } });
-      counts.clear();
+      counter?.reset();
       const before = threadCpuUs();
       const [r, calls] = STRACE && round > 0 ? await traced(go) : ALLOC && round > 0 ? await sampled(go) : [await go(), new Map<string, number>()];
       const used = threadCpuUs() - before;
@@ -210,7 +172,7 @@ try {
       if (round > 0) {
         us[k]!.push(used / CHUNK);
         sys[k]!.push(calls);
-        if (COUNT) cnt[k]!.push(new Map(counts));
+        if (counter !== undefined) cnt[k]!.push(counter.read());
         if (ALLOC) (allocs[k] ??= []).push(calls);
       }
     }

@@ -31,6 +31,9 @@
  *     at once and after the gateway's verifier: the socket's and the verification's share. The
  *     exact floor (`wsOrderShaped…`): each frame verified against its own key, signature and
  *     Scheme 1 payload by the gateway's verifier, answered with perpsim's reply bytes.
+ *     Then (a) again with half the orders, signed anew, while `BENCH_WS_WATCHERS` (default 100)
+ *     idle connections each watch the orders and account channels of an address that does not
+ *     trade (other bots' sockets, from 127.0.3.x): the fan-out must not make them cost per order.
  *
  * Clients run in a worker thread (the other core), so the server's thread carries only the
  * server. WebSocket limits are the interface's (50 connections and 50 new connections a minute
@@ -41,7 +44,7 @@
  * Bounded: every loop has a deadline; the whole run stays under about a minute. BENCH_QUICK=1
  * is a smoke run of a few seconds. Ends with one JSON line:
  * {"bench":"ws","signedOrdersPerSec":…,"verifyBaselinePerSec":…,"fanoutFramesPerSec":…,"eventLoopLagP99Ms":…,
- * "mainThreadCpuUsPerOrder":…,"helloWorldMainThreadCpuUsPerReq":…,"p99Ms":…}.
+ * "mainThreadCpuUsPerOrder":…,"helloWorldMainThreadCpuUsPerReq":…,"p99Ms":…,…,"mainThreadCpuUsPerOrderWithWatchers":…}.
  */
 import { createPrivateKey, createPublicKey, sign as signBytes, type KeyObject } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -60,6 +63,7 @@ const CONFIG = {
   changesPerSec: envInt('BENCH_WS_CHANGES_PER_SEC', 10_000),
   driveMs: envInt('BENCH_WS_DRIVE_MS', QUICK ? 1_000 : 10_000),
   helloSeconds: envInt('BENCH_WS_HELLO_SECONDS', QUICK ? 1 : 4),
+  watchers: envInt('BENCH_WS_WATCHERS', QUICK ? 20 : 100),
 };
 /** The target of issue 20: WS RPC event-loop CPU per signed order ≤ 1.2 × hello world's per request. */
 const TARGET_RPC_VS_HELLO = 1.2;
@@ -85,6 +89,8 @@ type ToWorker =
   | { kind: 'rpc'; url: string; window: number; connections: RpcConnection[] }
   /** `total` connections, `perIp` from each of 127.0.1.1, 127.0.1.2, ... */
   | { kind: 'subscribe'; url: string; market: string; total: number; perIp: number }
+  /** `total` idle connections, `perIp` from each of `ipBase`1, `ipBase`2, ..., connection i subscribed to `channels` of its own address that never trades. */
+  | { kind: 'watch'; url: string; total: number; perIp: number; ipBase: string; channels: string[] }
   | { kind: 'counts' }
   | { kind: 'close' };
 
@@ -122,7 +128,10 @@ interface Counts {
   lastFrameAt: number;
 }
 
-type FromWorker = RpcReport | SubscribeReport | Counts | { kind: 'closed' };
+type FromWorker = RpcReport | SubscribeReport | Counts | { kind: 'watching'; connections: number; subscriptions: number; failures: number; firstFailure: string | undefined } | { kind: 'closed' };
+
+/** The address watcher `i` subscribes to: 0xee…ee with `i` in its last two bytes (never funded, never trades). */
+const watchedAddress = (i: number): string => '0x' + 'ee'.repeat(18) + i.toString(16).padStart(4, '0');
 
 const epochMs = (): number => performance.timeOrigin + performance.now();
 
@@ -196,6 +205,30 @@ async function runRpc(task: Extract<ToWorker, { kind: 'rpc' }>): Promise<RpcRepo
   return { kind: 'rpc', acked, others, firstOther, lastAcked: lastAcked?.toString('utf8'), elapsedMs, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), clientCpuUs };
 }
 
+/**
+ * Opens `total` connections to `url`, `perIp` from each of `ipBase`1, `ipBase`2, ... (one
+ * address at a time, its connections together), until the connect deadline counted from
+ * `start`; `opened` gets each connection and its index among those opened.
+ */
+async function openMany(url: string, total: number, perIp: number, ipBase: string, start: number, opened: (ws: WebSocket, n: number) => void): Promise<{ failures: number; firstFailure: string | undefined }> {
+  let failures = 0;
+  let firstFailure: string | undefined;
+  let n = 0;
+  for (let i = 0; i < total; i += perIp) {
+    const results = await Promise.allSettled(Array.from({ length: Math.min(perIp, total - i) }, () => open(url, `${ipBase}${i / perIp + 1}`)));
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        failures++;
+        firstFailure ??= String(result.reason);
+      } else {
+        opened(result.value, n++);
+      }
+    }
+    if (performance.now() - start > CONNECT_DEADLINE_MS) break;
+  }
+  return { failures, firstFailure };
+}
+
 /** `{"type":"channel_data","channel":"` — the byte after it tells l2OrderbookUpdates from trades. */
 const CHANNEL_AT = '{"type":"channel_data","channel":"'.length;
 /** `{"type":"` — the byte after it tells the frame type (c, s, d, e, u). */
@@ -227,32 +260,49 @@ function runWorker(): void {
         firstFailure ??= data.toString('utf8').slice(0, 200);
       }
     };
-    // One loopback address at a time, its connections opened together.
-    for (let i = 0; i < task.total; i += task.perIp) {
-      const ip = `127.0.1.${i / task.perIp + 1}`;
-      const opened = await Promise.allSettled(Array.from({ length: Math.min(task.perIp, task.total - i) }, () => open(task.url, ip)));
-      for (const result of opened) {
-        if (result.status === 'rejected') {
-          failures++;
-          firstFailure ??= String(result.reason);
-          continue;
-        }
-        const ws = result.value;
-        fanout.push(ws);
-        ws.on('message', onFrame);
-        ws.send(JSON.stringify({ type: 'subscribe', channel: 'l2OrderbookUpdates', id: task.market }));
-        ws.send(JSON.stringify({ type: 'subscribe', channel: 'trades', id: task.market }));
-      }
-      if (performance.now() - start > CONNECT_DEADLINE_MS) break;
-    }
+    const opened = await openMany(task.url, task.total, task.perIp, '127.0.1.', start, (ws) => {
+      fanout.push(ws);
+      ws.on('message', onFrame);
+      ws.send(JSON.stringify({ type: 'subscribe', channel: 'l2OrderbookUpdates', id: task.market }));
+      ws.send(JSON.stringify({ type: 'subscribe', channel: 'trades', id: task.market }));
+    });
+    failures += opened.failures;
+    firstFailure ??= opened.firstFailure;
     while (subscriptions + counts.errors < fanout.length * 2 && performance.now() - start < CONNECT_DEADLINE_MS) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return { kind: 'subscribed', connections: fanout.length, subscriptions, failures, firstFailure, elapsedMs: performance.now() - start };
   };
 
+  const watch = async (task: Extract<ToWorker, { kind: 'watch' }>): Promise<FromWorker> => {
+    const start = performance.now();
+    let subscriptions = 0;
+    let failures = 0;
+    let firstFailure: string | undefined;
+    const onFrame = (data: Buffer): void => {
+      if (data[TYPE_AT] === 0x73 /* s */) subscriptions++;
+      else if (data[TYPE_AT] === 0x65 /* e */) firstFailure ??= data.toString('utf8').slice(0, 200);
+    };
+    let connections = 0;
+    const opened = await openMany(task.url, task.total, task.perIp, task.ipBase, start, (ws, n) => {
+      connections++;
+      fanout.push(ws);
+      ws.on('message', onFrame);
+      for (const channel of task.channels) ws.send(JSON.stringify({ type: 'subscribe', channel, id: watchedAddress(n), accountIndex: 0 }));
+    });
+    failures += opened.failures;
+    firstFailure ??= opened.firstFailure;
+    while (subscriptions < connections * task.channels.length && firstFailure === undefined && performance.now() - start < CONNECT_DEADLINE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { kind: 'watching', connections, subscriptions, failures, firstFailure };
+  };
+
   port.on('message', (task: ToWorker) => {
     switch (task.kind) {
+      case 'watch':
+        void watch(task).then(reply);
+        return;
       case 'rpc':
         void runRpc(task).then(reply);
         return;
@@ -335,6 +385,8 @@ interface SignedOrders {
   /** The exact floor: each frame verified against its own Scheme 1 payload, answered with the bytes of perpsim's reply to it. */
   wsHelloWorldOrderShaped: EchoPass;
   replyBytes: number;
+  /** The pass again (half the orders, signed anew) with `watchers` idle connections watching other accounts: CPU µs per order of the main thread. */
+  withWatchers: { watchers: number; mainThreadCpuUsPerOrder: number };
 }
 
 interface EchoPass {
@@ -380,11 +432,9 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
   const server = await startServer({ port: 0, host: '127.0.0.1', clock: 'realtime', agents: false });
   try {
     const perConnection = Math.ceil(CONFIG.orders / CONFIG.connections);
-    if (perConnection > 10 * 1_000) throw new Error('at most 10,000 orders per connection (1,000 resting per subaccount and market)');
-    const signed: { apiKey: string; message: string; signature: string; timestamp: string }[] = [];
-    const connections: RpcConnection[] = [];
-    const baseNs = BigInt(Date.now()) * 1_000_000n;
-    const goodTilTime = String(Date.now() * 1000 + 40 * DAY_US);
+    // The pass with watchers adds half as many again, on the same accounts.
+    if (perConnection * 1.5 > 10 * 1_000) throw new Error('at most 6,666 orders per connection (1,000 resting per subaccount and market over both passes)');
+    const keys: { privateKey: KeyObject; apiKey: string; address: string }[] = [];
     for (let k = 0; k < CONFIG.connections; k++) {
       const { privateKey, apiKey } = apiKeyPair(0x90 + k);
       const address = '0x' + (0x90 + k).toString(16).repeat(20);
@@ -392,21 +442,34 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
       // orders over the address's ten subaccounts (each with its own margin and order pool).
       for (let accountIndex = 0; accountIndex <= 9; accountIndex++) await control(server.url, '/sim/deposit', { address, accountIndex, amount: '10000000' });
       await control(server.url, '/sim/apiKeys', { address, publicKey: apiKey });
-      const frames: string[] = [];
-      for (let i = 0; i < perConnection && signed.length < CONFIG.orders; i++) {
-        // Resting BTC-USD orders that never cross: bids 90,000-94,999.9, asks 99,000.1-104,000.
-        const side = (i % 2) as 0 | 1;
-        const accountIndex = Math.floor(i / 2) % 10;
-        const priceTicks = side === 0 ? 900_000 + ((i * 7919) % 50_000) : 990_001 + ((i * 7919) % 50_000);
-        const ts = baseNs + BigInt(signed.length);
-        const message = scheme1Payload(1, { address, accountIndex, clientTimeNs: ts, goodTilTimeNs: BigInt(goodTilTime) * 1000n, marketId: 1, priceTicks, sizeQuantums: 100_000, reduceOnly: false, side, timeInForce: 0 });
-        const signature = signBytes(null, Buffer.from(message, 'utf8'), privateKey).toString('hex');
-        signed.push({ apiKey, message, signature, timestamp: ts.toString() });
-        const payload = { address, accountIndex, marketId: 1, orderSide: side === 0 ? 'BUY' : 'SELL', orderType: 'LIMIT', timeInForce: 'GTT', quantity: '0.001', price: (priceTicks / 10).toFixed(1), goodTilTime, timestamp: Number(ts) };
-        frames.push(JSON.stringify({ type: 'post', id: i, request: { type: 'placeOrder', apiKey, timestamp: ts.toString(), signature, payload } }));
-      }
-      connections.push({ localAddress: '127.0.0.1', frames });
+      keys.push({ privateKey, apiKey, address });
     }
+    /** `total` orders over the connections, signed now (their timestamps from the wall clock). */
+    const signPass = (total: number): { signed: { apiKey: string; message: string; signature: string; timestamp: string }[]; connections: RpcConnection[] } => {
+      const signed: { apiKey: string; message: string; signature: string; timestamp: string }[] = [];
+      const connections: RpcConnection[] = [];
+      const baseNs = BigInt(Date.now()) * 1_000_000n;
+      const goodTilTime = String(Date.now() * 1000 + 40 * DAY_US);
+      const each = Math.ceil(total / keys.length);
+      for (const { privateKey, apiKey, address } of keys) {
+        const frames: string[] = [];
+        for (let i = 0; i < each && signed.length < total; i++) {
+          // Resting BTC-USD orders that never cross: bids 90,000-94,999.9, asks 99,000.1-104,000.
+          const side = (i % 2) as 0 | 1;
+          const accountIndex = Math.floor(i / 2) % 10;
+          const priceTicks = side === 0 ? 900_000 + ((i * 7919) % 50_000) : 990_001 + ((i * 7919) % 50_000);
+          const ts = baseNs + BigInt(signed.length);
+          const message = scheme1Payload(1, { address, accountIndex, clientTimeNs: ts, goodTilTimeNs: BigInt(goodTilTime) * 1000n, marketId: 1, priceTicks, sizeQuantums: 100_000, reduceOnly: false, side, timeInForce: 0 });
+          const signature = signBytes(null, Buffer.from(message, 'utf8'), privateKey).toString('hex');
+          signed.push({ apiKey, message, signature, timestamp: ts.toString() });
+          const payload = { address, accountIndex, marketId: 1, orderSide: side === 0 ? 'BUY' : 'SELL', orderType: 'LIMIT', timeInForce: 'GTT', quantity: '0.001', price: (priceTicks / 10).toFixed(1), goodTilTime, timestamp: Number(ts) };
+          frames.push(JSON.stringify({ type: 'post', id: i, request: { type: 'placeOrder', apiKey, timestamp: ts.toString(), signature, payload } }));
+        }
+        connections.push({ localAddress: '127.0.0.1', frames });
+      }
+      return { signed, connections };
+    };
+    const { signed, connections } = signPass(CONFIG.orders);
 
     // Baseline: the gateway's verify on the same messages, one core, after a warm-up pass.
     const verifyAll = (n: number): void => {
@@ -445,7 +508,19 @@ async function benchSignedOrders(clients: Clients): Promise<SignedOrders> {
       verify: ({ request }) => verifier.verify(request.apiKey, request.signature, [payloads.get(request.timestamp) ?? '']),
       reply: (id, found) => (found === 0 ? head + id + tail : constant(id, found)),
     });
+    // Other bots' sockets: idle connections each watching the orders and account channels of an
+    // address that does not trade. The fan-out offers them none of these orders' events.
+    const wsUrl = server.url.replace(/^http/, 'ws') + '/v1/ws';
+    const watching = await clients.ask({ kind: 'watch', url: wsUrl, total: CONFIG.watchers, perIp: 25, ipBase: '127.0.3.', channels: ['orders', 'account'] }, 'watching');
+    if (watching.firstFailure !== undefined) throw new Error(`watchers: ${watching.firstFailure}`);
+    const again = signPass(Math.floor(CONFIG.orders / 2));
+    const watchedCpu = threadCpuUs();
+    const watched = await clients.ask({ kind: 'rpc', url: wsUrl, window: CONFIG.window, connections: again.connections }, 'rpc');
+    const watchedCpuUs = threadCpuUs() - watchedCpu;
+    await clients.ask({ kind: 'close' }, 'closed');
+    if (watched.firstOther !== undefined) console.log(`  non-202 replies with watchers ${JSON.stringify(watched.others)}; first: ${watched.firstOther}`);
     return {
+      withWatchers: { watchers: watching.connections, mainThreadCpuUsPerOrder: Math.round(watchedCpuUs / Math.max(1, watched.acked)) },
       wsHelloWorld,
       wsHelloWorldVerified,
       wsHelloWorldOrderShaped,
@@ -627,6 +702,7 @@ async function main(): Promise<void> {
     const exact = a.wsHelloWorldOrderShaped;
     console.log(`  the exact floor             ${exact.perSec.toLocaleString('en-US').padStart(10)} frames/s, main thread CPU ${exact.mainThreadCpuUsPerFrame} µs/frame (each frame's own job verified, answered with perpsim's ${a.replyBytes}-byte reply)`);
     console.log(`  the order path's own work above it ${a.mainThreadCpuUsPerOrder - exact.mainThreadCpuUsPerFrame} µs/order`);
+    console.log(`  with ${a.withWatchers.watchers} idle connections watching other accounts: main thread CPU ${a.withWatchers.mainThreadCpuUsPerOrder} µs/order`);
     const rpcRatio = a.mainThreadCpuUsPerOrder / c.mainThreadCpuUsPerReq;
     console.log(`  target event-loop CPU per signed order <= ${TARGET_RPC_VS_HELLO} x hello world's per request: ${rpcRatio.toFixed(2)} x (${a.mainThreadCpuUsPerOrder} / ${c.mainThreadCpuUsPerReq} µs): ${rpcRatio <= TARGET_RPC_VS_HELLO ? 'met' : 'NOT met'}`);
     // Hello world paced at the signed orders' rate: a loop's cost per request depends on its rate.
@@ -664,6 +740,9 @@ async function main(): Promise<void> {
         placeOrderReplyFrameBytes: a.replyBytes,
         mainThreadCpuOverOrderShapedUsPerOrder: a.mainThreadCpuUsPerOrder - exact.mainThreadCpuUsPerFrame,
         mainThreadCpuVsOrderShapedHelloWorld: Number((a.mainThreadCpuUsPerOrder / exact.mainThreadCpuUsPerFrame).toFixed(2)),
+        // The pass again with idle connections watching other accounts' orders and account channels.
+        watchers: a.withWatchers.watchers,
+        mainThreadCpuUsPerOrderWithWatchers: a.withWatchers.mainThreadCpuUsPerOrder,
       }),
     );
   } finally {

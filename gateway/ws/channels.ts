@@ -108,6 +108,8 @@ export interface Subscription {
   lastPeriodicAt: number;
   /** What an emit-on-change channel last sent this subscriber. */
   seen: Map<string, string | number>;
+  /** The text of its channel_data frames up to their contents (`{"type":"channel_data",…,"contents":`), once built. */
+  dataPrefix: string | undefined;
 }
 
 /** The subscribe parameters a channel takes beyond id, accountIndex and snapshot. */

@@ -9,8 +9,10 @@
  * timestamp / signature standing in for the header triple.
  *
  * Fan-out: one exchange listener maps each command's events to the subscribers of their
- * channels. Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on
- * the SIMULATED clock: a wall-clock timer (`periodicTickMs`, default 50 ms) sends a
+ * channels, offering them only to the connections they can concern (an index by market and by
+ * address: a market channel sends only its market's events, an account channel its account's).
+ * Periodic channels (l2Orderbook every 200 ms, account re-snapshots every 5 s) run on the
+ * SIMULATED clock: a wall-clock timer (`periodicTickMs`, default 50 ms) sends a
  * subscription its next frame once the exchange clock has moved at least the channel's period
  * since its last one (or its subscribe). A virtual clock that does not move sends nothing; a
  * jump of several periods sends one frame, not a burst. One command's frames reach a connection
@@ -38,10 +40,11 @@
  * `coalesceMs` (20 ms) and leaves with the rest of that window's data in one write per
  * connection; any other frame (a reply, a snapshot, an error) writes the pending data first and
  * then itself at once, so a connection sees everything in the order it was produced. Replies
- * of one event-loop iteration leave together: the socket is corked at the first and uncorked by
- * `setImmediate`. The bytes are the same frames in the same order; only the number of writes
- * changes (a write per connection per command was most of the fan-out's cost:
- * bench/fanout.bench.ts, docs/decisions.md "Slow consumers").
+ * of one event-loop iteration leave together: gathered from the first (the connection's `turn`)
+ * and written as one buffer by `setImmediate` (or before a close). The bytes are the same
+ * frames in the same order; only the number of writes changes (a write per connection per
+ * command was most of the fan-out's cost: bench/fanout.bench.ts, docs/decisions.md "Slow
+ * consumers").
  */
 import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
@@ -60,6 +63,7 @@ import {
   addSubscription,
   beginPost,
   closeConnection,
+  COUNTED_FRAME_KINDS,
   endPost,
   FRESH_WS_IP,
   ipScope,
@@ -89,6 +93,8 @@ interface Plan {
   entries: { key: string; frame: Frame }[];
   bytes: Buffer;
 }
+
+const NO_FRAMES: Frame[] = [];
 
 /** Channels whose updates depend only on the subscription's identity, never on its history. */
 const SHARED_FRAMES: ReadonlySet<string> = new Set(['bbo', 'l2Orderbook', 'l2OrderbookUpdates', 'trades', 'markets', 'oraclePrices', 'predictedFunding']);
@@ -120,6 +126,12 @@ interface Connection {
   perIp: boolean;
   limits: WsConnectionState;
   subs: Map<string, Subscription>;
+  /** Subscriptions of global channels (the connection is in the fan-out's `globalSubscribers` while any). */
+  globalSubs: number;
+  /** Market-channel subscriptions by market id, account-channel ones by address (the fan-out's index). */
+  watched: Map<number | string, number>;
+  /** The last command the fan-out offered this connection (`commandSeq`). */
+  offered: number;
   /** The subscription keys in order when every subscription is market-wide (shares its frames); else undefined. */
   plan: string | undefined;
   /** Frames handed to the socket whose write has not completed (their callbacks pending). */
@@ -131,8 +143,14 @@ interface Connection {
   writtenMany: () => void;
   /** Wall-clock ms since the connection is over its send budget (no channel data); undefined: it is not. */
   degradedSince: number | undefined;
-  /** The socket is corked until the end of this event-loop iteration (see the module comment). */
-  corked: boolean;
+  /**
+   * Frames of this event-loop iteration not yet handed to the socket (see the module comment):
+   * they leave in one write at `setImmediate`; `turnBytes` their bytes, `turnFrames` their frames.
+   * Empty: the next frame starts a turn.
+   */
+  turn: Buffer[];
+  turnBytes: number;
+  turnFrames: number;
   /** Channel data waiting for the coalescing flush: buffers, their bytes and frames. */
   pending: Buffer[];
   pendingBytes: number;
@@ -169,11 +187,31 @@ function socketOf(ws: WebSocket): Socket | undefined {
   return (ws as unknown as { _socket?: Socket })._socket ?? undefined;
 }
 
-/** Ends the iteration's cork: the frames buffered since its first one leave in one write. */
+/**
+ * Ends the iteration's turn: the frames gathered since its first one leave in one socket write,
+ * with one write callback (a socket write per frame, corked, cost a stream entry and a callback
+ * each). Nothing is written once the connection is no longer open: data must not follow a close.
+ */
 function flush(c: Connection): void {
-  if (!c.corked) return;
-  c.corked = false;
-  socketOf(c.ws)?.uncork();
+  const n = c.turn.length;
+  if (n === 0) return;
+  const bytes = n === 1 ? c.turn[0]! : Buffer.concat(c.turn, c.turnBytes);
+  const frames = c.turnFrames;
+  c.turn.length = 0;
+  c.turnBytes = 0;
+  c.turnFrames = 0;
+  const socket = socketOf(c.ws);
+  if (c.ws.readyState !== c.ws.OPEN || socket === undefined) {
+    c.queuedFrames -= frames;
+    return;
+  }
+  if (frames === 1) {
+    socket.write(bytes, c.written);
+  } else {
+    // Callbacks run in write order: one bound function and a FIFO of frame counts, no closure per write.
+    c.writes.push(frames);
+    socket.write(bytes, c.writtenMany);
+  }
 }
 
 /**
@@ -291,11 +329,18 @@ class RpcRequest implements OperationRequest {
   }
 }
 
-/** The method a post/get frame names ('' when none), echoed with its id in every answer. */
-function rpcMethodOf(msg: Record<string, unknown>): string {
-  const request = msg.request;
-  return request !== null && typeof request === 'object' ? String((request as Record<string, unknown>).type ?? '') : '';
+/** An order write with a TPSL element (REST only). Not yet validated: a batch's `orders` may be anything (its schema answers 400). */
+function isTpsl(op: Operation, payload: Record<string, unknown>): boolean {
+  if (payload.grouping !== undefined) return true;
+  if (op.name === 'placeOrder') return isTpslElement(payload);
+  return Array.isArray(payload.orders) && payload.orders.some(isTpslElement);
 }
+
+function isTpslElement(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e);
+}
+
+const INTERNAL_ERROR = { status: 500, error: { type: 'Internal', message: 'internal error' } } as const;
 
 /** RPC methods: REST operation names, plus the venue's aliases. */
 const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
@@ -337,9 +382,55 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const connections = new Set<Connection>();
   /** Connections holding at least one subscription: with none, a command's events cost the fan-out nothing. */
   let subscribed = 0;
+  /**
+   * Who a command's events can concern: connections with a global subscription, and those
+   * subscribed to a market channel of a market the events name or to an account channel of an
+   * address they carry (a market channel sends only its market's events, an account channel
+   * only its account's: channels.ts). The fan-out visits these, not every subscribed connection.
+   */
+  const globalSubscribers = new Set<Connection>();
+  const byMarket = new Map<number, Set<Connection>>();
+  const byAddress = new Map<string, Set<Connection>>();
+  /** Adds (+1) or removes (-1) a subscription of `c` in the fan-out's index. */
+  const index = (c: Connection, sub: Subscription, by: 1 | -1): void => {
+    const scope = CHANNELS[sub.channel].scope;
+    if (scope === 'global') {
+      c.globalSubs += by;
+      if (c.globalSubs > 0) globalSubscribers.add(c);
+      else globalSubscribers.delete(c);
+      return;
+    }
+    const key = scope === 'market' ? sub.market!.spec.id : sub.address!;
+    const sets: Map<number | string, Set<Connection>> = scope === 'market' ? byMarket : byAddress;
+    const n = (c.watched.get(key) ?? 0) + by;
+    let set = sets.get(key);
+    if (n > 0) {
+      c.watched.set(key, n);
+      if (set === undefined) sets.set(key, (set = new Set()));
+      set.add(c);
+    } else {
+      c.watched.delete(key);
+      set?.delete(c);
+      if (set?.size === 0) sets.delete(key);
+    }
+  };
+  /** Takes a closed connection out of the index. */
+  const unindex = (c: Connection): void => {
+    globalSubscribers.delete(c);
+    for (const key of c.watched.keys()) {
+      const sets: Map<number | string, Set<Connection>> = typeof key === 'number' ? byMarket : byAddress;
+      const set = sets.get(key);
+      set?.delete(c);
+      if (set?.size === 0) sets.delete(key);
+    }
+    c.watched.clear();
+  };
+  /** Numbers the fan-out's commands: a connection offered one is marked with it (no set per command). */
+  let commandSeq = 0;
   // The most connections open since the last mass close (WsOptions.massClose).
   let openPeak = 0;
   const massClosePeak = options.massClose?.peak ?? MASS_CLOSE_PEAK;
+
   // Per-IP counters; an entry equal to a new IP's is dropped (on close, and swept from the tick).
   const ips = new Map<string, WsIpState>();
   let ipsSweptAtMs = -Infinity;
@@ -350,11 +441,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   };
   /** A client frame against its IP's message limit (passed untouched where per-IP limits do not apply). */
   const countFrame = (c: Connection, kind: WsFrameKind): WsMessageResult => {
-    if (!c.perIp) return { allowed: true, ip: FRESH_WS_IP };
+    // post and get are not counted (ws-limits.ts): their IP's counters stay as they are.
+    if (!c.perIp || !COUNTED_FRAME_KINDS.has(kind)) return UNCOUNTED;
     const counted = receiveFrame(ips.get(c.ip), kind, state.nowMs(), state.config.rateLimit.ws);
     ips.set(c.ip, counted.ip);
     return counted;
   };
+  const UNCOUNTED: WsMessageResult = { allowed: true, ip: FRESH_WS_IP };
   const budget: SendBudget = { ...DEFAULT_SEND_BUDGET, ...options.sendBudget };
   // The REST routes' validator (gateway/contract/validator.ts): one rule set for both.
   const ajv = app.schemaValidator;
@@ -375,31 +468,28 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     setTimeout(() => c.ws.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
   };
 
-  /** The first write of an iteration corks the socket; `setImmediate` uncorks it. */
-  const begin = (c: Connection, socket: Socket): void => {
-    if (c.corked) return;
-    socket.cork();
-    c.corked = true;
-    setImmediate(flush, c);
-  };
-
   /**
-   * Hands `frames` frames (their bytes) to the socket; false: the connection is gone or going.
-   * Calls no hook. `cork`: false for the window's flush (one write per connection: nothing to gather).
+   * Hands `frames` frames (their bytes) to the connection; false: the connection is gone or going.
+   * Calls no hook. `gather`: the bytes join this iteration's turn, written at `setImmediate`
+   * (the first frame of a turn schedules it); false for the window's flush (one write per
+   * connection: nothing to gather). Frames count as queued until their write completes.
    */
-  const writeBytes = (c: Connection, bytes: Buffer, frames: number, cork = true): boolean => {
+  const writeBytes = (c: Connection, bytes: Buffer, frames: number, gather = true): boolean => {
     const socket = socketOf(c.ws);
     if (c.ws.readyState !== c.ws.OPEN || socket === undefined) return false;
-    if (c.ws.bufferedAmount > budget.hardMaxBytes) {
+    if (c.ws.bufferedAmount + c.turnBytes > budget.hardMaxBytes) {
       closeSlow(c);
       return false;
     }
-    if (cork) begin(c, socket);
     c.queuedFrames += frames;
-    if (frames === 1) {
+    if (gather) {
+      if (c.turn.length === 0) setImmediate(flush, c);
+      c.turn.push(bytes);
+      c.turnBytes += bytes.length;
+      c.turnFrames += frames;
+    } else if (frames === 1) {
       socket.write(bytes, c.written);
     } else {
-      // Callbacks run in write order: one bound function and a FIFO of frame counts, no closure per write.
       c.writes.push(frames);
       socket.write(bytes, c.writtenMany);
     }
@@ -425,8 +515,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     c.pending.length = 0;
     c.pendingBytes = 0;
     c.pendingFrames = 0;
-    if (joined === undefined || c.corked) writeBytes(c, bytes, frames);
-    else writeBytes(c, bytes, frames, false);
+    // Behind a turn's frames when one is open (order kept), else straight to the socket.
+    writeBytes(c, bytes, frames, joined === undefined || c.turn.length > 0);
   };
 
   /**
@@ -519,8 +609,21 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   // added their listener first.
   // A connection gets one command's frames in event order across its subscriptions (stable:
   // frames of the same event keep the subscription order).
-  const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] =>
-    CHANNELS[sub.channel].updates(state, sub, events).map((u: Update) => ({ at: u.at, data: textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: u.contents })) }));
+  const framesOf = (sub: Subscription, events: readonly EngineEvent[]): Frame[] => {
+    const updates = CHANNELS[sub.channel].updates(state, sub, events);
+    return updates.length === 0 ? NO_FRAMES : updates.map((u: Update) => ({ at: u.at, data: dataFrame(sub, u.contents) }));
+  };
+
+  /**
+   * A channel_data frame: the same text as JSON.stringify({type, ...frameBase(sub), contents}),
+   * its head built once per subscription (a literal with a key before a spread takes V8's slow
+   * path on every frame).
+   */
+  const dataFrame = (sub: Subscription, contents: unknown): Buffer => {
+    if (contents === undefined) return textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub) }));
+    sub.dataPrefix ??= JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents: 0 }).slice(0, -2);
+    return textFrame(sub.dataPrefix + JSON.stringify(contents) + '}');
+  };
 
   const byEvent = (a: { at: number }, b: { at: number }): number => a.at - b.at;
 
@@ -561,31 +664,62 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     else c.ws.terminate();
   };
 
+  /** One command's frames of market-wide subscriptions, built and serialized once per identity. */
+  interface Command {
+    events: readonly EngineEvent[];
+    shared: Map<string, Frame[]> | undefined;
+  }
+  const sharedFrames = (command: Command, sub: Subscription): Frame[] => {
+    command.shared ??= new Map();
+    let frames = command.shared.get(sub.key);
+    if (frames === undefined) {
+      frames = framesOf(sub, command.events);
+      command.shared.set(sub.key, frames);
+    }
+    return frames;
+  };
+
+  /** Offers `set`'s connections to the command `seq` (once each, none of `globalSubscribers`) by adding them to `to`. */
+  const offer = (set: Set<Connection> | undefined, seq: number, to: Connection[]): void => {
+    if (set === undefined) return;
+    for (const c of set) {
+      if (c.offered === seq || c.globalSubs > 0) continue;
+      c.offered = seq;
+      to.push(c);
+    }
+  };
+
+  /** The connections a command's events can concern (see `globalSubscribers`, `byMarket` and `byAddress`). */
+  const concerned = (events: readonly EngineEvent[]): Iterable<Connection> => {
+    if (byMarket.size === 0 && byAddress.size === 0) return globalSubscribers;
+    const seq = ++commandSeq;
+    const out: Connection[] = [...globalSubscribers];
+    let lastAddress: string | undefined;
+    let lastMarket: number | undefined;
+    for (const e of events) {
+      const { address, marketId } = e as { address?: unknown; marketId?: unknown };
+      if (typeof address === 'string' && address !== lastAddress) offer(byAddress.get((lastAddress = address)), seq, out);
+      if (typeof marketId === 'number' && marketId !== lastMarket) offer(byMarket.get((lastMarket = marketId)), seq, out);
+    }
+    return out;
+  };
+
   const listener = (events: readonly EngineEvent[]): void => {
     if (subscribed === 0) return;
     // Market-wide channels keep no per-subscription state: their frames are built and
     // serialized once per identity, and a set of them once per plan, shared by every
     // connection that holds it.
-    let shared: Map<string, Frame[]> | undefined;
+    const command: Command = { events, shared: undefined };
     let plans: Map<string, Plan | undefined> | undefined;
-    const sharedFrames = (sub: Subscription): Frame[] => {
-      shared ??= new Map();
-      let frames = shared.get(sub.key);
-      if (frames === undefined) {
-        frames = framesOf(sub, events);
-        shared.set(sub.key, frames);
-      }
-      return frames;
-    };
-    for (const c of connections) {
-      // RPC-only connections (no subscription) and degraded ones cost the fan-out nothing.
+    for (const c of concerned(events)) {
+      // Degraded connections cost the fan-out nothing.
       if (c.subs.size === 0 || c.degradedSince !== undefined) continue;
       if (c.plan !== undefined) {
         plans ??= new Map();
         let plan = plans.get(c.plan);
         if (plan === undefined && !plans.has(c.plan)) {
           const entries: Plan['entries'] = [];
-          for (const sub of c.subs.values()) for (const frame of sharedFrames(sub)) entries.push({ key: sub.key, frame });
+          for (const sub of c.subs.values()) for (const frame of sharedFrames(command, sub)) entries.push({ key: sub.key, frame });
           if (entries.length > 1) entries.sort((a, b) => byEvent(a.frame, b.frame));
           plan = entries.length === 0 ? undefined : { entries, bytes: entries.length === 1 ? entries[0]!.frame.data : Buffer.concat(entries.map((e) => e.frame.data)) };
           plans.set(c.plan, plan);
@@ -595,7 +729,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       }
       const out: Frame[] = [];
       for (const sub of c.subs.values()) {
-        const frames = SHARED_FRAMES.has(sub.channel) ? sharedFrames(sub) : framesOf(sub, events);
+        const frames = SHARED_FRAMES.has(sub.channel) ? sharedFrames(command, sub) : framesOf(sub, events);
         if (sub.channel === 'l2OrderbookUpdates' && hooks.withholdDelta !== undefined) {
           for (const f of frames) if (!hooks.withholdDelta(c, sub, f.at)) out.push(f);
         } else {
@@ -646,7 +780,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         let bytes = built.get(sub.key);
         if (bytes === undefined && !built.has(sub.key)) {
           const contents = every.contents(state, sub);
-          bytes = contents === undefined ? undefined : textFrame(JSON.stringify({ type: 'channel_data', ...frameBase(sub), contents }));
+          bytes = contents === undefined ? undefined : dataFrame(sub, contents);
           built.set(sub.key, bytes);
         }
         if (bytes !== undefined) sendData(c, bytes);
@@ -677,6 +811,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       timeframe: undefined,
       lastPeriodicAt: state.exchange.clock(),
       seen: new Map(),
+      dataPrefix: undefined,
     };
     if (channel.scope === 'market') {
       if (msg.accountIndex !== undefined) return 'accountIndex is not a parameter of market channels';
@@ -753,6 +888,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     c.limits = added.connection;
     if (c.subs.size === 0) subscribed++;
     c.subs.set(sub.key, sub);
+    index(c, sub, 1);
     c.plan = planOf(c);
     const channel = CHANNELS[sub.channel];
     channel.start?.(state, sub);
@@ -766,23 +902,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const sub = parseSubscription(msg);
     if (typeof sub === 'string') return fail(c, 400, sub);
     if (!c.subs.delete(sub.key)) return fail(c, 400, 'not subscribed (an unsubscribe repeats the subscription\'s parameters)');
+    index(c, sub, -1);
     if (c.subs.size === 0) subscribed--;
     c.plan = planOf(c);
     const removed = removeSubscription(c.perIp ? ips.get(c.ip)! : FRESH_WS_IP, c.limits);
     if (c.perIp) ips.set(c.ip, removed.ip);
     c.limits = removed.connection;
     send(c, { type: 'unsubscribed', ...frameBase(sub) });
-  };
-
-  const rpc = async (c: Connection, msg: Record<string, unknown>, text: string): Promise<void> => {
-    const request = (msg.request ?? {}) as Record<string, unknown>;
-    if (hooks.afterRpc === undefined) {
-      await answerRpc(c, msg, request);
-      return;
-    }
-    const status = await answerRpc(c, msg, request);
-    // Validation coerced and stripped the payload in place: the frame still holds it as sent.
-    hooks.afterRpc({ type: printable(msg.type), method: printable(request.type ?? ''), frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
   };
 
   /**
@@ -794,10 +920,13 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     return frame.status;
   };
 
-  /** Answers one post/get call; returns the status it answered with. */
-  const answerRpc = async (c: Connection, msg: Record<string, unknown>, request: Record<string, unknown>): Promise<number> => {
+  /**
+   * The checks of one post/get call before it runs, in the order a client can fix them: its
+   * operation (the in-flight post taken: `endPost` when answered), or the status it was
+   * refused with (answered). `payload` is validated (coerced) in place.
+   */
+  const admitRpc = (c: Connection, msg: Record<string, unknown>, method: string, payload: Record<string, unknown>): Operation | number => {
     const id = msg.id;
-    const method = printable(request.type ?? '');
     // Every answer echoes id and method as sent, refusals included, so the client can match it.
     if (typeof id !== 'number') return replyTo(c, method, id, { type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'post and get messages need a numeric id' } });
     if (NOT_OVER_WS.has(method)) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
@@ -805,12 +934,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
       return replyTo(c, method, id, { status: 400, error: { type: 'InvalidRequest', message: `unknown method: ${method}` } });
     }
-    const payload = (request.payload ?? {}) as Record<string, unknown>;
-    if (op.name === 'placeOrder' || op.name === 'batchPlaceOrders') {
-      // Not yet validated: `orders` may be anything (its schema answers 400 below).
-      const elements = op.name === 'placeOrder' ? [payload] : Array.isArray(payload.orders) ? (payload.orders as unknown[]) : [];
-      const tpsl = payload.grouping !== undefined || elements.some((e) => typeof e === 'object' && e !== null && ('tpslType' in e || 'tpsl_type' in e || 'stopPrice' in e));
-      if (tpsl) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
+    if ((op.name === 'placeOrder' || op.name === 'batchPlaceOrders') && isTpsl(op, payload)) {
+      return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: 'TPSL orders are REST only' } });
     }
     const schema = op.schema?.body ?? op.schema?.querystring;
     if (schema !== undefined) {
@@ -824,41 +949,78 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const inflight = beginPost(c.limits, state.config.rateLimit.ws);
     if (inflight === undefined) return replyTo(c, method, id, { status: 429, error: { type: 'RateLimited', message: 'too many in-flight posts on this connection' } });
     c.limits = inflight;
+    return op;
+  };
+
+  /**
+   * Answers one post/get call, then hands it to the afterRpc hook. One async function per call
+   * (the checks before the operation are synchronous, its result is awaited only when it is a
+   * promise) and no promise chained on it: an error answers 500 with the call's id and method here.
+   */
+  const rpc = async (c: Connection, msg: Record<string, unknown>, text: string): Promise<void> => {
+    const request = (msg.request ?? {}) as Record<string, unknown>;
+    const method = printable(request.type ?? '');
+    const payload = (request.payload ?? {}) as Record<string, unknown>;
+    let status: number;
     try {
-      let injected = hooks.beforeRpc?.(op, payload);
-      if (injected instanceof Promise) injected = await injected;
-      if (injected !== undefined) return replyTo(c, method, id, errorFrame(injected));
-      const batch = op.name.startsWith('batch');
-      const headers: Record<string, string> = {};
-      if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
-      if (request.timestamp !== undefined) headers['x-timestamp'] = printable(request.timestamp);
-      // Batches carry no outer signature over the socket; the REST rule only wants one present.
-      const signature = batch ? 'ws-batch' : request.signature;
-      if (signature !== undefined) headers['x-signature'] = printable(signature);
-      const params: Record<string, string> = {};
-      if (payload.market !== undefined) params.market = printable(payload.market);
-      if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
-      const result = await op.handle(state, new RpcRequest(op, payload, params, headers, c.ip));
-      // Like a REST reply, the answer waits until the change is durable.
-      if (state.committed !== undefined) {
+      const op = admitRpc(c, msg, method, payload);
+      if (typeof op === 'number') status = op;
+      else {
+        const id = msg.id as number;
         try {
-          await state.committed();
-        } catch {
-          return replyTo(c, method, id, { status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } });
+          let injected = hooks.beforeRpc?.(op, payload);
+          if (injected instanceof Promise) injected = await injected;
+          if (injected !== undefined) status = replyTo(c, method, id, errorFrame(injected));
+          else {
+            const handled = op.handle(state, rpcRequest(c, op, request, payload));
+            const result = handled instanceof Promise ? await handled : handled;
+            // Like a REST reply, the answer waits until the change is durable (no wait without a file).
+            status = state.committed === undefined ? replyWith(c, op, id, method, result) : await state.committed().then(
+              () => replyWith(c, op, id, method, result),
+              () => replyTo(c, method, id, { status: 503, error: { type: 'Unavailable', message: 'the change could not be made durable' } }),
+            );
+          }
+        } finally {
+          c.limits = endPost(c.limits);
         }
       }
-      const body = result.body as Record<string, unknown>;
-      if (result.status >= 400) return replyTo(c, method, id, errorFrame(result));
-      // setLeverage answers at once over the socket; its outcome follows on the account stream.
-      if (op.name === 'setLeverage') return replyTo(c, method, id, { status: 202, result: { ...body, status: 'ACK' } });
-      // The REST route's compiled serializer (its reply schema for this status) writes the result.
-      const schema = op.response[String(result.status)];
-      if (schema === undefined) return replyTo(c, method, id, { status: result.status, result: body });
-      sendText(c, `{"method":${JSON.stringify(method)},"id":${JSON.stringify(id)},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
-      return result.status;
-    } finally {
-      c.limits = endPost(c.limits);
+    } catch {
+      status = replyTo(c, method, msg.id, INTERNAL_ERROR);
     }
+    if (hooks.afterRpc === undefined) return;
+    try {
+      // Validation coerced and stripped the payload in place: the frame still holds it as sent.
+      hooks.afterRpc({ type: printable(msg.type), method, frame: text, status, ip: c.ip, apiKey: request.apiKey === undefined ? undefined : printable(request.apiKey) });
+    } catch {
+      replyTo(c, method, msg.id, INTERNAL_ERROR);
+    }
+  };
+
+  /** The call as its operation sees it: the envelope's apiKey / timestamp / signature as the header triple. */
+  const rpcRequest = (c: Connection, op: Operation, request: Record<string, unknown>, payload: Record<string, unknown>): RpcRequest => {
+    const headers: Record<string, string> = {};
+    if (request.apiKey !== undefined) headers['x-api-key'] = printable(request.apiKey);
+    if (request.timestamp !== undefined) headers['x-timestamp'] = printable(request.timestamp);
+    // Batches carry no outer signature over the socket; the REST rule only wants one present.
+    const signature = op.name.startsWith('batch') ? 'ws-batch' : request.signature;
+    if (signature !== undefined) headers['x-signature'] = printable(signature);
+    const params: Record<string, string> = {};
+    if (payload.market !== undefined) params.market = printable(payload.market);
+    if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
+    return new RpcRequest(op, payload, params, headers, c.ip);
+  };
+
+  /** The answer to a call its operation handled; returns its status. */
+  const replyWith = (c: Connection, op: Operation, id: number, method: string, result: Reply): number => {
+    const body = result.body as Record<string, unknown>;
+    if (result.status >= 400) return replyTo(c, method, id, errorFrame(result));
+    // setLeverage answers at once over the socket; its outcome follows on the account stream.
+    if (op.name === 'setLeverage') return replyTo(c, method, id, { status: 202, result: { ...body, status: 'ACK' } });
+    // The REST route's compiled serializer (its reply schema for this status) writes the result.
+    const schema = op.response[result.status];
+    if (schema === undefined) return replyTo(c, method, id, { status: result.status, result: body });
+    sendText(c, `{"method":${JSON.stringify(method)},"id":${id},"status":${result.status},"result":${serializer.compile(schema)(body)}}`);
+    return result.status;
   };
 
   const onMessage = (c: Connection, data: Buffer): void => {
@@ -882,7 +1044,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
         return unsubscribe(c, msg);
       case 'post':
       case 'get':
-        void rpc(c, msg, text).catch(() => send(c, { method: rpcMethodOf(msg), id: msg.id, status: 500, error: { type: 'Internal', message: 'internal error' } }));
+        void rpc(c, msg, text);
         return;
       default:
         return fail(c, 400, `unknown message type: ${type}`);
@@ -906,15 +1068,19 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
       limits = opened.connection;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, corked: false, pending: [], pendingBytes: 0, pendingFrames: 0 };
+      const c: Connection = { ws, ip, perIp, limits, subs: new Map(), globalSubs: 0, watched: new Map(), offered: 0, plan: undefined, queuedFrames: 0, written: () => void c.queuedFrames--, writes: [], writtenMany: () => void (c.queuedFrames -= c.writes.shift() ?? 0), degradedSince: undefined, turn: [], turnBytes: 0, turnFrames: 0, pending: [], pendingBytes: 0, pendingFrames: 0 };
       connections.add(c);
       if (connections.size > openPeak) openPeak = connections.size;
-      const lifetime = setTimeout(() => ws.close(1000, 'connection lifetime reached'), state.config.rateLimit.ws.connectionLifetimeMs);
+      const lifetime = setTimeout(() => {
+        flush(c);
+        ws.close(1000, 'connection lifetime reached');
+      }, state.config.rateLimit.ws.connectionLifetimeMs);
       lifetime.unref();
       ws.on('message', (data: Buffer) => onMessage(c, data));
       ws.on('close', () => {
         clearTimeout(lifetime);
         if (connections.delete(c) && c.subs.size > 0) subscribed--;
+        unindex(c);
         dirty.delete(c);
         c.pending.length = 0;
         if (options.massClose !== undefined && openPeak >= massClosePeak && connections.size * 4 <= openPeak) {
