@@ -103,3 +103,10 @@ describe('async hooks run to their end before the backtest moves on', () => {
     await expect(new Backtest(SIM, strategy).run()).rejects.toThrow('failed after the reply');
   });
 });
+
+describe('a Backtest without a strategy', () => {
+  it('is refused when it is built, naming what it needs, whether the strategy or the factory\'s answer is missing', () => {
+    expect(() => new Backtest(SIM, undefined as unknown as Strategy)).toThrow(/Backtest needs a strategy.*got undefined/);
+    expect(() => new Backtest(SIM, (() => undefined) as unknown as Strategy)).toThrow(/Backtest needs a strategy.*a function returning undefined/);
+  });
+});

@@ -95,6 +95,13 @@ export class Backtest implements WriteTransport {
   constructor(config: BacktestConfig, strategy: StrategyModule, shared: BacktestShared = {}) {
     this.config = config;
     this.strategy = typeof strategy === 'function' ? strategy(config) : strategy;
+    // JavaScript callers get no type check: a missing strategy is named here, not a TypeError deep in the run.
+    if (typeof this.strategy !== 'object' || this.strategy === null) {
+      throw new TypeError(
+        `Backtest needs a strategy: new Backtest(config, strategy), where strategy is an object of hooks ` +
+          `or a function of the config that returns one (got ${typeof strategy === 'function' ? `a function returning ${String(this.strategy)}` : String(strategy)})`,
+      );
+    }
     const seed = config.seed ?? 1;
     this.replay = config.data !== 'sim';
     const defs = resolveMarkets(config);
