@@ -96,13 +96,13 @@ function verifyCandidates(state: GatewayState, apiKey: string, signature: string
  * (clientId as sent or lowercased, modify forms; auth/scheme1.ts), or when auth is off.
  */
 export function verifyScheme1Signature<O extends Scheme1Op>(state: GatewayState, apiKey: string, signature: string, op: O, fields: Scheme1VerifyFieldsByOp[O]): Maybe<boolean> {
-  if (!state.config.auth) return true;
-  return andThen(verifyCandidates(state, apiKey, signature, scheme1Candidates(op, fields)), (found) => found >= 0);
+  return withScheme1Signature(state, apiKey, signature, op, fields, (verified) => verified);
 }
 
 /**
- * `next(verified)` after verifyScheme1Signature's check, settling the verifier's own promise
- * (verifyThen; andThen over verifyScheme1Signature would chain two more): the order writes' path.
+ * `next(verified)` once the Scheme 1 check has answered (verifyScheme1Signature's answer is
+ * `verified` itself). On worker threads `next` settles the verifier's own promise (verifyThen):
+ * a `then` on it would cost a second promise and microtask turn, the order writes' hot path.
  */
 export function withScheme1Signature<O extends Scheme1Op, R>(
   state: GatewayState,
