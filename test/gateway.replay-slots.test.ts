@@ -114,6 +114,17 @@ describe('replay slots: dropped only once the timestamp window alone refuses the
     expect(slots.has(hex(999_999 - 200_000))).toBe(true);
     expect(slots.has(hex(999_999 - 200_001))).toBe(false);
   });
+
+  it('gives the memory of a burst back once its slots are dropped', () => {
+    const slots = new ReplaySlots();
+    const t = 1_800_000_000_000_000;
+    for (let i = 0; i < 100_000; i++) slots.take(hex(i), t, t);
+    expect(slots.capacity).toBeGreaterThanOrEqual(100_000);
+    for (let i = 0; i < 20; i++) slots.take(hex(100_000 + i), t + KEEP_US + 1 + i, t + KEEP_US + 1 + i);
+    expect(slots.size).toBe(20);
+    expect(slots.capacity).toBeLessThanOrEqual(1024);
+    for (let i = 0; i < 20; i++) expect(slots.has(hex(100_000 + i))).toBe(true);
+  });
 });
 
 type Op =

@@ -108,6 +108,11 @@ export class ReplaySlots {
     return this.live;
   }
 
+  /** Ring positions allocated (what the memory follows): grows when full, halves once 7/8 are free. */
+  get capacity(): number {
+    return this.texts.length;
+  }
+
   /** True when the signature, in any letter case, holds a slot. */
   has(signature: string): boolean {
     return this.find(signature, this.hashOf(signature)) >= 0;
@@ -281,7 +286,7 @@ export class ReplaySlots {
       const p = this.head;
       if (this.texts[p] !== undefined) {
         // A NaN age (unaged) compares false: the walk stops there, as at a young slot.
-        if (!(this.ages[p]! < past)) return;
+        if (!(this.ages[p]! < past)) break;
         this.unindex(p);
         this.texts[p] = undefined;
         this.live--;
@@ -289,6 +294,8 @@ export class ReplaySlots {
       this.head = (p + 1) & mask;
       this.used--;
     }
+    // After a burst the ring gives its memory back: half the positions once 7/8 of them are free.
+    if (this.texts.length > FIRST_CAPACITY && this.live * 8 < this.texts.length) this.relayout(this.texts.length >> 1);
   }
 
   private ageUnaged(now: number): void {
@@ -299,9 +306,13 @@ export class ReplaySlots {
     this.unaged = 0;
   }
 
-  /** A full ring: twice the capacity (the same when half of it is removed slots), laid out from 0. */
+  /** A full ring: twice the capacity (the same when half of it is removed slots). */
   private resize(): void {
-    const capacity = this.live * 2 <= this.texts.length ? this.texts.length : this.texts.length * 2;
+    this.relayout(this.live * 2 <= this.texts.length ? this.texts.length : this.texts.length * 2);
+  }
+
+  /** The live slots laid out from position 0 of a ring of `capacity` positions, indexed anew. */
+  private relayout(capacity: number): void {
     const texts = new Array<string | undefined>(capacity).fill(undefined);
     const hashes = new Int32Array(capacity);
     const ages = new Float64Array(capacity);
