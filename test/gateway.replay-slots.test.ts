@@ -21,11 +21,12 @@ class Reference {
   take(signature: string, wall: number, sim: number): void {
     const now = Math.max(wall, sim);
     for (const known of this.slots) if (!this.ages.has(known)) this.ages.set(known, now);
+    // A slot already held is taken again at the newest end (the old code refreshed its age in place).
     const slot = signature.toLowerCase();
-    if (!this.slots.has(slot)) {
-      this.slots.add(slot);
-      this.ages.set(slot, now);
-    }
+    this.slots.delete(slot);
+    this.ages.delete(slot);
+    this.slots.add(slot);
+    this.ages.set(slot, now);
     const past = Math.min(wall, sim) - KEEP_US;
     for (const [old, takenAt] of this.ages) {
       if (takenAt >= past) break;

@@ -119,18 +119,21 @@ export class ReplaySlots {
   }
 
   /**
-   * Takes the signature's slot (nothing if it holds one) at the later of the two clocks (µs),
-   * then drops the slots taken more than KEEP_US before the earlier one, oldest first, stopping
-   * at the first younger slot.
+   * Takes the signature's slot at the later of the two clocks (µs), then drops the slots taken
+   * more than KEEP_US before the earlier one, oldest first, stopping at the first younger slot.
+   * A slot already held is taken again: it moves to the newest end with this take's age, so it
+   * lives at least as long as it would have (callers check `has` first; this is the safe answer
+   * if one does not).
    */
   take(signature: string, wallUs: number, simUs: number): void {
     this.journal?.take(signature, wallUs, simUs);
     const now = wallUs > simUs ? wallUs : simUs;
     if (this.unaged > 0) this.ageUnaged(now);
-    const past = (wallUs < simUs ? wallUs : simUs) - KEEP_US;
-    this.dropBefore(past);
     const h = this.hashOf(signature);
-    if (this.find(signature, h) < 0) this.push(signature, h, now);
+    const held = this.find(signature, h);
+    if (held >= 0) this.remove(held);
+    this.dropBefore((wallUs < simUs ? wallUs : simUs) - KEEP_US);
+    this.push(signature, h, now);
   }
 
   /** Holds a slot whose age is not known (an older image or journal); aged at the next take. */
@@ -146,9 +149,7 @@ export class ReplaySlots {
     const p = this.find(signature, this.hashOf(signature));
     if (p < 0) return;
     if (Number.isNaN(this.ages[p]!)) this.unaged--;
-    this.unindex(p);
-    this.texts[p] = undefined;
-    this.live--;
+    this.remove(p);
   }
 
   clear(): void {
@@ -261,6 +262,13 @@ export class ReplaySlots {
     table[i + 1] = h;
   }
 
+  /** Removes the slot at ring position p out of order (its position stays used until the head passes it). */
+  private remove(p: number): void {
+    this.unindex(p);
+    this.texts[p] = undefined;
+    this.live--;
+  }
+
   /** Takes ring position p out of the table (backward-shift deletion: no tombstones). */
   private unindex(p: number): void {
     const table = this.table;
@@ -287,9 +295,7 @@ export class ReplaySlots {
       if (this.texts[p] !== undefined) {
         // A NaN age (unaged) compares false: the walk stops there, as at a young slot.
         if (!(this.ages[p]! < past)) break;
-        this.unindex(p);
-        this.texts[p] = undefined;
-        this.live--;
+        this.remove(p);
       }
       this.head = (p + 1) & mask;
       this.used--;
