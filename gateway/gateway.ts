@@ -26,6 +26,7 @@ import { addTrades, createCandleStore } from './read-models/candles.ts';
 import { createExchange, type Clock, type ExchangeLimits } from './read-models/exchange.ts';
 import { createFundingRateStore, recordFundingRate } from './read-models/funding-rates-store.ts';
 import { createKeyRegistry } from './auth/keys.ts';
+import { ReplaySlots } from './auth/replay-slots.ts';
 import { createLeaderboardState } from './services/leaderboard.ts';
 import { createMarketStatsStore, recordTrades } from './read-models/market-stats.ts';
 import { DEFAULT_NETWORK, networkConfig } from './auth/network.ts';
@@ -90,8 +91,7 @@ export function createGateway(options: GatewayOptions): GatewayState {
     keys: createKeyRegistry(),
     ipBuckets: new Map(),
     pools: new Map(),
-    replay: new Set(),
-    replayAges: new Map(),
+    replay: new ReplaySlots(),
     nonces: new Set(),
     turns: new Map(),
     network: options.network === undefined ? DEFAULT_NETWORK : networkConfig(options.network),

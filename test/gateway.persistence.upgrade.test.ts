@@ -7,7 +7,7 @@
  * logged for the same state (56e7b998…): wiring and scratch are no longer part of the digested
  * graph (docs/decisions.md, "Engine core, second design").
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type Server } from '../sim/server.ts';
@@ -22,6 +22,15 @@ const FIXTURE = fileURLToPath(new URL('./fixtures/db-before-engine-wiring.sqlite
  * 0.7 IOC sell at 3297 (Alice long 0.7 at 3297.7143; 0.3 left at 3297 and 0.5 at 3296), then a clean stop.
  */
 const BEFORE_RISK_TABLE = fileURLToPath(new URL('./fixtures/db-before-risk-table.sqlite3', import.meta.url));
+/**
+ * Written by the version before the replay slots had ages (a Set of lowercase signatures, ages
+ * kept beside it and lost at a stop): Alice funded, two signed bids (3300, 3299) then a clean
+ * stop (both slots in the snapshot image, the Set form), a third (3298) in a run stopped without
+ * a snapshot (its slot in an old `gateway` add record of the journal). The requests and the hash
+ * that version logged at the last stop are in db-before-replay-ring.requests.json.
+ */
+const BEFORE_REPLAY_RING = fileURLToPath(new URL('./fixtures/db-before-replay-ring.sqlite3', import.meta.url));
+const BEFORE_REPLAY_RING_REQUESTS = fileURLToPath(new URL('./fixtures/db-before-replay-ring.requests.json', import.meta.url));
 const alice = wallet(0xa1);
 const bob = wallet(0xb2);
 
@@ -79,5 +88,35 @@ describe('a database written before the risk table opens in this version', () =>
     const second = await open(db);
     expect(second.persistence.hash()).toBe(hash);
     expect((await get(second, `/v1/positions?address=${alice.address}`)).body).toEqual(positions);
+  });
+});
+
+describe('a database written before the replay slots had ages opens in this version', () => {
+  const { hash: loggedHash, requests } = JSON.parse(readFileSync(BEFORE_REPLAY_RING_REQUESTS, 'utf8')) as { hash: string; requests: { headers: Record<string, string> }[] };
+
+  // The requests' timestamps are long out of the window (the clock starts at the wall clock), so
+  // a resend would be 401 whatever the slots say: the slots are looked up directly.
+  const signatures = requests.map((r) => r.headers['x-signature']!);
+
+  it('keeps every slot of the old image and of the old journal records, found in either letter case', async () => {
+    const db = tempDb('old.sqlite3');
+    copyFileSync(BEFORE_REPLAY_RING, db);
+    const first = await open(db);
+    expect(first.state.replay.size).toBe(3);
+    for (const signature of signatures) expect(first.state.replay.has(signature) && first.state.replay.has(signature.toUpperCase())).toBe(true);
+    expect(first.state.replay.slots()).toEqual(signatures.map((s) => s.toLowerCase()));
+    expect(first.exchange.engine.orders.size).toBe(3);
+  });
+
+  it('hashes as the old version logged, the same after a restart that wrote the new image form, and the slots are still there', async () => {
+    const db = tempDb('old.sqlite3');
+    copyFileSync(BEFORE_REPLAY_RING, db);
+    const first = await open(db);
+    expect(first.persistence.hash()).toBe(loggedHash);
+    await first.close();
+    servers = [];
+    const second = await open(db);
+    expect(second.persistence.hash()).toBe(loggedHash);
+    expect(second.state.replay.slots()).toEqual(signatures.map((s) => s.toLowerCase()));
   });
 });

@@ -270,7 +270,7 @@ describe('replay slots are dropped once the timestamp window alone refuses their
   it('slots found without an age (restored from a file or an image) are aged from the next write', async () => {
     const h = await ready();
     const restored = 'ab'.repeat(64);
-    h.state.replay.add(restored);
+    h.state.replay.adopt(restored);
     expect((await place(h, '96000.0')).statusCode).toBe(202);
     expect(h.state.replay.has(restored)).toBe(true);
     h.now.us += 61_000_000;

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_MEMORY_IMAGES, replayFile } from '../gateway/persistence/index.ts';
 import { startServer, type Server, type ServerOptions } from '../sim/server.ts';
-import { wallet } from './support/gateway-fixture.ts';
+import * as ed from '@noble/ed25519';
+import { nowMicros } from '../sim/clock.ts';
+import { placeOrderRequest, wallet } from './support/gateway-fixture.ts';
 import { get, onboard, placeOrder, post, tempDb } from './support/persistence-fixture.ts';
 import { levelCount } from '../engine/book.ts';
 
@@ -57,6 +59,25 @@ describe('POST /sim/snapshot {name} and POST /sim/restore {name}: named state im
     expect(server.persistence.hash()).toBe(saved);
     expect((await get(server, `/v1/account?address=${alice.address}`)).body).toMatchObject({ netQuoteBalance: '100000.0' });
     expect((await get(server, `/v1/openOrders?address=${alice.address}`)).body).toMatchObject({ total: 0 });
+  });
+
+  it('keeps the replay slots and their ages: an order signed before the snapshot is 409 after the restore, in either letter case', async () => {
+    const server = await start({ clock: 'virtual', agents: false });
+    await onboard(server, alice);
+    const sign = (m: string): string => Buffer.from(ed.sign(new TextEncoder().encode(m), alice.secret)).toString('hex');
+    const signed = (price: string) => placeOrderRequest({ exchange: server.exchange, now: { us: nowMicros(server.clock) }, sign } as never, alice, { marketId: 2, quantity: '1', price });
+    const before = signed('3300.00');
+    expect((await post(server, before.url, before.payload, before.headers)).status).toBe(202);
+    await post(server, '/sim/snapshot', { name: 'signed' });
+    const slots = server.state.replay.image();
+    const after = signed('3299.00');
+    expect((await post(server, after.url, after.payload, after.headers)).status).toBe(202);
+    expect(server.state.replay.size).toBe(2);
+    expect((await post(server, '/sim/restore', { name: 'signed' })).status).toBe(200);
+    expect(server.state.replay.image()).toEqual(slots);
+    const upper = { ...before.headers, 'x-signature': before.headers['x-signature']!.toUpperCase() };
+    expect((await post(server, before.url, before.payload, upper)).status).toBe(409);
+    expect((await post(server, before.url, before.payload, before.headers)).status).toBe(409);
   });
 
   it('answers 404 in the control API\'s error shape for an unknown name, 400 for a bad one', async () => {

@@ -13,6 +13,7 @@ import type { ErrorSource } from '../../engine/spec.ts';
 import type { WeightedOperation } from '../rate-limit/weights.ts';
 import type { ReplyBody, Responses } from './reply-schema.ts';
 import type { ServerClocks, WalletDomainConfig } from '../auth/index.ts';
+import type { ReplaySlots } from '../auth/replay-slots.ts';
 import type { CandleStore } from '../read-models/candles.ts';
 import type { FundingRateStore } from '../read-models/funding-rates-store.ts';
 import type { MarketStatsStore } from '../read-models/market-stats.ts';
@@ -63,10 +64,8 @@ export interface GatewayState {
   nowMs: () => number;
   ipBuckets: Map<string, IpBucket>;
   pools: Map<string, AccountPools>;
-  /** Signed payloads already accepted (replay protection), by signature. */
-  replay: Set<string>;
-  /** When each slot in `replay` was taken, oldest first (gateway/auth/replay.ts prunes by it; not durable). */
-  replayAges: Map<string, number>;
+  /** Signatures already accepted (replay protection) and when (gateway/auth/replay.ts). */
+  replay: ReplaySlots;
   /** Where Ed25519 signatures are verified (worker threads); inline on the event loop when absent. */
   verifier?: Verifier;
   /**

@@ -19,8 +19,9 @@
  *   from-scratch replay rebuilds the same live state either way), not the journal and not the
  *   wall-clock token buckets of IPs.
  * - `watchGateway` swaps the gateway's Maps and Sets for journaled ones (same entries) so that
- *   every set/add/delete/clear is appended as a `gateway` record; `applyRecord` replays any
- *   journal record. Gateway records are applied in journal order with the engine commands.
+ *   every set/add/delete/clear is appended as a `gateway` record, and has the replay slots
+ *   journal each take with its clocks (a `replay` record, replayed with the same drops);
+ *   `applyRecord` replays any journal record. Gateway records are applied in journal order with the engine commands.
  */
 import { deserialize, serialize } from 'node:v8';
 import { engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
@@ -31,6 +32,7 @@ import type { FundingRateStore } from '../read-models/funding-rates-store.ts';
 import type { LeaderboardState } from '../services/leaderboard.ts';
 import type { NotificationState } from '../services/notifications.ts';
 import type { GatewayState, ServiceStore } from '../contract/operation.ts';
+import type { ReplayImage } from '../auth/replay-slots.ts';
 import type { PortfolioState } from '../services/portfolio.ts';
 import type { PreferencesState } from '../services/preferences.ts';
 import type { ReferralState } from '../services/referral.ts';
@@ -50,6 +52,13 @@ export type JournalRecord =
    * wallets: codes, bindings, referees). Event-driven changes replay with the commands.
    */
   | { kind: 'service'; store: ServiceStore; wallet: string; value: unknown }
+  /**
+   * A replay slot taken at these clocks (µs), or every slot cleared: `ReplaySlots.take` replays
+   * with the same drops. Journals written before slots had ages hold `gateway` records of field
+   * 'replay' instead (an add or a drop each), still applied.
+   */
+  | { kind: 'replay'; op: 'take'; signature: string; wallUs: number; simUs: number }
+  | { kind: 'replay'; op: 'clear' }
   /** The state went back to the initial image (POST /sim/reset). */
   | { kind: 'reset' }
   /** The state became a saved image (POST /sim/restore): its row in `images`. */
@@ -69,7 +78,8 @@ interface Durable {
   fundingRates: FundingRateStore['byMarket'];
   keys: Map<string, unknown>;
   pools: Map<string, unknown>;
-  replay: Set<string>;
+  /** A `Set` of lowercase slots without ages in images written before slots had ages. */
+  replay: ReplayImage | Set<string>;
   nonces: Set<string>;
   referral: ReferralState;
   notifications: NotificationState;
@@ -78,7 +88,7 @@ interface Durable {
   portfolio: PortfolioState;
 }
 
-function durableParts(state: GatewayState): Durable {
+function durableParts(state: GatewayState, replay: Durable['replay']): Durable {
   const exchange = state.exchange;
   return {
     engine: engineState(exchange.engine),
@@ -91,7 +101,7 @@ function durableParts(state: GatewayState): Durable {
     fundingRates: state.fundingRates.byMarket,
     keys: state.keys.byKey,
     pools: state.pools,
-    replay: state.replay,
+    replay,
     nonces: state.nonces,
     referral: state.referral,
     notifications: state.notifications,
@@ -145,7 +155,9 @@ function applyService(state: GatewayState, record: Extract<JournalRecord, { kind
  * pools do) means nothing.
  */
 export function stateHash(state: GatewayState): string {
-  const { keys, pools, replay, nonces, history: _history, orders, candles, notifications, portfolio, ...rest } = durableParts(state);
+  // The replay slots as the Set of lowercase spellings, oldest first, that they were before they
+  // had ages: the digest of a state is the one earlier versions logged (ages are left out).
+  const { keys, pools, replay, nonces, history: _history, orders, candles, notifications, portfolio, ...rest } = durableParts(state, new Set(state.replay.slots()));
   const live = new Map<number, unknown>();
   for (const [id, e] of orders) if (!TERMINAL_ORDER_STATUSES.has(e.status)) live.set(id, e);
   // A series' open bar is live; the closed ones are history (memory series or SQLite rows).
@@ -163,7 +175,7 @@ export function stateHash(state: GatewayState): string {
 }
 
 export function captureImage(state: GatewayState): Buffer {
-  return serialize(encodeGraph(durableParts(state)));
+  return serialize(encodeGraph(durableParts(state, state.replay.image())));
 }
 
 function refill<K, V>(live: Map<K, V>, image: Map<K, V>): void;
@@ -188,7 +200,7 @@ export function restoreImage(state: GatewayState, image: Buffer, journal?: Journ
     state.fundingRates.byMarket = parts.fundingRates;
     refill(state.keys.byKey as Map<string, unknown>, parts.keys);
     refill(state.pools as Map<string, unknown>, parts.pools);
-    refill(state.replay, parts.replay);
+    state.replay.load(parts.replay);
     refill(state.nonces, parts.nonces);
     state.referral = parts.referral;
     state.notifications = parts.notifications;
@@ -262,21 +274,29 @@ class JournaledSet<T> extends Set<T> {
 export function watchGateway(state: GatewayState, journal: Journal): void {
   state.keys.byKey = new JournaledMap('keys', journal, state.keys.byKey);
   state.pools = new JournaledMap('pools', journal, state.pools);
-  state.replay = new JournaledSet('replay', journal, state.replay);
+  state.replay.journal = {
+    take: (signature, wallUs, simUs) => journal.append({ kind: 'replay', op: 'take', signature, wallUs, simUs } satisfies JournalRecord),
+    clear: () => journal.append({ kind: 'replay', op: 'clear' } satisfies JournalRecord),
+  };
   state.nonces = new JournaledSet('nonces', journal, state.nonces);
 }
 
-function collection(state: GatewayState, field: GatewayField): Map<unknown, unknown> | Set<unknown> {
+function collection(state: GatewayState, field: Exclude<GatewayField, 'replay'>): Map<unknown, unknown> | Set<unknown> {
   switch (field) {
     case 'keys':
       return state.keys.byKey;
     case 'pools':
       return state.pools;
-    case 'replay':
-      return state.replay;
     case 'nonces':
       return state.nonces;
   }
+}
+
+/** A replay-slot record of a journal written before slots had ages: an add, a drop or a clear. */
+function applyOlderReplayRecord(state: GatewayState, record: Extract<JournalRecord, { kind: 'gateway' }>): void {
+  if (record.op === 'clear') state.replay.clear();
+  else if (record.op === 'delete') state.replay.forget(record.value as string);
+  else state.replay.adopt(record.value as string);
 }
 
 export interface ReplayContext {
@@ -300,7 +320,12 @@ export function applyRecord(ctx: ReplayContext, record: JournalRecord): void {
         // Live, this command's request failed with a 500 after the same partial effects.
       }
       return;
+    case 'replay':
+      if (record.op === 'clear') ctx.state.replay.clear();
+      else ctx.state.replay.take(record.signature, record.wallUs, record.simUs);
+      return;
     case 'gateway': {
+      if (record.field === 'replay') return applyOlderReplayRecord(ctx.state, record);
       const target = collection(ctx.state, record.field);
       if (record.op === 'clear') target.clear();
       else if (record.op === 'delete') target.delete(target instanceof Map ? record.key : record.value);

@@ -100,7 +100,6 @@ export class InProcessGateway {
     if (reply instanceof Promise) throw new Error(`${name} answers asynchronously; the backtest runs operations synchronously`);
     // In process nothing is ever replayed: forget the accepted signatures instead of keeping millions.
     this.state.replay.clear();
-    this.state.replayAges.clear();
     return reply as Reply;
   }
 }
