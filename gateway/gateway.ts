@@ -35,6 +35,7 @@ import { createPortfolioState } from './services/portfolio.ts';
 import { createPreferencesState } from './services/preferences.ts';
 import { createReferralState } from './services/referral.ts';
 import { followServices } from './services/follow.ts';
+import { tradesNotional } from './shared/trade-notional.ts';
 import { createSchemaValidator, type SchemaValidator } from './contract/validator.ts';
 import { createMarketAttributeTracker } from './read-models/market-attributes.ts';
 import { plainRecord } from '../engine/index.ts';
@@ -115,8 +116,9 @@ export function followReadModels(state: GatewayState): (events: readonly EngineE
       if (e.type === 'trades') {
         const valueMul = markets.get(e.marketId)?.spec.valueMul;
         if (valueMul === undefined) continue;
-        addTrades(state.candles, e, valueMul);
-        recordTrades(state.marketStats, e, valueMul);
+        const notional = tradesNotional(e.entries, valueMul);
+        addTrades(state.candles, e, valueMul, notional);
+        recordTrades(state.marketStats, e, valueMul, notional);
       } else if (e.type === 'fundingRate') recordFundingRate(state.fundingRates, e);
     }
   };

@@ -30,6 +30,7 @@
 import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
 import { price, size, usd } from '../contract/format.ts';
 import { plainRecord } from '../../engine/index.ts';
+import { tradesNotional } from '../shared/trade-notional.ts';
 
 const MINUTE_US = 60_000_000;
 const HOUR_US = 60 * MINUTE_US;
@@ -118,8 +119,16 @@ function seriesKey(marketId: number, timeframe: CandleTimeframe): string {
   return marketId + '/' + timeframe;
 }
 
-/** Adds the pairs of one trades event to every timeframe. `valueMul`: the market's quote quantums per tick·quantum. */
-export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint): void {
+/**
+ * Adds the pairs of one trades event to every timeframe. `valueMul`: the market's quote quantums
+ * per tick·quantum. The pairs of an event share its time, so they land in the same bar of each
+ * timeframe: their aggregates (first, high, low and last price, volume, notional) are taken once
+ * and added to each bar, the same values as pair by pair with one bigint sum per bar instead of
+ * one per pair and timeframe. `notional`: the event's (`tradesNotional`), when the caller has it.
+ */
+export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint, notional = tradesNotional(e.entries, valueMul)): void {
+  const entries = e.entries;
+  const count = entries.length;
   const takerBuys = e.takerSide === 0;
   const closed = store.closed();
   const keep = closed === undefined ? store.barsPerSeries : LIVE_BARS;
@@ -128,6 +137,17 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
     keys = CANDLE_TIMEFRAMES.map((timeframe) => seriesKey(e.marketId, timeframe));
     store.keys.set(e.marketId, keys);
   }
+  const first = count === 0 ? 0 : entries[0]!.price;
+  let high = first;
+  let low = first;
+  let volume = 0;
+  for (let i = 0; i < count; i++) {
+    const entry = entries[i]!;
+    if (entry.price > high) high = entry.price;
+    if (entry.price < low) low = entry.price;
+    volume += entry.size;
+  }
+  const last = count === 0 ? 0 : entries[count - 1]!.price;
   for (let t = 0; t < CANDLE_TIMEFRAMES.length; t++) {
     const timeframe = CANDLE_TIMEFRAMES[t]!;
     const key = keys[t]!;
@@ -136,26 +156,24 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint):
       bars = [];
       store.series.set(key, bars);
     }
+    if (count === 0) continue;
     const openTime = barOpenTime(timeframe, e.time);
-    for (const entry of e.entries) {
-      let bar = bars[bars.length - 1];
-      if (bar === undefined || bar.openTime < openTime) {
-        if (bar !== undefined) closed?.add(e.marketId, timeframe, bar);
-        bar = { openTime, open: entry.price, high: entry.price, low: entry.price, close: entry.price, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
-        bars.push(bar);
-        while (bars.length > keep) bars.shift();
-      }
-      const notional = BigInt(entry.price) * BigInt(entry.size) * valueMul;
-      if (entry.price > bar.high) bar.high = entry.price;
-      if (entry.price < bar.low) bar.low = entry.price;
-      bar.close = entry.price;
-      bar.volume += entry.size;
-      bar.notional += notional;
-      bar.tradeCount++;
-      if (takerBuys) {
-        bar.takerBuyVolume += entry.size;
-        bar.takerBuyNotional += notional;
-      }
+    let bar = bars[bars.length - 1];
+    if (bar === undefined || bar.openTime < openTime) {
+      if (bar !== undefined) closed?.add(e.marketId, timeframe, bar);
+      bar = { openTime, open: first, high: first, low: first, close: first, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
+      bars.push(bar);
+      while (bars.length > keep) bars.shift();
+    }
+    if (high > bar.high) bar.high = high;
+    if (low < bar.low) bar.low = low;
+    bar.close = last;
+    bar.volume += volume;
+    bar.notional += notional;
+    bar.tradeCount += count;
+    if (takerBuys) {
+      bar.takerBuyVolume += volume;
+      bar.takerBuyNotional += notional;
     }
   }
 }

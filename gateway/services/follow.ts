@@ -11,6 +11,7 @@
  */
 import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../../engine/index.ts';
 import { accountKeyFrom } from '../shared/account-key.ts';
+import { tradeNotional } from '../shared/trade-notional.ts';
 import { formatOrder, usd } from '../contract/format.ts';
 import { recordFill, recordFunding } from './leaderboard.ts';
 import { pushNotification, type PayloadValue } from './notifications.ts';
@@ -53,7 +54,7 @@ function follow(state: GatewayState, e: EngineEvent): void {
   switch (e.type) {
     case 'fill': {
       const spec = exchange.engine.markets.get(e.marketId)!.spec;
-      recordFill(state.leaderboard, e.address, e.time, BigInt(e.price) * BigInt(e.size) * spec.valueMul, e.fee, e.closedPnl);
+      recordFill(state.leaderboard, e.address, e.time, tradeNotional(e.price, e.size, spec.valueMul), e.fee, e.closedPnl);
       recordRealized(state.portfolio, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.closedPnl);
       fillNotification(state, e);
       break;
