@@ -205,3 +205,19 @@ describe('addTrades takes an event\'s pairs at once: the same bars as pair by pa
     );
   });
 });
+
+describe('addTrades after the series map is replaced (a restore)', () => {
+  it('adds to the lists of the new map, not to those of the one it replaced', () => {
+    const store = createCandleStore();
+    addTrades(store, trades(MONDAY + 1_000, 0, [['100.0', '1']]), btc.valueMul);
+    const before = store.series;
+    // A restore puts a decoded copy in place: other list objects under the same keys.
+    store.series = new Map([...before].map(([key, bars]) => [key, bars.map((bar) => ({ ...bar }))]));
+    addTrades(store, trades(MONDAY + 2_000, 0, [['101.0', '2']]), btc.valueMul);
+    for (const timeframe of CANDLE_TIMEFRAMES) {
+      expect(before.get(`${btc.id}/${timeframe}`)![0]!.tradeCount).toBe(1);
+      const [bar] = readCandles(store, btc.id, timeframe, { to: MONDAY + TIMEFRAME_US['1w'], limit: 10 });
+      expect(bar).toMatchObject({ tradeCount: 2, close: priceToTicks(btc, '101.0'), volume: sizeToQuantums(btc, '3') });
+    }
+  });
+});
