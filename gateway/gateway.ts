@@ -14,10 +14,10 @@
  * 4. the gateway's own collections and tools: API keys, rate-limit buckets and pools, replay
  *    slots, spent nonces, per-wallet turns, the wallet-signature network, and the one schema
  *    validator of REST, the WebSocket and in-process calls;
- * 5. one exchange listener, added before any other: each command's events reach the read models,
- *    then the services, and only then later listeners (the WebSocket fan-out, which reads the
- *    read models). The listener reads the stores through the state on every call, so a restore
- *    (persistence/) may replace a store's contents or a whole service store.
+ * 5. one exchange listener, added before any other (`followGateway`): each command's events reach
+ *    the read models and the services, and only then later listeners (the WebSocket fan-out,
+ *    which reads the read models). The listener reads the stores through the state on every
+ *    call, so a restore (persistence/) may replace a store's contents or a whole service store.
  */
 import type { EngineConfig, EngineEvent } from '../engine/index.ts';
 import type { ArcusNetworkName, ServerClocks, WalletDomainConfig } from './auth/index.ts';
@@ -35,7 +35,8 @@ import type { GatewayConfig, GatewayState } from './contract/operation.ts';
 import { createPortfolioState } from './services/portfolio.ts';
 import { createPreferencesState } from './services/preferences.ts';
 import { createReferralState } from './services/referral.ts';
-import { followServices } from './services/follow.ts';
+import { followEvent, sampleIfDue, wireServices } from './services/follow.ts';
+import { tradesNotional } from './shared/trade-notional.ts';
 import { createSchemaValidator, type SchemaValidator } from './contract/validator.ts';
 import { createMarketAttributeTracker } from './read-models/market-attributes.ts';
 import { plainRecord } from '../engine/index.ts';
@@ -97,27 +98,44 @@ export function createGateway(options: GatewayOptions): GatewayState {
     network: options.network === undefined ? DEFAULT_NETWORK : networkConfig(options.network),
     validator: options.validator ?? createSchemaValidator(),
   });
-  // 5. One listener, first: read models, then services.
-  const readModels = followReadModels(state);
-  const services = followServices(state);
-  exchange.listeners.add((events: readonly EngineEvent[]) => {
-    readModels(events);
-    services(events);
-  });
+  // 5. One listener, first: each event to its read model or service.
+  exchange.listeners.add(followGateway(state));
   return state;
+}
+
+/**
+ * The gateway's own listener: each event goes to the read model or the service that takes it,
+ * in one pass (one look at its type): the read models take trades and funding rates, the
+ * services every other kind (followEvent), and neither reads the other's stores, so this is
+ * the same as all read models first, then all services. Portfolio samples after the events.
+ */
+export function followGateway(state: GatewayState): (events: readonly EngineEvent[]) => void {
+  wireServices(state);
+  const markets = state.exchange.engine.markets;
+  return (events) => {
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      if (e.type === 'trades' || e.type === 'fundingRate') followReadModel(state, markets, e);
+      else followEvent(state, e);
+    }
+    sampleIfDue(state);
+  };
 }
 
 /** The read models' part of the gateway's listener: trades to candles and market statistics, funding rates. */
 export function followReadModels(state: GatewayState): (events: readonly EngineEvent[]) => void {
   const markets = state.exchange.engine.markets;
   return (events) => {
-    for (const e of events) {
-      if (e.type === 'trades') {
-        const valueMul = markets.get(e.marketId)?.spec.valueMul;
-        if (valueMul === undefined) continue;
-        addTrades(state.candles, e, valueMul);
-        recordTrades(state.marketStats, e, valueMul);
-      } else if (e.type === 'fundingRate') recordFundingRate(state.fundingRates, e);
-    }
+    for (const e of events) followReadModel(state, markets, e);
   };
+}
+
+function followReadModel(state: GatewayState, markets: GatewayState['exchange']['engine']['markets'], e: EngineEvent): void {
+  if (e.type === 'trades') {
+    const valueMul = markets.get(e.marketId)?.spec.valueMul;
+    if (valueMul === undefined) return;
+    const notional = tradesNotional(e.entries, valueMul);
+    addTrades(state.candles, e, valueMul, notional);
+    recordTrades(state.marketStats, e, valueMul, notional);
+  } else if (e.type === 'fundingRate') recordFundingRate(state.fundingRates, e);
 }

@@ -73,9 +73,13 @@ export function addRecord(log: RequestLog, record: NewRecord): void {
   log.count++;
 }
 
-/** The hot paths' records: every key written out (a spread of the caller's object defined each through V8's runtime). */
-function addDeferred(log: RequestLog, time: number, transport: 'rest' | 'ws', method: string, path: string, query: Record<string, unknown> | undefined, status: number, owner: string | undefined, from: Pick<NewRecord, 'raw' | 'parsed' | 'frame' | 'omittedBytes'>): void {
-  log.ring[log.count % log.size] = { id: log.count + 1, time, transport, method, path, query, status, deferred: true, owner, raw: from.raw, parsed: from.parsed, frame: from.frame, omittedBytes: from.omittedBytes };
+/**
+ * The hot paths' records: every key written out (a spread of the caller's object defined each
+ * through V8's runtime), what the body is made from as arguments (no object per request) and
+ * the query as received (copied when the record is first read).
+ */
+function addDeferred(log: RequestLog, time: number, transport: 'rest' | 'ws', method: string, path: string, query: Record<string, unknown> | undefined, status: number, owner: string | undefined, raw: string | undefined, parsed: unknown, frame: string | undefined, omittedBytes: number | undefined): void {
+  log.ring[log.count % log.size] = { id: log.count + 1, time, transport, method, path, query, status, deferred: true, owner, raw, parsed, frame, omittedBytes };
   log.count++;
 }
 
@@ -94,7 +98,8 @@ function settled(log: RequestLog, slot: number): RequestRecord {
     transport,
     method,
     path,
-    ...(query !== undefined && { query }),
+    // A REST request's query as fastify parsed it (a null-prototype object), copied once here.
+    ...(query !== undefined && { query: { ...query } }),
     ...sentOf(stored),
     status,
   };
@@ -165,6 +170,9 @@ function sentBody(raw: string | undefined, parsed: unknown): Pick<RequestRecord,
   }
 }
 
+/** The query of a request that has none: copied on read like any other. */
+const EMPTY_QUERY: Record<string, unknown> = Object.freeze({});
+
 const UNLOGGED = /^\/(sim|docs|openapi\.json|ui)(\/|\?|$)/;
 
 export function requestLogHooks(log: RequestLog, state: GatewayState): Required<Pick<WsHooks, 'afterRpc'>> {
@@ -172,8 +180,8 @@ export function requestLogHooks(log: RequestLog, state: GatewayState): Required<
     afterRpc: (call) => {
       // A frame past BODY_LIMIT is not kept (it may be 1 MB): its size stands in for the body's.
       const frameBytes = call.frame.length * 3 <= BODY_LIMIT ? call.frame.length : Buffer.byteLength(call.frame);
-      const from = frameBytes > BODY_LIMIT ? { omittedBytes: frameBytes } : { frame: call.frame };
-      addDeferred(log, state.exchange.clock(), 'ws', call.type.toUpperCase(), call.method, undefined, call.status, ownerOf(state, call.apiKey), from);
+      const kept = frameBytes <= BODY_LIMIT;
+      addDeferred(log, state.exchange.clock(), 'ws', call.type === 'post' ? 'POST' : call.type === 'get' ? 'GET' : call.type.toUpperCase(), call.method, undefined, call.status, ownerOf(state, call.apiKey), undefined, undefined, kept ? call.frame : undefined, kept ? undefined : frameBytes);
     },
   };
 }
@@ -196,10 +204,9 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog, state:
       // A record holds the raw text, or the parsed body when there is none, and neither past
       // BODY_LIMIT: 1,000 records of 1 MB bodies (and their parsed trees) outlived the requests.
       const bytes = raw === undefined ? 0 : raw.length * 3 <= BODY_LIMIT ? raw.length : Buffer.byteLength(raw);
-      const from = raw === undefined ? { parsed: req.body } : bytes > BODY_LIMIT ? { omittedBytes: bytes } : { raw };
-      const query = { ...((req.query ?? {}) as Record<string, unknown>) };
+      const kept = bytes <= BODY_LIMIT;
       const at = url.indexOf('?');
-      addDeferred(log, state.exchange.clock(), 'rest', req.method, at < 0 ? url : url.slice(0, at), query, reply.statusCode, ownerOf(state, req.headers['x-api-key']), from);
+      addDeferred(log, state.exchange.clock(), 'rest', req.method, at < 0 ? url : url.slice(0, at), (req.query ?? EMPTY_QUERY) as Record<string, unknown>, reply.statusCode, ownerOf(state, req.headers['x-api-key']), kept ? raw : undefined, raw === undefined ? req.body : undefined, undefined, kept ? undefined : bytes);
     }
     done(null, payload);
   });

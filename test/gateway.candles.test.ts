@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileMarket, priceToTicks, sizeToQuantums, type TradesEvent } from '../engine/index.ts';
-import { addTrades, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US } from '../gateway/read-models/candles.ts';
+import fc from 'fast-check';
+import { CANDLE_TIMEFRAMES, compileMarket, priceToTicks, sizeToQuantums, type TradesEvent } from '../engine/index.ts';
+import { addTrades, barOpenTime, candleRecord, createCandleStore, readCandles, TIMEFRAME_US, type CandleBar } from '../gateway/read-models/candles.ts';
 import { createGateway } from '../gateway/gateway.ts';
 import { rateLimitConfig } from '../gateway/rate-limit/index.ts';
 import { defaultMarkets } from '../sim/markets.ts';
@@ -147,5 +148,76 @@ describe('the gateway\'s candle store: built with the exchange, it follows every
       [MONDAY + MIN, 971000, 1],
       [MONDAY, 970000, 1],
     ]);
+  });
+});
+
+describe('addTrades takes an event\'s pairs at once: the same bars as pair by pair', () => {
+  /** The bars pair by pair, every pair's notional in bigints (the definition in the header). */
+  function reference(events: TradesEvent[], valueMul: bigint): Map<string, CandleBar[]> {
+    const series = new Map<string, CandleBar[]>();
+    for (const e of events) {
+      for (const timeframe of CANDLE_TIMEFRAMES) {
+        const key = e.marketId + '/' + timeframe;
+        const bars = series.get(key) ?? [];
+        series.set(key, bars);
+        const openTime = barOpenTime(timeframe, e.time);
+        for (const entry of e.entries) {
+          let bar = bars[bars.length - 1];
+          if (bar === undefined || bar.openTime < openTime) {
+            bar = { openTime, open: entry.price, high: entry.price, low: entry.price, close: entry.price, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
+            bars.push(bar);
+          }
+          const notional = BigInt(entry.price) * BigInt(entry.size) * valueMul;
+          bar.high = Math.max(bar.high, entry.price);
+          bar.low = Math.min(bar.low, entry.price);
+          bar.close = entry.price;
+          bar.volume += entry.size;
+          bar.notional += notional;
+          bar.tradeCount++;
+          if (e.takerSide === 0) {
+            bar.takerBuyVolume += entry.size;
+            bar.takerBuyNotional += notional;
+          }
+        }
+      }
+    }
+    return series;
+  }
+
+  it('matches the pair-by-pair bars, products past 2^53 included', () => {
+    // Prices and sizes up to 2^40 each: tick·quantum products on both sides of 2^53.
+    const pair = fc.tuple(fc.integer({ min: 1, max: 2 ** 40 }), fc.integer({ min: 1, max: 2 ** 40 }));
+    const event = fc.record({ gapUs: fc.integer({ min: 0, max: 40 * MIN }), takerSide: fc.constantFrom(0 as const, 1 as const), pairs: fc.array(pair, { minLength: 0, maxLength: 4 }) });
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 1, maxLength: 12 }), fc.bigInt({ min: 1n, max: 10n ** 6n }), (specs, valueMul) => {
+        let time = MONDAY;
+        const events = specs.map((s) => {
+          time += s.gapUs;
+          const e = trades(time, s.takerSide, []);
+          e.entries = s.pairs.map(([p, q]) => ({ ...trades(time, s.takerSide, [['1.0', '0.001']]).entries[0]!, price: p, size: q }));
+          return e;
+        });
+        const store = createCandleStore();
+        for (const e of events) addTrades(store, e, valueMul);
+        expect(store.series).toEqual(reference(events, valueMul));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('addTrades after the series map is replaced (a restore)', () => {
+  it('adds to the lists of the new map, not to those of the one it replaced', () => {
+    const store = createCandleStore();
+    addTrades(store, trades(MONDAY + 1_000, 0, [['100.0', '1']]), btc.valueMul);
+    const before = store.series;
+    // A restore puts a decoded copy in place: other list objects under the same keys.
+    store.series = new Map([...before].map(([key, bars]) => [key, bars.map((bar) => ({ ...bar }))]));
+    addTrades(store, trades(MONDAY + 2_000, 0, [['101.0', '2']]), btc.valueMul);
+    for (const timeframe of CANDLE_TIMEFRAMES) {
+      expect(before.get(`${btc.id}/${timeframe}`)![0]!.tradeCount).toBe(1);
+      const [bar] = readCandles(store, btc.id, timeframe, { to: MONDAY + TIMEFRAME_US['1w'], limit: 10 });
+      expect(bar).toMatchObject({ tradeCount: 2, close: priceToTicks(btc, '101.0'), volume: sizeToQuantums(btc, '3') });
+    }
   });
 });

@@ -73,6 +73,44 @@ describe('the exchange stamps submitted commands', () => {
   });
 });
 
+describe('a placeOrder shaped as the order writes build it', () => {
+  /** The order writes' field order (gateway/operations/order-writes/place-order.ts), TPSL fields included. */
+  function written(exchange: Exchange, clientId: string): Submission {
+    const c = place(exchange, clientId, '3000.00') as Extract<Submission, { type: 'placeOrder' }>;
+    return { type: c.type, address: c.address, accountIndex: c.accountIndex, marketId: c.marketId, side: c.side, orderType: c.orderType, tif: c.tif, price: c.price, size: c.size, reduceOnly: c.reduceOnly, clientId: c.clientId, goodTilTime: c.goodTilTime, tpslType: undefined, stopPrice: undefined, isPositionTpsl: undefined };
+  }
+
+  it('is copied with its fields in their order, undefined ones included, the time last, into one hidden class', () => {
+    const { exchange, stamped } = exchangeCapturing();
+    exchange.submit({ type: 'deposit', address: ALICE, accountIndex: 0, amount: 1_000_000n * USD });
+    const submitted = Array.from({ length: 20 }, (_, i) => written(exchange, `w${i}`));
+    const before = Object.keys(submitted[0]!);
+    for (const s of submitted) exchange.submit(s);
+    const copies = stamped.slice(1);
+    expect(copies).toHaveLength(20);
+    copies.forEach((copy, i) => {
+      expect(copy).not.toBe(submitted[i]);
+      expect(Object.keys(submitted[i]!)).toEqual(before);
+      expect(Object.keys(copy)).toEqual([...before, 'time']);
+      expect(copy).toStrictEqual({ ...submitted[i], time: copy.time });
+    });
+    expect(copies.filter((c) => !haveSameMap(c, copies[0]!))).toHaveLength(0);
+  });
+
+  it('keeps another order of the same fields, or one more field, as submitted', () => {
+    const { exchange, stamped } = exchangeCapturing();
+    exchange.submit({ type: 'deposit', address: ALICE, accountIndex: 0, amount: 1_000_000n * USD });
+    const { type, ...rest } = written(exchange, 'x1') as Extract<Submission, { type: 'placeOrder' }>;
+    const reordered = { ...rest, type } as Submission;
+    const longer = { ...written(exchange, 'x2'), parentOrderId: undefined } as Submission;
+    exchange.submit(reordered);
+    exchange.submit(longer);
+    expect(Object.keys(stamped[1]!)).toEqual([...Object.keys(reordered), 'time']);
+    expect(Object.keys(stamped[2]!)).toEqual([...Object.keys(longer), 'time']);
+    expect(stamped[2]).toStrictEqual({ ...longer, time: stamped[2]!.time });
+  });
+});
+
 describe('the API-key registry', () => {
   it('keeps the record fields in the registered order and gives every record one hidden class', () => {
     const registry = createKeyRegistry();

@@ -30,6 +30,7 @@
 import { CANDLE_TIMEFRAMES, type CandleTimeframe, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
 import { price, size, usd } from '../contract/format.ts';
 import { plainRecord } from '../../engine/index.ts';
+import { tradesNotional } from '../shared/trade-notional.ts';
 
 const MINUTE_US = 60_000_000;
 const HOUR_US = 60 * MINUTE_US;
@@ -96,11 +97,25 @@ export interface CandleStore {
   /** Where closed bars go; undefined: they stay in `series`. Asked per event: persistence installs it after start-up. */
   closed: () => ClosedBars | undefined;
   /**
-   * The series keys of a market, one per timeframe in CANDLE_TIMEFRAMES' order, made once: a key
-   * built per trades event was a new string to hash 13 times an event.
+   * Per market, made once: the series keys, one per timeframe in CANDLE_TIMEFRAMES' order (a key
+   * built per trades event was a new string to hash 13 times an event), and the series' lists
+   * themselves, taken from `series` (`of`) once, so that a trades event reaches its 13 lists by
+   * index instead of 13 Map lookups. A list is only ever replaced with the whole `series` map (a
+   * restore): `of` is then not `series`, and the lists are taken again.
    */
-  keys: Map<number, readonly string[]>;
+  markets: Map<number, MarketSeries>;
 }
+
+/** A market's series keys and lists (CandleStore.markets). */
+export interface MarketSeries {
+  keys: readonly string[];
+  of: Map<string, CandleBar[]>;
+  lists: (CandleBar[] | undefined)[];
+}
+
+/** Bar length (µs) and window offset of each timeframe, in CANDLE_TIMEFRAMES' order (barOpenTime's figures). */
+const LENGTH_US: readonly number[] = CANDLE_TIMEFRAMES.map((timeframe) => TIMEFRAME_US[timeframe]);
+const OFFSET_US: readonly number[] = CANDLE_TIMEFRAMES.map((timeframe) => (timeframe === '1w' ? WEEK_OFFSET_US : 0));
 
 /** Bars a series keeps when closed bars are stored elsewhere: the open one and the one before. */
 export const LIVE_BARS = 2;
@@ -111,51 +126,77 @@ export const DEFAULT_BARS_PER_SERIES = 5000;
 const buildCandleStore = plainRecord<CandleStore>();
 
 export function createCandleStore(barsPerSeries = DEFAULT_BARS_PER_SERIES, closed: CandleStore['closed'] = () => undefined): CandleStore {
-  return buildCandleStore({ series: new Map(), barsPerSeries, closed, keys: new Map() });
+  return buildCandleStore({ series: new Map(), barsPerSeries, closed, markets: new Map() });
 }
 
 function seriesKey(marketId: number, timeframe: CandleTimeframe): string {
   return marketId + '/' + timeframe;
 }
 
-/** Adds the pairs of one trades event to every timeframe. `valueMul`: the market's quote quantums per tick·quantum. */
-export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint): void {
+/**
+ * Adds the pairs of one trades event to every timeframe. `valueMul`: the market's quote quantums
+ * per tick·quantum. The pairs of an event share its time, so they land in the same bar of each
+ * timeframe: their aggregates (first, high, low and last price, volume, notional) are taken once
+ * and added to each bar, the same values as pair by pair with one bigint sum per bar instead of
+ * one per pair and timeframe. `notional`: the event's (`tradesNotional`), when the caller has it.
+ */
+export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint, notional = tradesNotional(e.entries, valueMul)): void {
+  const entries = e.entries;
+  const count = entries.length;
   const takerBuys = e.takerSide === 0;
   const closed = store.closed();
   const keep = closed === undefined ? store.barsPerSeries : LIVE_BARS;
-  let keys = store.keys.get(e.marketId);
-  if (keys === undefined) {
-    keys = CANDLE_TIMEFRAMES.map((timeframe) => seriesKey(e.marketId, timeframe));
-    store.keys.set(e.marketId, keys);
+  let market = store.markets.get(e.marketId);
+  if (market === undefined) {
+    market = { keys: CANDLE_TIMEFRAMES.map((timeframe) => seriesKey(e.marketId, timeframe)), of: store.series, lists: [] };
+    store.markets.set(e.marketId, market);
   }
+  if (market.of !== store.series) {
+    market.of = store.series;
+    market.lists = [];
+  }
+  const first = count === 0 ? 0 : entries[0]!.price;
+  let high = first;
+  let low = first;
+  let volume = 0;
+  for (let i = 0; i < count; i++) {
+    const entry = entries[i]!;
+    if (entry.price > high) high = entry.price;
+    if (entry.price < low) low = entry.price;
+    volume += entry.size;
+  }
+  const last = count === 0 ? 0 : entries[count - 1]!.price;
   for (let t = 0; t < CANDLE_TIMEFRAMES.length; t++) {
-    const timeframe = CANDLE_TIMEFRAMES[t]!;
-    const key = keys[t]!;
-    let bars = store.series.get(key);
+    let bars = market.lists[t];
     if (bars === undefined) {
-      bars = [];
-      store.series.set(key, bars);
+      const key = market.keys[t]!;
+      bars = store.series.get(key);
+      if (bars === undefined) {
+        bars = [];
+        store.series.set(key, bars);
+      }
+      market.lists[t] = bars;
     }
-    const openTime = barOpenTime(timeframe, e.time);
-    for (const entry of e.entries) {
-      let bar = bars[bars.length - 1];
-      if (bar === undefined || bar.openTime < openTime) {
-        if (bar !== undefined) closed?.add(e.marketId, timeframe, bar);
-        bar = { openTime, open: entry.price, high: entry.price, low: entry.price, close: entry.price, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
-        bars.push(bar);
-        while (bars.length > keep) bars.shift();
-      }
-      const notional = BigInt(entry.price) * BigInt(entry.size) * valueMul;
-      if (entry.price > bar.high) bar.high = entry.price;
-      if (entry.price < bar.low) bar.low = entry.price;
-      bar.close = entry.price;
-      bar.volume += entry.size;
-      bar.notional += notional;
-      bar.tradeCount++;
-      if (takerBuys) {
-        bar.takerBuyVolume += entry.size;
-        bar.takerBuyNotional += notional;
-      }
+    if (count === 0) continue;
+    const length = LENGTH_US[t]!;
+    const offset = OFFSET_US[t]!;
+    const openTime = Math.floor((e.time - offset) / length) * length + offset;
+    let bar = bars[bars.length - 1];
+    if (bar === undefined || bar.openTime < openTime) {
+      if (bar !== undefined) closed?.add(e.marketId, CANDLE_TIMEFRAMES[t]!, bar);
+      bar = { openTime, open: first, high: first, low: first, close: first, volume: 0, takerBuyVolume: 0, notional: 0n, takerBuyNotional: 0n, tradeCount: 0 };
+      bars.push(bar);
+      while (bars.length > keep) bars.shift();
+    }
+    if (high > bar.high) bar.high = high;
+    if (low < bar.low) bar.low = low;
+    bar.close = last;
+    bar.volume += volume;
+    bar.notional += notional;
+    bar.tradeCount += count;
+    if (takerBuys) {
+      bar.takerBuyVolume += volume;
+      bar.takerBuyNotional += notional;
     }
   }
 }

@@ -104,12 +104,10 @@ class ExchangeRecord implements Exchange {
   }
 
   submit<S extends Submission>(command: S): ResultOf<S> {
-    // A copy, then a plain store of the time: every command kind passes here, and defining
-    // `time` inside the literal went through V8's runtime at this megamorphic site. Object.assign,
-    // not a spread: at this site a spread gave every copy a hidden class of its own, so every
-    // later read of the command (engine, journal) missed V8's caches and went to the runtime.
-    const stamped = Object.assign({}, command) as unknown as Command;
-    stamped.time = this.clock();
+    // A copy with the time (stampedCopy). Object.assign, not a spread, for the general case: at
+    // this megamorphic site a spread gave every copy a hidden class of its own, so every later
+    // read of the command (engine, journal) missed V8's caches and went to the runtime.
+    const stamped = stampedCopy(command, this.clock());
     // Journaled before it runs: a command that throws midway is replayed (and throws) the same
     // way, and one submitted by a listener lands after the command that caused it.
     this.onCommand?.(stamped);
@@ -125,6 +123,39 @@ class ExchangeRecord implements Exchange {
     if (events.length > 0) for (const listener of this.listeners) listener(events);
     return result as ResultOf<C>;
   }
+}
+
+/**
+ * The fields of a placeOrder as the order writes build it (gateway/operations/order-writes/),
+ * in their order: a command with exactly these is copied by one object literal, ~10 ns and one
+ * object, where `Object.assign` grew the copy field by field (~270 ns and ~300 bytes of property
+ * stores outgrown, the order path's largest copy). Any other shape takes `Object.assign`.
+ */
+const PLACE_ORDER_FIELDS = ['type', 'address', 'accountIndex', 'marketId', 'side', 'orderType', 'tif', 'price', 'size', 'reduceOnly', 'clientId', 'goodTilTime', 'tpslType', 'stopPrice', 'isPositionTpsl'] as const;
+
+/** Whether `command`'s own enumerable keys are exactly `fields`, in that order (for-in reads V8's cached key list: no allocation). */
+function hasFields(command: object, fields: readonly string[]): boolean {
+  let i = 0;
+  for (const key in command) {
+    if (key !== fields[i]) return false;
+    i++;
+  }
+  return i === fields.length;
+}
+
+/**
+ * A copy of `command` with `time` last: the same fields in the same order, the submitted object
+ * left as it was. Object.assign then a plain store of the time for any shape but the order
+ * writes' placeOrder: defining `time` inside a copying literal went through V8's runtime.
+ */
+function stampedCopy(command: Submission, time: number): Command {
+  if (command.type === 'placeOrder' && hasFields(command, PLACE_ORDER_FIELDS)) {
+    const c = command;
+    return { type: c.type, address: c.address, accountIndex: c.accountIndex, marketId: c.marketId, side: c.side, orderType: c.orderType, tif: c.tif, price: c.price, size: c.size, reduceOnly: c.reduceOnly, clientId: c.clientId, goodTilTime: c.goodTilTime, tpslType: c.tpslType, stopPrice: c.stopPrice, isPositionTpsl: c.isPositionTpsl, time };
+  }
+  const stamped = Object.assign({}, command) as unknown as Command;
+  stamped.time = time;
+  return stamped;
 }
 
 function push<T>(map: Map<string | number, T[]>, key: string | number, value: T, cap: number): T | undefined {

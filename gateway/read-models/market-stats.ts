@@ -22,6 +22,7 @@
 import { formatBig, type MarketSpec, type TradesEvent } from '../../engine/index.ts';
 import { price, size } from '../contract/format.ts';
 import { plainRecord } from '../../engine/index.ts';
+import { tradesNotional } from '../shared/trade-notional.ts';
 
 const MINUTE_US = 60_000_000;
 const WINDOW_MINUTES = 1440;
@@ -61,7 +62,12 @@ function windowStart(now: number): number {
   return Math.floor(now / MINUTE_US) * MINUTE_US - (WINDOW_MINUTES - 1) * MINUTE_US;
 }
 
-export function recordTrades(store: MarketStatsStore, e: TradesEvent, valueMul: bigint): void {
+/**
+ * Adds one trades event's pairs to its minute's bucket: they share the event's time, so their
+ * aggregates are added at once (one bigint sum per event). `notional`: the event's
+ * (`tradesNotional`), when the caller has it.
+ */
+export function recordTrades(store: MarketStatsStore, e: TradesEvent, valueMul: bigint, notional = tradesNotional(e.entries, valueMul)): void {
   let tape = store.byMarket.get(e.marketId);
   if (tape === undefined) {
     tape = { buckets: [], lastTradePrice: undefined, version: 0, cached: undefined };
@@ -73,20 +79,25 @@ export function recordTrades(store: MarketStatsStore, e: TradesEvent, valueMul: 
   while (drop < tape.buckets.length && tape.buckets[drop]!.minute < start) drop++;
   if (drop > 0) tape.buckets.splice(0, drop);
   tape.version++;
-  for (const entry of e.entries) {
-    let bucket = tape.buckets[tape.buckets.length - 1];
-    if (bucket === undefined || bucket.minute < minute) {
-      bucket = { minute, first: entry.price, last: entry.price, high: entry.price, low: entry.price, volume: 0, notional: 0n, trades: 0 };
-      tape.buckets.push(bucket);
-    }
+  const entries = e.entries;
+  if (entries.length === 0) return;
+  const first = entries[0]!.price;
+  let bucket = tape.buckets[tape.buckets.length - 1];
+  if (bucket === undefined || bucket.minute < minute) {
+    bucket = { minute, first, last: first, high: first, low: first, volume: 0, notional: 0n, trades: 0 };
+    tape.buckets.push(bucket);
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     if (entry.price > bucket.high) bucket.high = entry.price;
     if (entry.price < bucket.low) bucket.low = entry.price;
-    bucket.last = entry.price;
     bucket.volume += entry.size;
-    bucket.notional += BigInt(entry.price) * BigInt(entry.size) * valueMul;
-    bucket.trades++;
-    tape.lastTradePrice = entry.price;
   }
+  const last = entries[entries.length - 1]!.price;
+  bucket.last = last;
+  bucket.notional += notional;
+  bucket.trades += entries.length;
+  tape.lastTradePrice = last;
 }
 
 /** `value / 10^scale` rounded half away from zero to `places` decimals, without trailing zeros ("0", "0.04", "-0.0051"). */

@@ -4,13 +4,14 @@
  * fields of the gateway state, then `followServices(state)` — called once, by it — wires them
  * to the exchange:
  * - the engine's fee hook (`onFee`, called with every fee charged) accrues referral rewards;
- * - `followServices` returns the exchange listener's body, which turns events into
- *   notifications (resting fills, liquidations, TP/SL triggers, deposits, withdrawals),
- *   leaderboard totals (fills, funding) and portfolio samples; createGateway calls it from its
- *   one listener after the read models.
+ * - `followEvent` turns an event into notifications (resting fills, liquidations, TP/SL
+ *   triggers, deposits, withdrawals) and leaderboard totals (fills, funding), and `sampleIfDue`
+ *   takes the portfolio samples after a command's events; createGateway's one listener calls
+ *   them (`wireServices` sets the fee hook), `followServices` is the two as one listener body.
  */
 import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../../engine/index.ts';
 import { accountKeyFrom } from '../shared/account-key.ts';
+import { tradeNotional } from '../shared/trade-notional.ts';
 import { formatOrder, usd } from '../contract/format.ts';
 import { recordFill, recordFunding } from './leaderboard.ts';
 import { pushNotification, type PayloadValue } from './notifications.ts';
@@ -25,13 +26,22 @@ import { accrueFee } from './referral.ts';
  * the stores wholesale.
  */
 export function followServices(state: GatewayState): (events: readonly EngineEvent[]) => void {
-  const exchange = state.exchange;
-  exchange.engine.wiring.onFee = (account, fee, time) => accrueFee(state.referral, account.address, fee, time);
+  wireServices(state);
   return (events) => {
-    for (const e of events) follow(state, e);
-    const now = exchange.engine.time;
-    if (sampleDue(state.portfolio, now)) sample(state, now);
+    for (const e of events) followEvent(state, e);
+    sampleIfDue(state);
   };
+}
+
+/** The engine's fee hook: referral rewards accrue with every fee charged. */
+export function wireServices(state: GatewayState): void {
+  state.exchange.engine.wiring.onFee = (account, fee, time) => accrueFee(state.referral, account.address, fee, time);
+}
+
+/** Portfolio samples, once a command's events are taken, when the engine's time reached the next sample time. */
+export function sampleIfDue(state: GatewayState): void {
+  const now = state.exchange.engine.time;
+  if (sampleDue(state.portfolio, now)) sample(state, now);
 }
 
 function notify(state: GatewayState, address: string, item: Parameters<typeof pushNotification>[3]): void {
@@ -48,12 +58,13 @@ function fillNotification(state: GatewayState, e: FillEvent): void {
   notify(state, e.address, { type: 'FILL', accountIndex: e.accountIndex, marketId: e.marketId, payload: record });
 }
 
-function follow(state: GatewayState, e: EngineEvent): void {
+/** What the services take from one event: fills, funding payments, liquidations, TPSL triggers, deposits and withdrawals. */
+export function followEvent(state: GatewayState, e: EngineEvent): void {
   const exchange = state.exchange;
   switch (e.type) {
     case 'fill': {
       const spec = exchange.engine.markets.get(e.marketId)!.spec;
-      recordFill(state.leaderboard, e.address, e.time, BigInt(e.price) * BigInt(e.size) * spec.valueMul, e.fee, e.closedPnl);
+      recordFill(state.leaderboard, e.address, e.time, tradeNotional(e.price, e.size, spec.valueMul), e.fee, e.closedPnl);
       recordRealized(state.portfolio, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.closedPnl);
       fillNotification(state, e);
       break;

@@ -70,23 +70,29 @@ function bucketOf(list: Bucket[], index: number, keep: number): Bucket {
   return bucket;
 }
 
-function add(address: string, ls: LeaderboardState, time: number, delta: Totals): void {
+/** Adds to one set of totals; a zero (a fill that closes nothing, a fee-free one) is not added: each sum is a new bigint. */
+function addTo(t: Totals, volume: bigint, fees: bigint, pnl: bigint): void {
+  if (volume !== 0n) t.volume += volume;
+  if (fees !== 0n) t.fees += fees;
+  if (pnl !== 0n) t.pnl += pnl;
+}
+
+/** Adds to the wallet's all-time totals and to its day's and its hour's bucket (no object or array per event). */
+function add(ls: LeaderboardState, address: string, time: number, volume: bigint, fees: bigint, pnl: bigint): void {
   const w = walletOf(ls, address);
-  for (const t of [w.all, bucketOf(w.days, Math.floor(time / DAY_US), DAYS_KEPT), bucketOf(w.hours, Math.floor(time / HOUR_US), HOURS_KEPT)]) {
-    t.volume += delta.volume;
-    t.fees += delta.fees;
-    t.pnl += delta.pnl;
-  }
+  addTo(w.all, volume, fees, pnl);
+  addTo(bucketOf(w.days, Math.floor(time / DAY_US), DAYS_KEPT), volume, fees, pnl);
+  addTo(bucketOf(w.hours, Math.floor(time / HOUR_US), HOURS_KEPT), volume, fees, pnl);
 }
 
 /** One fill: its notional, fee and closedPnl (net of the fee), quote quantums. */
 export function recordFill(ls: LeaderboardState, address: string, time: number, notional: bigint, fee: bigint, closedPnl: bigint): void {
-  add(address, ls, time, { volume: notional, fees: fee, pnl: closedPnl });
+  add(ls, address, time, notional, fee, closedPnl);
 }
 
 /** One funding payment (positive = received). */
 export function recordFunding(ls: LeaderboardState, address: string, time: number, payment: bigint): void {
-  add(address, ls, time, { volume: 0n, fees: 0n, pnl: payment });
+  add(ls, address, time, 0n, 0n, payment);
 }
 
 /** A wallet's totals over a window ending at `now`. */

@@ -102,7 +102,9 @@ export function realizedOf(ps: PortfolioState, key: string): bigint {
 
 /** Realized perpetual PnL of one fill (closedPnl) or funding payment. */
 export function recordRealized(ps: PortfolioState, key: string, amount: bigint): void {
-  seriesOf(ps, key).realized += amount;
+  const a = seriesOf(ps, key);
+  // Most fills close nothing: adding 0n would still make a new bigint.
+  if (amount !== 0n) a.realized += amount;
 }
 
 /** Whether `now` has reached the next sample time (cheap: checked on every event batch). */

@@ -313,7 +313,7 @@ class RpcRequest implements OperationRequest {
   readonly #payload: Record<string, unknown>;
   readonly #post: boolean;
 
-  constructor(op: Operation, payload: Record<string, unknown>, params: Record<string, string>, headers: Record<string, string>, ip: string) {
+  constructor(op: Operation, path: string, payload: Record<string, unknown>, params: Record<string, string>, headers: Record<string, string>, ip: string) {
     this.#post = op.method === 'POST';
     this.#payload = payload;
     this.body = this.#post ? payload : undefined;
@@ -321,7 +321,7 @@ class RpcRequest implements OperationRequest {
     this.params = params;
     this.headers = headers;
     this.ip = ip;
-    this.path = `/v1/${op.name}`;
+    this.path = path;
   }
 
   get rawBody(): string | undefined {
@@ -345,6 +345,9 @@ const INTERNAL_ERROR = { status: 500, error: { type: 'Internal', message: 'inter
 /** RPC methods: REST operation names, plus the venue's aliases. */
 const METHOD_ALIASES: Readonly<Record<string, string>> = { cancel: 'cancelOrder', l2orderbook: 'l2OrderBook' };
 const NOT_OVER_WS = new Set(['createApiKey']);
+
+/** The path parameters of an RPC call that has none (most): never written to. */
+const NO_PARAMS: Record<string, string> = Object.freeze({});
 
 /** A client's value for an error message: String() throws on objects like {"toString":1}. */
 function printable(value: unknown): string {
@@ -453,6 +456,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const ajv = app.schemaValidator;
   const serializer = app.replySerializer;
   const validators = new Map<Operation, ValidateFunction>();
+  /** An RPC call's path (`/v1/<operation name>`), made once per operation rather than per call. */
+  const rpcPaths = new Map<Operation, string>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
 
   const hooks = options.hooks ?? {};
@@ -1004,10 +1009,16 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     // Batches carry no outer signature over the socket; the REST rule only wants one present.
     const signature = op.name.startsWith('batch') ? 'ws-batch' : request.signature;
     if (signature !== undefined) headers['x-signature'] = printable(signature);
-    const params: Record<string, string> = {};
-    if (payload.market !== undefined) params.market = printable(payload.market);
-    if (payload.orderId !== undefined && op.method === 'GET') params.orderId = printable(payload.orderId);
-    return new RpcRequest(op, payload, params, headers, c.ip);
+    // Most calls have no path parameters: they share one empty, frozen object.
+    let params = NO_PARAMS;
+    if (payload.market !== undefined) params = { market: printable(payload.market) };
+    if (payload.orderId !== undefined && op.method === 'GET') params = { ...params, orderId: printable(payload.orderId) };
+    let path = rpcPaths.get(op);
+    if (path === undefined) {
+      path = `/v1/${op.name}`;
+      rpcPaths.set(op, path);
+    }
+    return new RpcRequest(op, path, payload, params, headers, c.ip);
   };
 
   /** The answer to a call its operation handled; returns its status. */
