@@ -17,7 +17,7 @@
  * Ends with {"bench":"engine-taker",…}: ns per taker and per rest, by N (median round).
  */
 import { apply } from '../engine/index.ts';
-import type { PlaceOrderCommand } from '../engine/types.ts';
+import type { PlaceOrderCommand, TifCode } from '../engine/types.ts';
 import { envInt } from './env.ts';
 import { accountColumns, opTime, perpsimRunner } from './perpsim-runner.ts';
 import { MAKER_ACCOUNTS, marketDefs, START_MID, ACCOUNTS, GTT_AHEAD_US } from './setup.ts';
@@ -56,7 +56,7 @@ let nextTaker = 0;
 let side = 0;
 let failures = 0;
 
-function place(account: number, sideCode: 0 | 1, tif: number, size: number): void {
+function place(account: number, sideCode: 0 | 1, tif: TifCode, size: number): void {
   const c = command;
   c.time = ++time;
   c.address = accts.addresses[account]!;
