@@ -14,6 +14,7 @@ const BENCHES: Record<string, string> = {
   engine: 'engine.bench.ts',
   'engine-floor': 'engine-floor.ts',
   'engine-stages': 'engine-stages.ts',
+  'engine-taker': 'engine-taker.ts',
   'engine-working-set': 'engine-working-set.ts',
   levels: 'levels.bench.ts',
   risk: 'risk.bench.ts',
