@@ -29,4 +29,3 @@ export function takeReplaySlot(state: GatewayState, signature: string): void {
   const { wallNs, simNs } = state.clocks();
   state.replay.take(signature, Number(wallNs / 1000n), Number(simNs / 1000n));
 }
-
