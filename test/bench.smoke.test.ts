@@ -7,6 +7,9 @@ describe('every benchmark ends by printing one JSON line of its figures', () => 
   it.each([
     ['engine', 'bench/engine.bench.ts', ['opsPerSec', 'bareBookOpsPerSec', 'nodejsOrderBookOpsPerSec', 'heapMBPer1MOrders']],
     ['engine-floor', 'bench/engine-floor.ts', ['benchWorldOpsPerCpuSec', 'hotAccountsOpsPerCpuSec', 'allHotOpsPerCpuSec', 'bareBookOpsPerCpuSec'], { BENCH_PASSES: '1' }],
+    ['engine-stages', 'bench/engine-stages.ts', ['mixNsPerOp', 'bareBookNsPerOp', 'restNs', 'cancelNs'], { BENCH_PAIRS: '2000', BENCH_ROUNDS: '1' }],
+    ['engine-working-set', 'bench/engine-working-set.ts', ['ops', 'passes'], { PASSES: '1' }],
+    ['engine-taker', 'bench/engine-taker.ts', ['takers', 'rounds'], { BENCH_TAKERS: '500', BENCH_ROUNDS: '1' }],
     ['levels', 'bench/levels.bench.ts', ['rbTreeOpsPerSec', 'arrayOpsPerSec']],
     ['risk', 'bench/risk.bench.ts', ['oracleTickMsMedian', 'positions', 'fullEngineOpsPerSec']],
     ['ed25519', 'bench/ed25519.bench.ts', ['nodeCryptoVerifiesPerSec', 'nobleVerifiesPerSec', 'sodiumVerifiesPerSec'], { BENCH_OPS: '500' }],
