@@ -3,7 +3,8 @@
  * so a client can match it: malformed payloads are 400 (never 500), and even an internal error
  * names the call it belongs to.
  */
-import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { describe, expect, it, vi } from 'vitest';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { wallet } from './support/gateway-fixture.ts';
 import { simHarness } from './support/sim-harness.ts';
@@ -48,6 +49,27 @@ describe('WebSocket RPC validation errors are 400 with the call\'s id and method
     expect(await c.next((f: Frame) => f.id === 7)).toMatchObject({ id: 7, status: 400 });
     c.send({ type: 'get', id: 'abc', request: { type: 'mids', payload: {} } });
     expect(await c.next((f: Frame) => f.id === 'abc')).toMatchObject({ id: 'abc', method: 'mids', status: 400, error: { message: 'post and get messages need a numeric id' } });
+  });
+
+  it('an id too large for a double (1e999) is refused with a reply that is still JSON, id null', async () => {
+    const server = await sim.start();
+    const ws = new WebSocket(server.url.replace('http', 'ws') + '/v1/ws');
+    sim.sockets.push(ws);
+    const texts: string[] = [];
+    ws.on('message', (data: Buffer) => texts.push(data.toString()));
+    await new Promise((resolve, reject) => {
+      ws.on('open', resolve);
+      ws.on('error', reject);
+    });
+    ws.send('{"type":"get","id":1e999,"request":{"type":"time","payload":{}}}');
+    ws.send('{"type":"get","id":-1e999,"request":{"type":"mids","payload":{}}}');
+    ws.send('{"type":"get","id":1e300,"request":{"type":"time","payload":{}}}');
+    await vi.waitFor(() => expect(texts).toHaveLength(3));
+    const frames = texts.map((t) => JSON.parse(t) as Frame);
+    const byMethod = (m: string, id: unknown) => frames.find((f) => f.method === m && f.id === id);
+    expect(byMethod('time', null)).toMatchObject({ status: 400, error: { type: 'InvalidRequest', message: 'the id must be a finite number' } });
+    expect(byMethod('mids', null)).toMatchObject({ status: 400, error: { type: 'InvalidRequest', message: 'the id must be a finite number' } });
+    expect(byMethod('time', 1e300)).toMatchObject({ status: 200 });
   });
 
   it('an internal error still names the call (500 with id and method)', async () => {

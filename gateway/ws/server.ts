@@ -934,6 +934,8 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     const id = msg.id;
     // Every answer echoes id and method as sent, refusals included, so the client can match it.
     if (typeof id !== 'number') return replyTo(c, method, id, { type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'post and get messages need a numeric id' } });
+    // 1e999 parses as Infinity, which a reply cannot echo as JSON (it is written as null here).
+    if (!Number.isFinite(id)) return replyTo(c, method, id, { type: 'error', status: 400, error: { type: 'InvalidRequest', message: 'the id must be a finite number' } });
     if (NOT_OVER_WS.has(method)) return replyTo(c, method, id, { status: 501, error: { type: 'NotImplemented', message: `${method} is REST only` } });
     const op = byName.get(METHOD_ALIASES[method] ?? method);
     if (op === undefined || (msg.type === 'get' && op.method !== 'GET') || (msg.type === 'post' && op.method !== 'POST')) {
