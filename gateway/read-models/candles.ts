@@ -61,8 +61,16 @@ export function isTimeframe(value: unknown): value is CandleTimeframe {
 
 /** The openTime of the `timeframe` bar that holds `time` (µs). */
 export function barOpenTime(timeframe: CandleTimeframe, time: number): number {
-  const length = TIMEFRAME_US[timeframe];
-  const offset = timeframe === '1w' ? WEEK_OFFSET_US : 0;
+  return openTimeOf(time, TIMEFRAME_US[timeframe], offsetOf(timeframe));
+}
+
+/** Where a timeframe's grid starts: weekly bars open on Mondays (the epoch was a Thursday), the others at 0. */
+function offsetOf(timeframe: CandleTimeframe): number {
+  return timeframe === '1w' ? WEEK_OFFSET_US : 0;
+}
+
+/** The open time of the bar of `length` µs, its grid shifted by `offset`, that holds `time`. */
+function openTimeOf(time: number, length: number, offset: number): number {
   return Math.floor((time - offset) / length) * length + offset;
 }
 
@@ -115,7 +123,7 @@ export interface MarketSeries {
 
 /** Bar length (µs) and window offset of each timeframe, in CANDLE_TIMEFRAMES' order (barOpenTime's figures). */
 const LENGTH_US: readonly number[] = CANDLE_TIMEFRAMES.map((timeframe) => TIMEFRAME_US[timeframe]);
-const OFFSET_US: readonly number[] = CANDLE_TIMEFRAMES.map((timeframe) => (timeframe === '1w' ? WEEK_OFFSET_US : 0));
+const OFFSET_US: readonly number[] = CANDLE_TIMEFRAMES.map(offsetOf);
 
 /** Bars a series keeps when closed bars are stored elsewhere: the open one and the one before. */
 export const LIVE_BARS = 2;
@@ -178,9 +186,7 @@ export function addTrades(store: CandleStore, e: TradesEvent, valueMul: bigint, 
       market.lists[t] = bars;
     }
     if (count === 0) continue;
-    const length = LENGTH_US[t]!;
-    const offset = OFFSET_US[t]!;
-    const openTime = Math.floor((e.time - offset) / length) * length + offset;
+    const openTime = openTimeOf(e.time, LENGTH_US[t]!, OFFSET_US[t]!);
     let bar = bars[bars.length - 1];
     if (bar === undefined || bar.openTime < openTime) {
       if (bar !== undefined) closed?.add(e.marketId, CANDLE_TIMEFRAMES[t]!, bar);

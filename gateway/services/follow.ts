@@ -1,13 +1,15 @@
 /**
  * The account services around the engine: the affiliate program, notifications, preferences,
  * the leaderboard and portfolio history. `createGateway` (gateway.ts) builds their stores as
- * fields of the gateway state, then `followServices(state)` — called once, by it — wires them
- * to the exchange:
- * - the engine's fee hook (`onFee`, called with every fee charged) accrues referral rewards;
+ * fields of the gateway state, and its one listener (`followGateway`, built once) wires them to
+ * the exchange:
+ * - `wireServices` sets the engine's fee hook (`onFee`, called with every fee charged), which
+ *   accrues referral rewards;
  * - `followEvent` turns an event into notifications (resting fills, liquidations, TP/SL
  *   triggers, deposits, withdrawals) and leaderboard totals (fills, funding), and `sampleIfDue`
- *   takes the portfolio samples after a command's events; createGateway's one listener calls
- *   them (`wireServices` sets the fee hook), `followServices` is the two as one listener body.
+ *   takes the portfolio samples after a command's events.
+ * `followServices` is the three as one listener body, for benches that measure the services
+ * alone (bench/order-split.ts, bench/order-listener-ab.ts, also against older checkouts).
  */
 import { accountView, activeMarkets, findAccount, marginPrice, type Account, type EngineEvent, type FillEvent } from '../../engine/index.ts';
 import { accountKeyFrom } from '../shared/account-key.ts';
