@@ -456,9 +456,9 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
   const ajv = app.schemaValidator;
   const serializer = app.replySerializer;
   const validators = new Map<Operation, ValidateFunction>();
-  /** An RPC call's path (`/v1/<operation name>`), made once per operation rather than per call. */
-  const rpcPaths = new Map<Operation, string>();
   const byName = new Map(OPERATIONS.map((op) => [op.name, op] as const));
+  /** An RPC call's path (`/v1/<operation name>`), made once per operation rather than per call. */
+  const rpcPaths = new Map(OPERATIONS.map((op) => [op, `/v1/${op.name}`] as const));
 
   const hooks = options.hooks ?? {};
 
@@ -1015,12 +1015,7 @@ export function attachWebSocket(app: FastifyInstance, state: GatewayState, optio
     let params = NO_PARAMS;
     if (payload.market !== undefined) params = { market: printable(payload.market) };
     if (payload.orderId !== undefined && op.method === 'GET') params = { ...params, orderId: printable(payload.orderId) };
-    let path = rpcPaths.get(op);
-    if (path === undefined) {
-      path = `/v1/${op.name}`;
-      rpcPaths.set(op, path);
-    }
-    return new RpcRequest(op, path, payload, params, headers, c.ip);
+    return new RpcRequest(op, rpcPaths.get(op)!, payload, params, headers, c.ip);
   };
 
   /** The answer to a call its operation handled; returns its status. */
