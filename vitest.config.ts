@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** The read suites that run a second time with history in SQLite tables (gateway/read-models/history-store.ts). */
@@ -19,6 +20,9 @@ export default defineConfig({
     // Property tests run many cases; keep the default timeout generous but bounded.
     testTimeout: 60_000,
     pool: 'forks',
+    // One test file per core. Vitest's default in a run is cores − 1, which on a 2-core CI machine
+    // is one file at a time: the suite ran serially (docs/benchmarks.md, "ci11").
+    maxWorkers: Math.max(2, availableParallelism()),
     // A test that ends with no assertion fails; fc.assert counts as one (test/support/assertion-guard.ts).
     expect: { requireAssertions: true },
     setupFiles: ['./test/support/assertion-guard.ts'],
