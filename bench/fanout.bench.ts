@@ -348,7 +348,8 @@ async function main(): Promise<void> {
     await driveOrders(CONFIG.driveMs, true);
     clearInterval(healthTimer);
     const serverCpuShare = (server.cpuMs() - cpuStart) / (performance.now() - driveStart);
-    await Promise.race([Promise.allSettled([...inflight]), new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    // The deadline's timer is unref'd: once everything else is done it must not hold the process for 30 s.
+    await Promise.race([Promise.allSettled([...inflight]), new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
     const driveCounts = await clients.ask({ kind: 'counts' });
     stopPeak();
 
