@@ -189,8 +189,13 @@ describe('predictedFunding: "{market, rate1h} on every recompute; empty contents
     expect(none).toMatchObject({ type: 'subscribed', channel: 'predictedFunding', id: 'F-USD', contents: {} });
     expect(Object.keys(contentsOf(none))).toEqual([]);
 
-    const snap = await subscribe(c, { channel: 'predictedFunding', id: 'BTC-USD' });
     const btc = server!.exchange.engine.markets.get(BTC)!;
+    // A premium sample this hour, so BTC has a current rate even when the clock just crossed an
+    // hour (a settlement starts the next hour with none).
+    await advanceMs(1000);
+    server!.exchange.submit({ type: 'setOraclePrice', marketId: BTC, price: btc.oraclePrice });
+    expect(btc.funding.samples).toBeGreaterThan(0);
+    const snap = await subscribe(c, { channel: 'predictedFunding', id: 'BTC-USD' });
     expect(contentsOf(snap)).toEqual({ market: 'BTC-USD', rate1h: expect.any(String) });
     expect(contentsOf(snap).isSnapshot).toBeUndefined();
 
