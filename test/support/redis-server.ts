@@ -45,34 +45,52 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(): Promise<RedisProcess> {
+/** `firstPort`: the port tried first (tests of the port check); a free one by default. */
+export async function startRedis(firstPort?: number): Promise<RedisProcess> {
   ensureRedisServer();
+  // The free port is found, then released, then bound by redis-server: another process may take
+  // it in between (two test files or benches start Redis at once). A server answering on the
+  // port is only ours if its process id is our child's; otherwise try another port.
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOn(attempt === 1 && firstPort !== undefined ? firstPort : await freePort());
+    if (started !== undefined) return started;
+    if (attempt === 5) throw new Error('redis-server exited at start on five ports in a row (taken by another process, or redis-server cannot run here)');
+  }
+}
+
+/** Redis on `port`, or undefined when the server answering there is not the one we started. */
+async function startOn(port: number): Promise<RedisProcess | undefined> {
   const dir = mkdtempSync(join(tmpdir(), 'perpsim-redis-'));
-  const port = await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   client.on('error', () => {});
+  let pid = '';
   for (let i = 0; ; i++) {
     try {
       await client.connect();
-      await client.ping();
+      pid = /process_id:(\d+)/.exec(await client.info('server'))?.[1] ?? '';
       break;
     } catch (err) {
-      if (i > 100 || child.exitCode !== null) throw new Error(`redis-server did not start on port ${port}: ${(err as Error).message}`);
+      if (i > 100 || child.exitCode !== null) {
+        await stop();
+        if (child.exitCode !== null && i <= 100) return undefined;
+        throw new Error(`redis-server did not start on port ${port}: ${(err as Error).message}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
   client.disconnect();
-  return {
-    url: `redis://127.0.0.1:${port}/0`,
-    port,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  if (pid !== String(child.pid)) {
+    await stop();
+    return undefined;
+  }
+  return { url: `redis://127.0.0.1:${port}/0`, port, stop };
 }
