@@ -22,6 +22,7 @@ import { envInt } from './env.ts';
 import { startServer } from '../sim/server.ts';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { defaultMarkets } from '../sim/markets.ts';
+import { listenerFactory } from './listener-state.ts';
 
 const N = envInt('N', 60_000);
 const ROUNDS = envInt('ROUNDS', 12);
@@ -51,14 +52,7 @@ const trees = [process.env.A ?? here, process.env.B ?? here];
 const sides: { name: string; tree: string; make: () => Run }[] = [{ name: 'floor', tree: '(none)', make: () => () => {} }];
 for (const [k, tree] of trees.entries()) {
   const x = await import(tree + '/gateway/read-models/exchange.ts');
-  const g = await import(tree + '/gateway/gateway.ts');
-  const pf = await import(tree + '/gateway/services/portfolio.ts');
-  const c = await import(tree + '/gateway/read-models/candles.ts');
-  const ms = await import(tree + '/gateway/read-models/market-stats.ts');
-  const lb = await import(tree + '/gateway/services/leaderboard.ts');
-  const nt = await import(tree + '/gateway/services/notifications.ts');
-  const rf = await import(tree + '/gateway/services/referral.ts');
-  const fr = await import(tree + '/gateway/read-models/funding-rates-store.ts');
+  const makeListener = await listenerFactory(tree);
   sides.push({
     name: k === 0 ? 'A' : 'B',
     tree,
@@ -72,10 +66,7 @@ for (const [k, tree] of trees.entries()) {
               exchange.history.record(events);
             };
       if (!LISTENER) return book;
-      const state = Object.assign(Object.create(null), server.state) as Record<string, unknown> & { portfolio: { nextSampleAt: number } };
-      Object.assign(state, { exchange: Object.assign(Object.create(null), server.state.exchange, { accountKeys: exchange.accountKeys }), candles: c.createCandleStore(), marketStats: ms.createMarketStatsStore(), leaderboard: lb.createLeaderboardState(), portfolio: pf.createPortfolioState(), notifications: nt.createNotificationState(), referral: rf.createReferralState(), fundingRates: fr.createFundingRateStore() });
-      state.portfolio.nextSampleAt = Number.MAX_SAFE_INTEGER;
-      const listener = g.followGateway(state) as Run;
+      const listener = makeListener(server.state, { exchange: Object.assign(Object.create(null), server.state.exchange, { accountKeys: exchange.accountKeys }) });
       return (events) => {
         book(events);
         listener(events);

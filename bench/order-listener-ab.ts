@@ -13,12 +13,12 @@ import { threadCpuUs } from './thread-cpu.ts';
 import { startServer } from '../sim/server.ts';
 import { OPERATIONS } from '../gateway/operations/index.ts';
 import { envInt } from './env.ts';
+import { listenerFactory, type Listener } from './listener-state.ts';
 const wallets = benchWallets();
 const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
 const server = await startOrderServer(startServer, wallets, plan);
 const close = acceptAllSignatures(server);
 const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle as unknown as Handle;
-type Listener = (events: readonly unknown[]) => void;
 const batches: unknown[][] = [];
 server.state.exchange.listeners.add((events) => void batches.push(events as unknown[]));
 const N = envInt('N', 40_000);
@@ -29,27 +29,8 @@ const here = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const trees = [process.env.A ?? here, process.env.B ?? here];
 const mods: { name: string; t: string; make: () => Listener }[] = [];
 for (const [k, t] of trees.entries()) {
-  const g = await import(t + '/gateway/gateway.ts');
-  const f = await import(t + '/gateway/services/follow.ts');
-  const c = await import(t + '/gateway/read-models/candles.ts');
-  const ms = await import(t + '/gateway/read-models/market-stats.ts');
-  const lb = await import(t + '/gateway/services/leaderboard.ts');
-  const pf = await import(t + '/gateway/services/portfolio.ts');
-  const nt = await import(t + '/gateway/services/notifications.ts');
-  const rf = await import(t + '/gateway/services/referral.ts');
-  const fr = await import(t + '/gateway/read-models/funding-rates-store.ts');
-  mods.push({ name: k === 0 ? 'A' : 'B', t, make: () => {
-    const state = Object.assign(Object.create(null), server.state) as Record<string, unknown> & { portfolio: { nextSampleAt: number } };
-    Object.assign(state, { candles: c.createCandleStore(), marketStats: ms.createMarketStatsStore(), leaderboard: lb.createLeaderboardState(), portfolio: pf.createPortfolioState(), notifications: nt.createNotificationState(), referral: rf.createReferralState(), fundingRates: fr.createFundingRateStore() });
-    state.portfolio.nextSampleAt = Number.MAX_SAFE_INTEGER;
-    if (g.followGateway !== undefined) return g.followGateway(state);
-    const rm = g.followReadModels(state);
-    const sv = f.followServices(state);
-    return (events: readonly unknown[]) => {
-      rm(events);
-      sv(events);
-    };
-  } });
+  const make = await listenerFactory(t);
+  mods.push({ name: k === 0 ? 'A' : 'B', t, make: () => make(server.state) });
 }
 const res: Record<string, number[]> = {};
 for (let round = 0; round < ROUNDS; round++) {

@@ -1,0 +1,33 @@
+/**
+ * The gateway's event listener of one checkout (`tree`) over fresh read models and services, for
+ * the A/B harnesses that replay captured events (order-listener-ab, order-bookkeeping-ab). The
+ * checkout's own modules are loaded, so each side runs its own code. The state is `base` (a
+ * running server's state) with the listener's stores made new, then `extra` on top; the portfolio
+ * never samples. Older checkouts without `followGateway` get read models then services.
+ */
+export type Listener = (events: readonly unknown[]) => void;
+export type MakeListener = (base: object, extra?: Record<string, unknown>) => Listener;
+
+export async function listenerFactory(tree: string): Promise<MakeListener> {
+  const g = await import(tree + '/gateway/gateway.ts');
+  const f = await import(tree + '/gateway/services/follow.ts');
+  const c = await import(tree + '/gateway/read-models/candles.ts');
+  const ms = await import(tree + '/gateway/read-models/market-stats.ts');
+  const lb = await import(tree + '/gateway/services/leaderboard.ts');
+  const pf = await import(tree + '/gateway/services/portfolio.ts');
+  const nt = await import(tree + '/gateway/services/notifications.ts');
+  const rf = await import(tree + '/gateway/services/referral.ts');
+  const fr = await import(tree + '/gateway/read-models/funding-rates-store.ts');
+  return (base, extra = {}) => {
+    const state = Object.assign(Object.create(null), base) as Record<string, unknown> & { portfolio: { nextSampleAt: number } };
+    Object.assign(state, { candles: c.createCandleStore(), marketStats: ms.createMarketStatsStore(), leaderboard: lb.createLeaderboardState(), portfolio: pf.createPortfolioState(), notifications: nt.createNotificationState(), referral: rf.createReferralState(), fundingRates: fr.createFundingRateStore() }, extra);
+    state.portfolio.nextSampleAt = Number.MAX_SAFE_INTEGER;
+    if (g.followGateway !== undefined) return g.followGateway(state) as Listener;
+    const rm = g.followReadModels(state) as Listener;
+    const sv = f.followServices(state) as Listener;
+    return (events) => {
+      rm(events);
+      sv(events);
+    };
+  };
+}
