@@ -28,7 +28,7 @@
  * "fullReplaySecondsFor1MOrders":…,"cleanRestartSeconds":…,"restartJournalOrders":…}.
  */
 import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../gateway/persistence/sqlite-driver.ts';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
@@ -39,6 +39,8 @@ import { startServer, type Server } from '../sim/server.ts';
 import { envInt } from './env.ts';
 import { ask, count, drive, fundAndRegister, perSec, startLoad, stopLoad, type Pass } from './gateway-driver.ts';
 import { benchWallets, GTT_AHEAD_US } from './gateway-orders.ts';
+
+const Database = sqliteDriver();
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const SECONDS = envInt('BENCH_SECONDS', QUICK ? 1 : 6);

@@ -9,6 +9,7 @@
  * read models or services hold their numbers must leave all of them identical. Ends with one
  * JSON line: `identical` and each side's digests. `TREE=<checkout>` runs one side.
  */
+import { sqliteDriver } from '../gateway/persistence/sqlite-driver.ts';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -62,7 +63,8 @@ async function history(tree: string, withDb: boolean): Promise<{ imageSha: strin
   if (persistence !== undefined) {
     persistence.snapshot();
     persistence.close();
-    const Database = (await import(tree + '/node_modules/better-sqlite3/lib/index.js')).default as typeof import('better-sqlite3');
+    // The file is read with this checkout's driver: the SQLite format is the same.
+    const Database = sqliteDriver();
     const db = new Database(file, { readonly: true });
     out.rows = db.prepare('SELECT market, timeframe, open_time, open, high, low, close, volume, taker_buy_volume, notional, taker_buy_notional, trade_count FROM history_candles ORDER BY market, timeframe, open_time').all() as { notional: string }[];
     const snapshots = db.prepare('SELECT * FROM snapshots').all() as Record<string, unknown>[];

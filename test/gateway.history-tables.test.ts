@@ -5,7 +5,7 @@
  */
 import { copyFileSync, existsSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
-import Database from 'better-sqlite3';
+import { sqliteDriver, type SqliteDatabase } from '../gateway/persistence/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { accountKeyOf } from '../gateway/shared/account-key.ts';
@@ -21,6 +21,8 @@ import type { ServerOptions } from '../sim/server.ts';
 import { CHANNELS, type Subscription } from '../gateway/ws/channels.ts';
 import { gateway, USD, wallet, type GatewayHarness } from './support/gateway-fixture.ts';
 import { get, post, serverPool, tempDb } from './support/persistence-fixture.ts';
+
+const Database = sqliteDriver();
 
 const { start, stop } = serverPool({ clock: 'virtual', agents: false });
 
@@ -42,7 +44,7 @@ function trade(exchange: Exchange, rounds: number, funded = true): void {
 }
 
 /** A database file at an earlier schema version, open for the test to add rows before upgrading. */
-function fileAtVersion(version: number): { file: string; raw: Database.Database } {
+function fileAtVersion(version: number): { file: string; raw: SqliteDatabase } {
   const file = tempDb();
   const raw = new Database(file);
   for (let v = 0; v < version; v++) migrate(raw, v);

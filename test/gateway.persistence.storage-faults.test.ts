@@ -6,12 +6,14 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../gateway/persistence/sqlite-driver.ts';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, PersistenceError } from '../gateway/persistence/schema.ts';
 import { wallet, type Wallet } from './support/gateway-fixture.ts';
 import { get, onboard, placeOrder, serverPool, tempDb, type Reply } from './support/persistence-fixture.ts';
+
+const Database = sqliteDriver();
 
 const { start, stop } = serverPool();
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

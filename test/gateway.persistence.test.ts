@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../gateway/persistence/sqlite-driver.ts';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createJournal, readJournal } from '../gateway/persistence/journal.ts';
@@ -15,6 +15,8 @@ import { deserialize, serialize } from 'node:v8';
 import { startServer, type Server, type ServerOptions } from '../sim/server.ts';
 import { wallet } from './support/gateway-fixture.ts';
 import { get, onboard, placeOrder, post, serverPool, tempDb } from './support/persistence-fixture.ts';
+
+const Database = sqliteDriver();
 
 const { start, stop } = serverPool();
 

@@ -2,12 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../gateway/persistence/sqlite-driver.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../gateway/persistence/schema.ts';
 import { ConfigError, loadConfig, parseConfig } from '../sim/config.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 import { startServer, type Server } from '../sim/server.ts';
+
+const Database = sqliteDriver();
 
 const dir = mkdtempSync(join(tmpdir(), 'perpsim-cli-'));
 function file(name: string, value: unknown): string {

@@ -17,10 +17,10 @@
  *   commit (one fsync per event-loop turn) for those too (docs/decisions.md, "Durability").
  */
 import { deserialize, serialize } from 'node:v8';
-import Database from 'better-sqlite3';
+import { sqliteDriver, type SqliteDatabase } from './sqlite-driver.ts';
 import { decodeEvent } from './event-codec.ts';
 
-export type SqliteDatabase = Database.Database;
+export type { SqliteDatabase };
 export type SyncMode = 'normal' | 'full';
 
 export class PersistenceError extends Error {
@@ -153,6 +153,7 @@ function describe(err: unknown): string {
 export function openDatabase(file: string, sync: SyncMode = 'normal'): SqliteDatabase {
   let db: SqliteDatabase;
   try {
+    const Database = sqliteDriver();
     db = new Database(file, { timeout: 200 });
   } catch (err) {
     throw new PersistenceError(`cannot open database ${file}: ${describe(err)} (is the directory there and writable?)`);

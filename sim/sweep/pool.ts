@@ -72,7 +72,7 @@ export interface RunPoolOptions {
 }
 
 /** Packages with native addons: loaded from node_modules at run time, never inlined. */
-const NATIVE = ['sodium-native', 'better-sqlite3'];
+const NATIVE = ['sodium-native', 'better-sqlite3', 'better-sqlite3-node20'];
 /** Changes whenever the bundle's options below change, so a stale cached bundle is not reused. */
 const BUNDLE_FORMAT = 'sweep-run/2: packages inlined except NATIVE';
 

@@ -8,9 +8,10 @@
  * npm cache this checkout's own `npm ci` filled (from the registry, for what the cache lacks). So the tarball's dependency list is what gets
  * installed: a module the package imports without declaring it is missing there.
  *
- * Install scripts are skipped and better-sqlite3's addon, the one thing a script would build
- * (from source here: about a minute), is copied from this checkout's node_modules when the
- * versions match (the same Node, the same source); otherwise `npm rebuild better-sqlite3` builds it.
+ * Install scripts are skipped and the addon of better-sqlite3 12 (`better-sqlite3-node20`), the
+ * one thing a script would build (from source here: about a minute), is copied from this
+ * checkout's node_modules when the versions match (the same Node, the same source); otherwise
+ * `npm rebuild` builds it.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -50,7 +51,8 @@ export function installPacked(repo: string, tarball: string, dir: string): void 
     },
   };
   for (const [path, entry] of Object.entries(repoLock.packages)) {
-    if (path === '' || entry.dev === true || entry.devOptional === true || !path.startsWith('node_modules/')) continue;
+    // devOptional: in the dev closure and in an optional runtime one (better-sqlite3-node20's), so kept.
+    if (path === '' || entry.dev === true || !path.startsWith('node_modules/')) continue;
     packages[path] = entry;
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { perpsim: spec } }, null, 2));
@@ -61,14 +63,18 @@ export function installPacked(repo: string, tarball: string, dir: string): void 
     // A cache without some tarball (this checkout installed otherwise): fetch only what is missing.
     npm(['ci', ...NPM_FLAGS.map((f) => (f === '--offline' ? '--prefer-offline' : f))], dir);
   }
+  // better-sqlite3 13 ships its addons prebuilt; 12 (better-sqlite3-node20, for Node 20) builds one.
   const addon = 'build/Release/better_sqlite3.node';
-  const ours = join(repo, 'node_modules/better-sqlite3');
-  const theirs = join(dir, 'node_modules/better-sqlite3');
   const version = (d: string) => (JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')) as { version: string }).version;
-  if (existsSync(join(ours, addon)) && version(ours) === version(theirs)) {
-    mkdirSync(join(theirs, 'build/Release'), { recursive: true });
-    copyFileSync(join(ours, addon), join(theirs, addon));
-  } else {
-    npm(['rebuild', 'better-sqlite3', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+  for (const name of ['better-sqlite3', 'better-sqlite3-node20']) {
+    const ours = join(repo, 'node_modules', name);
+    const theirs = join(dir, 'node_modules', name);
+    if (!existsSync(join(ours, addon)) || !existsSync(theirs)) continue;
+    if (version(ours) === version(theirs)) {
+      mkdirSync(join(theirs, 'build/Release'), { recursive: true });
+      copyFileSync(join(ours, addon), join(theirs, addon));
+    } else {
+      npm(['rebuild', name, '--no-audit', '--no-fund', '--loglevel=error'], dir);
+    }
   }
 }
