@@ -7,7 +7,9 @@
  * `handle` (header, key and address checks, Scheme 1 payload, sequencer, replay slot, engine,
  * read models and services, the reply object), 16 in flight as in the bench. Both run the same
  * signed orders (each side its own copy) in alternating chunks of CHUNK (default 2,000; the order flips every
- * round), each chunk timed by this thread's CPU time; ROUNDS (default 10) after a warm-up round.
+ * round), each chunk timed by this thread's CPU time; ROUNDS (default 10) after DISCARD (default 1)
+ * warm-up rounds. PREFILL=<n> first sends n untimed orders to each side (e.g. 44,000: the
+ * per-market trade lists then start at their 5,000 cap, as in bench:gateway's later orders).
  * Prints the median µs per order of each and A/B. Judge a change both ways round (as
  * engine-ab.ts: the two share a heap and a load). Scratch servers listen on loopback ports.
  */
@@ -19,6 +21,8 @@ const B = process.env.B;
 if (!A || !B) throw new Error('set A and B to the two checkouts to compare');
 const CHUNK = Number(process.env.CHUNK ?? 2_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
+const DISCARD = Number(process.env.DISCARD ?? 1);
+const PREFILL = Number(process.env.PREFILL ?? 0);
 
 const wallets = benchWallets();
 const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
@@ -41,11 +45,12 @@ async function load(tree: string): Promise<{ run(list: readonly SignedRequest[])
 
 const sides = [{ name: 'A', tree: A, us: [] as number[] }, { name: 'B', tree: B, us: [] as number[] }];
 const loaded = [await load(A), await load(B)];
-for (let round = 0, first = 0; round <= ROUNDS; round++, first += CHUNK) {
+for (let at = 0; at < PREFILL; at += CHUNK) for (const l of loaded) await l.run(signOrders(wallets, { first: at, count: Math.min(CHUNK, PREFILL - at), ...plan }));
+for (let round = 0, first = PREFILL; round < ROUNDS + DISCARD; round++, first += CHUNK) {
   for (const k of round % 2 === 0 ? [0, 1] : [1, 0]) {
     // Each side its own copy (signed again): strings shared by both would reach the second with their hashes cached.
     const us = await loaded[k]!.run(signOrders(wallets, { first, count: CHUNK, ...plan }));
-    if (round > 0) sides[k]!.us.push(us);
+    if (round >= DISCARD) sides[k]!.us.push(us);
   }
 }
 const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1]!;
