@@ -8,7 +8,8 @@
  * of the two flipping every round; ROUNDS (default 6) after a warm-up round. Each chunk is
  * timed by the receiving server's main-thread CPU (the event loop: bench:gateway's
  * `mainThreadCpuUsPerOrder`). Prints each side's median µs an order and A/B. Judge a change
- * both ways round.
+ * both ways round. DISCARD (default 1) warm-up rounds; PREFILL=<n> first sends n untimed orders
+ * to each side at RATE (e.g. 48,000: the per-market trade lists then start at their 5,000 cap).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { ask, startLoad, stopLoad } from './gateway-driver.ts';
@@ -20,6 +21,8 @@ if (!A || !B) throw new Error('set A and B to the two checkouts to compare');
 const CHUNK = envInt('CHUNK', 8_000);
 const ROUNDS = envInt('ROUNDS', 6);
 const RATE = envInt('RATE', 6_000);
+const DISCARD = envInt('DISCARD', 1);
+const PREFILL = envInt('PREFILL', 0);
 
 interface Side { name: string; tree: string; child: ChildProcess; url: string; us: number[] }
 
@@ -43,8 +46,16 @@ const sides = [await start('A', A), await start('B', B)];
 const { baseNs, goodTilTimeUs } = sides[0]!;
 const load = startLoad();
 try {
-  for (let round = 0; round <= ROUNDS; round++) {
-    const signed = await ask(load, { kind: 'sign', options: { first: round * CHUNK, count: CHUNK, baseNs, goodTilTimeUs } });
+  if (PREFILL > 0) {
+    const signed = await ask(load, { kind: 'sign', options: { first: 0, count: PREFILL, baseNs, goodTilTimeUs } });
+    if (signed.kind !== 'signed') throw new Error('sign failed');
+    for (const side of sides) {
+      const r = await ask(load, { kind: 'run', target: { url: side.url, connections: 16, source: { kind: 'signed', rate: RATE } } });
+      if (r.kind !== 'result' || (r.statuses['202'] ?? 0) !== PREFILL) throw new Error(`${side.name}: prefill not acknowledged`);
+    }
+  }
+  for (let round = 0; round < ROUNDS + DISCARD; round++) {
+    const signed = await ask(load, { kind: 'sign', options: { first: PREFILL + round * CHUNK, count: CHUNK, baseNs, goodTilTimeUs } });
     if (signed.kind !== 'signed') throw new Error('sign failed');
     for (const k of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const side = sides[k]!;
@@ -54,7 +65,7 @@ try {
       if (r.kind !== 'result') throw new Error('run failed');
       const acked = r.statuses['202'] ?? 0;
       if (acked !== CHUNK) throw new Error(`${side.name}: ${acked} of ${CHUNK} acknowledged (${JSON.stringify(r.statuses)})`);
-      if (round > 0) side.us.push(used / CHUNK);
+      if (round >= DISCARD) side.us.push(used / CHUNK);
     }
   }
 } finally {
@@ -64,4 +75,4 @@ try {
 const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1]!;
 for (const s of sides) console.log(`${s.name} ${s.tree}: median ${median(s.us).toFixed(2)} µs an order (${s.us.map((u) => u.toFixed(1)).join(' ')})`);
 console.log(`A/B ${(median(sides[0]!.us) / median(sides[1]!.us)).toFixed(3)}`);
-console.log(JSON.stringify({ bench: 'order-http-ab', chunk: CHUNK, rounds: ROUNDS, rate: RATE, aUsPerOrder: +median(sides[0]!.us).toFixed(2), bUsPerOrder: +median(sides[1]!.us).toFixed(2), aOverB: +(median(sides[0]!.us) / median(sides[1]!.us)).toFixed(3) }));
+console.log(JSON.stringify({ bench: 'order-http-ab', chunk: CHUNK, rounds: ROUNDS, rate: RATE, discard: DISCARD, prefill: PREFILL, aUsPerOrder: +median(sides[0]!.us).toFixed(2), bUsPerOrder: +median(sides[1]!.us).toFixed(2), aOverB: +(median(sides[0]!.us) / median(sides[1]!.us)).toFixed(3) }));

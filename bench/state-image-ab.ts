@@ -6,8 +6,13 @@
  * clock steps from 1 s to 6 h), with SQLite history tables, then prints the sha256 of
  * `captureImage`, the state hash, the closed candle rows and the snapshot image the store wrote;
  * then the same history without a database (every bar in the memory series). A change to how
- * read models or services hold their numbers must leave all of them identical. Ends with one
- * JSON line: `identical` and each side's digests. `TREE=<checkout>` runs one side.
+ * read models or services hold their numbers must leave all of them identical. Without a
+ * database the image is also restored, 100 more steps run, and the image taken again
+ * (`memoryAfterRestoreSha`: a digest of its decoded values, since after a restore V8 may hold
+ * a number in another representation from run to run, and v8.serialize's bytes follow it). CAPS=small lowers the exchange's history caps (closed orders 37,
+ * fills 53, trades 61, ledger entries 7 per key) so the memory lists drop entries, before and
+ * after the restore. Ends with one JSON line: `identical` and each side's digests.
+ * `TREE=<checkout>` runs one side.
  */
 import { sqliteDriver } from '../gateway/persistence/sqlite-driver.ts';
 import { execFileSync } from 'node:child_process';
@@ -15,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deserialize } from 'node:v8';
 
 interface Side {
   imageSha: string;
@@ -26,14 +32,15 @@ interface Side {
   snapshotSha: string;
   memoryImageSha: string;
   memoryHash: string;
+  memoryAfterRestoreSha: string;
 }
 
 const sha = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
-async function history(tree: string, withDb: boolean): Promise<{ imageSha: string; imageBytes: number; hash: string; rows: { notional: string }[]; snapshotSha: string }> {
+async function history(tree: string, withDb: boolean): Promise<{ imageSha: string; imageBytes: number; hash: string; rows: { notional: string }[]; snapshotSha: string; afterRestoreSha: string }> {
   const fx = (await import(tree + '/test/support/gateway-fixture.ts')) as typeof import('../test/support/gateway-fixture.ts');
   const { openPersistence } = (await import(tree + '/gateway/persistence/index.ts')) as typeof import('../gateway/persistence/index.ts');
-  const { captureImage, stateHash } = (await import(tree + '/gateway/persistence/durable-state.ts')) as typeof import('../gateway/persistence/durable-state.ts');
+  const { captureImage, restoreImage, stateHash } = (await import(tree + '/gateway/persistence/durable-state.ts')) as typeof import('../gateway/persistence/durable-state.ts');
   const { priceToTicks, sizeToQuantums } = (await import(tree + '/engine/index.ts')) as typeof import('../engine/index.ts');
   const dir = mkdtempSync(join(tmpdir(), 'state-image-ab-'));
   const file = join(dir, 'perpsim.db');
@@ -42,9 +49,11 @@ async function history(tree: string, withDb: boolean): Promise<{ imageSha: strin
   const wallets = [0x31, 0x32, 0x33, 0x34].map(fx.wallet);
   for (const w of wallets) h.fund(w, 10_000_000_000n);
   const ex = h.exchange;
+  if (process.env.CAPS === 'small') Object.assign(ex.limits, { closedOrdersPerAccount: 37, fillsPerAccount: 53, tradesPerMarket: 61, ledgerEntriesPerAccount: 7 });
   const btc = ex.engine.markets.get(1)!.spec;
   const eth = ex.engine.markets.get(2)!.spec;
-  for (let step = 0; step < 400; step++) {
+  const steps = (from: number, to: number): void => {
+  for (let step = from; step < to; step++) {
     h.now.us += [1_000_000, 20_000_000, 61_000_000, 3_600_000_000, 21_600_000_000][step % 5]!;
     const spec = step % 3 === 0 ? eth : btc;
     const px = String(spec === btc ? 97_000 + (step % 50) * 10 : 3_300 + (step % 40));
@@ -57,9 +66,17 @@ async function history(tree: string, withDb: boolean): Promise<{ imageSha: strin
     ex.submit({ ...order, address: maker.address, side, tif: 0 });
     ex.submit({ ...order, address: taker.address, side: (1 - side) as 0 | 1, tif: 2 });
   }
+  };
+  steps(0, 400);
   await persistence?.committed();
   const image = captureImage(h.state);
-  const out = { imageSha: sha(image), imageBytes: image.length, hash: stateHash(h.state), rows: [] as { notional: string }[], snapshotSha: '' };
+  const out = { imageSha: sha(image), imageBytes: image.length, hash: stateHash(h.state), rows: [] as { notional: string }[], snapshotSha: '', afterRestoreSha: '' };
+  if (persistence === undefined) {
+    restoreImage(h.state, image);
+    steps(400, 500);
+    const values = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? `${v}n` : v instanceof Map ? { map: [...v] } : v instanceof Set ? { set: [...v] } : v);
+    out.afterRestoreSha = sha(JSON.stringify(deserialize(captureImage(h.state)), values));
+  }
   if (persistence !== undefined) {
     persistence.snapshot();
     persistence.close();
@@ -88,6 +105,7 @@ async function side(tree: string): Promise<Side> {
     snapshotSha: db.snapshotSha,
     memoryImageSha: memory.imageSha,
     memoryHash: memory.hash,
+    memoryAfterRestoreSha: memory.afterRestoreSha,
   };
 }
 

@@ -3,6 +3,7 @@ import { Backtest, type FillRecord, type OrderRecord, type Strategy } from '../i
 import type { EngineEvent, OrderEvent } from '../engine/index.ts';
 import type { Exchange } from '../gateway/read-models/exchange.ts';
 import { accountKeyOf } from '../gateway/shared/account-key.ts';
+import { newRing, ringToArray } from '../gateway/shared/ring.ts';
 import type { Reply } from '../sim/backtest/client.ts';
 import { REPLAY_LONG, REPLAY_SHORT, STRATEGY_ADDRESS } from '../sim/backtest/replay-liquidity.ts';
 import { recording, T0, MS } from './support/backtest-data.ts';
@@ -190,7 +191,7 @@ describe("the replay accounts' closed orders are not kept by the exchange's read
       [STRATEGY_ADDRESS, 'OPEN'],
       [STRATEGY_ADDRESS, 'CANCELED'],
     ]);
-    for (const address of [REPLAY_LONG, REPLAY_SHORT]) expect(exchange.closed.get(accountKeyOf(address, 0)) ?? []).toEqual([]);
+    for (const address of [REPLAY_LONG, REPLAY_SHORT]) expect(ringToArray(exchange.closed.get(accountKeyOf(address, 0)) ?? newRing())).toEqual([]);
     expect((history!.body.orders as { price: string; status: string }[]).map((o) => [o.price, o.status])).toEqual([
       ['95000.0', 'CANCELED'],
       ['96000.0', 'OPEN'],

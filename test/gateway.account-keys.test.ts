@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { createExchange } from '../gateway/read-models/exchange.ts';
 import { accountKeyFrom, accountKeyOf, createAccountKeys } from '../gateway/shared/account-key.ts';
+import { ringLength } from '../gateway/shared/ring.ts';
 import { defaultMarkets } from '../sim/markets.ts';
 
 const A = '0x' + 'a'.repeat(40);
@@ -42,8 +43,8 @@ describe('account keys made once per account', () => {
     order(B, 1, 2);
     for (const address of [A, B]) {
       const key = accountKeyOf(address, 2);
-      expect(exchange.fills.get(key)?.length).toBe(1);
-      expect(exchange.closed.get(key)?.length).toBe(1);
+      expect(ringLength(exchange.fills.get(key)!)).toBe(1);
+      expect(ringLength(exchange.closed.get(key)!)).toBe(1);
       expect(exchange.accountKeys.get(address)![2]).toBe(key);
     }
   });

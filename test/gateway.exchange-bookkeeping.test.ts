@@ -12,8 +12,8 @@ import fc from 'fast-check';
 import { TERMINAL_ORDER_STATUSES } from '../engine/spec.ts';
 import type { EngineEvent, FillEvent, OrderEvent, TradesEvent } from '../engine/index.ts';
 import { createExchange, type Exchange, type ExchangeLimits } from '../gateway/read-models/exchange.ts';
-import { recordLedger, type Ledgers } from '../gateway/read-models/history.ts';
 import { accountKeyOf } from '../gateway/shared/account-key.ts';
+import { ringOf, ringToArray, type Ring } from '../gateway/shared/ring.ts';
 import { createCommandStream, differentialConfig } from './support/differential-stream.ts';
 
 const LIMITS: ExchangeLimits = { closedOrdersPerAccount: 5, fillsPerAccount: 7, tradesPerMarket: 9, ledgerEntriesPerAccount: 4 };
@@ -24,7 +24,7 @@ class Reference {
   closed = new Map<string, number[]>();
   fills = new Map<string, FillEvent[]>();
   trades = new Map<number, TradesEvent[]>();
-  ledgers: Ledgers = new Map();
+  ledgers = new Map<string, { funding: EngineEvent[]; interest: EngineEvent[]; transfers: EngineEvent[] }>();
 
   private push<K, T>(map: Map<K, T[]>, key: K, value: T, cap: number): T | undefined {
     let list = map.get(key);
@@ -48,14 +48,37 @@ class Reference {
       case 'trades':
         this.push(this.trades, e.marketId, e, LIMITS.tradesPerMarket);
         break;
+      case 'funding':
+      case 'interest':
+      case 'transfer': {
+        const key = accountKeyOf(e.address, e.accountIndex);
+        let lists = this.ledgers.get(key);
+        if (lists === undefined) this.ledgers.set(key, (lists = { funding: [], interest: [], transfers: [] }));
+        const list = lists[e.type === 'transfer' ? 'transfers' : e.type];
+        list.push(e);
+        if (list.length > LIMITS.ledgerEntriesPerAccount) list.shift();
+        break;
+      }
       default:
-        recordLedger(this.ledgers, e, LIMITS.ledgerEntriesPerAccount);
+        break;
     }
   }
 }
 
-/** Maps as entry lists: equal means the same keys in the same order with equal values. */
+const arrays = <K, T>(map: Map<K, Ring<T>>): [K, T[]][] => [...map].map(([k, r]) => [k, ringToArray(r)]);
+const rings = <K, T>(list: [K, T[]][]): Map<K, Ring<T>> => new Map(list.map(([k, a]) => [k, ringOf(a)]));
+
+/** The exchange's maps as entry lists, each ring as its oldest-first array (an image's layout). */
 const entries = (x: Pick<Exchange, 'orders' | 'closed' | 'fills' | 'trades' | 'ledgers'>) => ({
+  orders: [...x.orders],
+  closed: arrays(x.closed),
+  fills: arrays(x.fills),
+  trades: arrays(x.trades),
+  ledgers: [...x.ledgers].map(([k, h]) => [k, { funding: ringToArray(h.funding), interest: ringToArray(h.interest), transfers: ringToArray(h.transfers) }] as const),
+});
+
+/** The reference's maps as entry lists: equal means the same keys in the same order with equal values. */
+const referenceEntries = (x: Reference) => ({
   orders: [...x.orders],
   closed: [...x.closed],
   fills: [...x.fills],
@@ -74,18 +97,18 @@ function run(seed: number, commands: number, restoreAt: readonly number[]): { ev
   exchange.listeners.add((batch) => void (events += batch.length));
   for (let i = 0; i < commands; i++) {
     if (restoreAt.includes(i)) {
-      // As restoreImage does: every map replaced by the image's copy.
+      // As restoreImage does: every map replaced by the image's copy, its lists as arrays made rings again.
       const image = structuredClone(entries(exchange));
       exchange.orders = new Map(image.orders);
-      exchange.closed = new Map(image.closed);
-      exchange.fills = new Map(image.fills);
-      exchange.trades = new Map(image.trades);
-      exchange.ledgers = new Map(image.ledgers);
+      exchange.closed = rings(image.closed);
+      exchange.fills = rings(image.fills);
+      exchange.trades = rings(image.trades);
+      exchange.ledgers = new Map(image.ledgers.map(([k, h]) => [k, { funding: ringOf(h.funding), interest: ringOf(h.interest), transfers: ringOf(h.transfers) }]));
     }
     const command = stream.next();
     stream.observe(command, exchange.applyStamped(command));
   }
-  expect(entries(exchange)).toEqual(entries(reference));
+  expect(entries(exchange)).toEqual(referenceEntries(reference));
   return { events, closed: exchange.closed.size, fills: exchange.fills.size };
 }
 

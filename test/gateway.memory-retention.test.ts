@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { priceToTicks, sizeToQuantums } from '../engine/index.ts';
 import { createExchange, type Exchange, type Submission } from '../gateway/read-models/exchange.ts';
 import { defaultMarkets } from '../sim/markets.ts';
+import { ringLength } from '../gateway/shared/ring.ts';
 
 const USD = 1_000_000_000n;
 const DAY = 86_400_000_000;
@@ -51,10 +52,10 @@ describe('memory history: bounded per account and per market however long the fl
       round(exchange);
       if (i === 49 || i === 199) sizes.push(exchange.orders.size);
     }
-    for (const list of exchange.closed.values()) expect(list.length).toBeLessThanOrEqual(LIMITS.closedOrdersPerAccount);
+    for (const list of exchange.closed.values()) expect(ringLength(list)).toBeLessThanOrEqual(LIMITS.closedOrdersPerAccount);
     expect(exchange.closed.size).toBe(2);
-    for (const list of exchange.fills.values()) expect(list.length).toBe(LIMITS.fillsPerAccount);
-    expect(exchange.trades.get(2)!.length).toBe(LIMITS.tradesPerMarket);
+    for (const list of exchange.fills.values()) expect(ringLength(list)).toBe(LIMITS.fillsPerAccount);
+    expect(ringLength(exchange.trades.get(2)!)).toBe(LIMITS.tradesPerMarket);
     // Nothing rests at the end: every remembered order is a closed one of the lists.
     expect(exchange.orders.size).toBeLessThanOrEqual(2 * LIMITS.closedOrdersPerAccount);
     expect(sizes[1]).toBe(sizes[0]);

@@ -24,7 +24,7 @@
  *   `applyRecord` replays any journal record. Gateway records are applied in journal order with the engine commands.
  */
 import { deserialize, serialize } from 'node:v8';
-import { engineState, graftEngine, type Command, type EngineState } from '../../engine/index.ts';
+import { engineState, graftEngine, type Command, type EngineState, type FillEvent, type FundingPaymentEvent, type InterestEvent, type TradesEvent, type TransferEvent } from '../../engine/index.ts';
 import type { CandleStore } from '../read-models/candles.ts';
 import type { Exchange } from '../read-models/exchange.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
@@ -40,6 +40,7 @@ import { decodeGraph, encodeGraph, type EncodedGraph } from './graph-codec.ts';
 import type { SqliteHistoryStore } from './history-tables.ts';
 import type { Journal } from './journal.ts';
 import { stateHash as digest } from './state-hash.ts';
+import { ringOf, ringToArray } from '../shared/ring.ts';
 
 type GatewayField = 'keys' | 'pools' | 'replay' | 'nonces';
 
@@ -64,10 +65,32 @@ export type JournalRecord =
   /** The state became a saved image (POST /sim/restore): its row in `images`. */
   | { kind: 'restore'; imageId: number };
 
-/** History in an image: the memory store's lists, or the journal position of SQLite tables. */
+/**
+ * History in an image: the memory store's lists, or the journal position of SQLite tables. The
+ * lists are rings in memory (shared/ring.ts) and oldest-first arrays in images, the layout of
+ * the plain lists before the rings, so image bytes did not change.
+ */
 export type HistoryPart =
-  | { kind: 'memory'; closed: Exchange['closed']; fills: Exchange['fills']; trades: Exchange['trades']; ledgers: Exchange['ledgers'] }
+  | { kind: 'memory'; closed: Map<string, number[]>; fills: Map<string, FillEvent[]>; trades: Map<number, TradesEvent[]>; ledgers: Map<string, { funding: FundingPaymentEvent[]; interest: InterestEvent[]; transfers: TransferEvent[] }> }
   | { kind: 'sqlite'; seq: number };
+
+type MemoryPart = Extract<HistoryPart, { kind: 'memory' }>;
+
+function mapValues<K, A, B>(map: ReadonlyMap<K, A>, f: (a: A) => B): Map<K, B> {
+  const out = new Map<K, B>();
+  for (const [k, v] of map) out.set(k, f(v));
+  return out;
+}
+
+function memoryPart(exchange: Exchange): MemoryPart {
+  return {
+    kind: 'memory',
+    closed: mapValues(exchange.closed, ringToArray),
+    fills: mapValues(exchange.fills, ringToArray),
+    trades: mapValues(exchange.trades, ringToArray),
+    ledgers: mapValues(exchange.ledgers, (h) => ({ funding: ringToArray(h.funding), interest: ringToArray(h.interest), transfers: ringToArray(h.transfers) })),
+  };
+}
 
 interface Durable {
   engine: EngineState;
@@ -95,7 +118,7 @@ function durableParts(state: GatewayState, replay: Durable['replay']): Durable {
     orders: exchange.orders,
     history:
       exchange.history.kind === 'memory'
-        ? { kind: 'memory', closed: exchange.closed, fills: exchange.fills, trades: exchange.trades, ledgers: exchange.ledgers }
+        ? memoryPart(exchange)
         : { kind: 'sqlite', seq: (exchange.history as SqliteHistoryStore).position() },
     candles: state.candles.series,
     fundingRates: state.fundingRates.byMarket,
@@ -220,10 +243,10 @@ export function restoreImage(state: GatewayState, image: Buffer, journal?: Journ
 function restoreHistory(exchange: Exchange, part: HistoryPart | undefined): void {
   if (exchange.history.kind === 'memory') {
     const memory = part?.kind === 'memory' ? part : undefined;
-    exchange.closed = memory?.closed ?? new Map();
-    exchange.fills = memory?.fills ?? new Map();
-    exchange.trades = memory?.trades ?? new Map();
-    exchange.ledgers = memory?.ledgers ?? new Map();
+    exchange.closed = memory === undefined ? new Map() : mapValues(memory.closed, ringOf);
+    exchange.fills = memory === undefined ? new Map() : mapValues(memory.fills, ringOf);
+    exchange.trades = memory === undefined ? new Map() : mapValues(memory.trades, ringOf);
+    exchange.ledgers = memory === undefined ? new Map() : mapValues(memory.ledgers, (h) => ({ funding: ringOf(h.funding), interest: ringOf(h.interest), transfers: ringOf(h.transfers) }));
     if (memory === undefined) for (const [id, e] of exchange.orders) if (TERMINAL_ORDER_STATUSES.has(e.status)) exchange.orders.delete(id);
     return;
   }

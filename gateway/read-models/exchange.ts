@@ -20,6 +20,7 @@ import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import { accountKeyFrom, createAccountKeys, type AccountKeys } from '../shared/account-key.ts';
 import { DEFAULT_HISTORY_LIMIT, recordLedger, type Ledgers } from './history.ts';
 import { memoryHistoryStore, type HistoryStore, type MemoryHistory } from './history-store.ts';
+import { newRing, ringPush, type Ring } from '../shared/ring.ts';
 
 /** Unix microseconds. */
 export type Clock = () => number;
@@ -53,10 +54,10 @@ export interface Exchange extends MemoryHistory {
   orders: Map<number, OrderEvent>;
   /** One key string per account for the event paths (shared/account-key.ts). */
   accountKeys: AccountKeys;
-  /** Closed orderIds per account key, oldest first (bounded). */
-  closed: Map<string, number[]>;
-  fills: Map<string, FillEvent[]>;
-  trades: Map<number, TradesEvent[]>;
+  /** Closed orderIds per account key, oldest first (bounded: rings, shared/ring.ts). */
+  closed: Map<string, Ring<number>>;
+  fills: Map<string, Ring<FillEvent>>;
+  trades: Map<number, Ring<TradesEvent>>;
   /** Funding, interest and transfer events per account key (history.ts). */
   ledgers: Ledgers;
   /** Where history goes and is read from (memory by default). */
@@ -85,9 +86,9 @@ class ExchangeRecord implements Exchange {
   limits: ExchangeLimits;
   orders = new Map<number, OrderEvent>();
   accountKeys = createAccountKeys();
-  closed = new Map<string, number[]>();
-  fills = new Map<string, FillEvent[]>();
-  trades = new Map<number, TradesEvent[]>();
+  closed = new Map<string, Ring<number>>();
+  fills = new Map<string, Ring<FillEvent>>();
+  trades = new Map<number, Ring<TradesEvent>>();
   ledgers: Ledgers = new Map();
   history: HistoryStore;
   listeners = new Set<EventListener>();
@@ -158,14 +159,13 @@ function stampedCopy(command: Submission, time: number): Command {
   return stamped;
 }
 
-function push<T>(map: Map<string | number, T[]>, key: string | number, value: T, cap: number): T | undefined {
+function push<T>(map: Map<string | number, Ring<T>>, key: string | number, value: T, cap: number): T | undefined {
   let list = map.get(key);
   if (list === undefined) {
-    list = [];
+    list = newRing();
     map.set(key, list);
   }
-  list.push(value);
-  return list.length > cap ? list.shift() : undefined;
+  return ringPush(list, value, cap);
 }
 
 /** The exchange's own bookkeeping of one event (`orders`, and the memory history's lists). */
@@ -179,18 +179,18 @@ export function recordEvent(exchange: Exchange, e: EngineEvent): void {
       }
       exchange.orders.set(e.orderId, e);
       if (TERMINAL_ORDER_STATUSES.has(e.status) && e.cancelReason !== 'MODIFY_CANCELED') {
-        const dropped = push(exchange.closed as Map<string | number, number[]>, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.orderId, exchange.limits.closedOrdersPerAccount);
+        const dropped = push(exchange.closed as Map<string | number, Ring<number>>, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e.orderId, exchange.limits.closedOrdersPerAccount);
         if (dropped !== undefined) exchange.orders.delete(dropped);
       }
       break;
     }
     case 'fill':
       if (exchange.history.kind !== 'memory') break;
-      push(exchange.fills as Map<string | number, FillEvent[]>, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e, exchange.limits.fillsPerAccount);
+      push(exchange.fills as Map<string | number, Ring<FillEvent>>, accountKeyFrom(exchange.accountKeys, e.address, e.accountIndex), e, exchange.limits.fillsPerAccount);
       break;
     case 'trades':
       if (exchange.history.kind !== 'memory') break;
-      push(exchange.trades as Map<string | number, TradesEvent[]>, e.marketId, e, exchange.limits.tradesPerMarket);
+      push(exchange.trades as Map<string | number, Ring<TradesEvent>>, e.marketId, e, exchange.limits.tradesPerMarket);
       break;
     case 'funding':
     case 'interest':

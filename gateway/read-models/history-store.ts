@@ -26,7 +26,8 @@ import type { ClosedBars } from './candles.ts';
 import type { NotificationLog } from '../services/notifications.ts';
 import type { SampleLog } from '../services/portfolio.ts';
 import { accountHistory, type Ledgers } from './history.ts';
-import { inWindow, newestFirst, type Page, type Window } from '../shared/window.ts';
+import { inWindow, type Page, type Window } from '../shared/window.ts';
+import { newRing, ringAt, ringFindNewest, ringLength, ringNewestFirst, ringNewestInWindow, ringToArray, type Ring } from '../shared/ring.ts';
 
 /** The per-account lists a filtered page is read from. */
 export interface AccountLists {
@@ -110,16 +111,19 @@ export interface HistoryStore {
 }
 
 /**
- * The memory store's lists (exchange.ts fills them; an `Exchange` is one). Read through this
- * object on every call: a restore replaces the lists wholesale.
+ * The memory store's lists (exchange.ts fills them; an `Exchange` is one), capped rings
+ * (shared/ring.ts). Read through this object on every call: a restore replaces the lists wholesale.
  */
 export interface MemoryHistory {
   orders: Map<number, OrderEvent>;
-  closed: Map<string, number[]>;
-  fills: Map<string, FillEvent[]>;
-  trades: Map<number, TradesEvent[]>;
+  closed: Map<string, Ring<number>>;
+  fills: Map<string, Ring<FillEvent>>;
+  trades: Map<number, Ring<TradesEvent>>;
   ledgers: Ledgers;
 }
+
+/** What a missing key reads as (never written). */
+const NO_ENTRIES: Ring<never> = newRing();
 
 /** An order's latest update: live, or closed and still remembered. */
 export function orderOf(exchange: { orders: ReadonlyMap<number, OrderEvent>; history: HistoryStore }, orderId: number): OrderEvent | undefined {
@@ -128,6 +132,8 @@ export function orderOf(exchange: { orders: ReadonlyMap<number, OrderEvent>; his
 
 export function memoryHistoryStore(exchange: MemoryHistory): HistoryStore {
   const ledger = (accountKey: string): ReturnType<typeof accountHistory> => accountHistory(exchange.ledgers, accountKey);
+  const ringOfList = <K extends keyof AccountLists>(list: K, accountKey: string): Ring<AccountLists[K]> =>
+    (list === 'fills' ? (exchange.fills.get(accountKey) ?? NO_ENTRIES) : ledger(accountKey)[list as Exclude<K, 'fills'>]) as Ring<AccountLists[K]>;
   const store: HistoryStore = {
     kind: 'memory',
     record: () => {},
@@ -135,19 +141,16 @@ export function memoryHistoryStore(exchange: MemoryHistory): HistoryStore {
     closedOrder: () => undefined,
     closedOrders(accountKey) {
       const out: OrderEvent[] = [];
-      for (const id of exchange.closed.get(accountKey) ?? []) {
-        const e = exchange.orders.get(id);
+      const ids = exchange.closed.get(accountKey) ?? NO_ENTRIES;
+      for (let i = 0, n = ringLength(ids); i < n; i++) {
+        const e = exchange.orders.get(ringAt(ids, i));
         if (e !== undefined) out.push(e);
       }
       return out;
     },
-    fills: (accountKey) => exchange.fills.get(accountKey) ?? [],
-    fillOfTrade(accountKey, tradeId) {
-      const list = exchange.fills.get(accountKey) ?? [];
-      for (let i = list.length - 1; i >= 0; i--) if (list[i]!.tradeId === tradeId) return list[i];
-      return undefined;
-    },
-    trades: (marketId) => exchange.trades.get(marketId) ?? [],
+    fills: (accountKey) => ringToArray(exchange.fills.get(accountKey) ?? NO_ENTRIES),
+    fillOfTrade: (accountKey, tradeId) => ringFindNewest(exchange.fills.get(accountKey) ?? NO_ENTRIES, (f) => f.tradeId === tradeId),
+    trades: (marketId) => ringToArray(exchange.trades.get(marketId) ?? NO_ENTRIES),
     closedOrderPage(accountKey, query) {
       const kept = store.closedOrders(accountKey).filter((e) => orderMatches(e, query));
       kept.sort(newestCreatedFirst);
@@ -159,21 +162,13 @@ export function memoryHistoryStore(exchange: MemoryHistory): HistoryStore {
       for (let i = list.length - 1; i >= 0 && out.length < query.limit; i--) if (orderMatches(list[i]!, query)) out.push(list[i]!);
       return out;
     },
-    *newestTrades(marketId, window = {}) {
-      const { from = -Infinity, to = Infinity } = window;
-      const list = exchange.trades.get(marketId) ?? [];
-      for (let i = list.length - 1; i >= 0; i--) {
-        const e = list[i]!;
-        // Time never decreases along the list: past `from`, nothing older is in the window.
-        if (e.time < from) return;
-        if (e.time <= to) yield e;
-      }
-    },
-    funding: (accountKey) => ledger(accountKey).funding,
-    interest: (accountKey) => ledger(accountKey).interest,
-    transfers: (accountKey) => ledger(accountKey).transfers,
+    // Time never decreases along the list: past `from`, nothing older is in the window.
+    newestTrades: (marketId, window = {}) => ringNewestInWindow(exchange.trades.get(marketId) ?? NO_ENTRIES, window.from ?? -Infinity, window.to ?? Infinity),
+    funding: (accountKey) => ringToArray(ledger(accountKey).funding),
+    interest: (accountKey) => ringToArray(ledger(accountKey).interest),
+    transfers: (accountKey) => ringToArray(ledger(accountKey).transfers),
     page(list, accountKey, query) {
-      return newestFirst(store[list](accountKey) as readonly AccountLists[typeof list][], (e) => entryMatches(e, query), query.limit);
+      return ringNewestFirst(ringOfList(list, accountKey), (e) => entryMatches(e, query), query.limit);
     },
   };
   return store;

@@ -12,14 +12,16 @@
  */
 import type { EngineEvent, FundingPaymentEvent, InterestEvent, TransferEvent } from '../../engine/index.ts';
 import { accountKeyOf } from '../shared/account-key.ts';
+import { newRing, ringPush, type Ring } from '../shared/ring.ts';
 
 /** Entries kept per account and per kind. */
 export const DEFAULT_HISTORY_LIMIT = 10_000;
 
+/** Each kind's entries, oldest first, as a ring (shared/ring.ts; images hold them as arrays). */
 export interface AccountHistory {
-  funding: FundingPaymentEvent[];
-  interest: InterestEvent[];
-  transfers: TransferEvent[];
+  funding: Ring<FundingPaymentEvent>;
+  interest: Ring<InterestEvent>;
+  transfers: Ring<TransferEvent>;
 }
 
 /** Ledgers by account key. */
@@ -27,35 +29,30 @@ export type Ledgers = Map<string, AccountHistory>;
 
 /** The account's ledgers; empty lists when it has none. */
 export function accountHistory(ledgers: Ledgers, accountKey: string): AccountHistory {
-  return ledgers.get(accountKey) ?? { funding: [], interest: [], transfers: [] };
+  return ledgers.get(accountKey) ?? { funding: newRing(), interest: newRing(), transfers: newRing() };
 }
 
 function listsOf(ledgers: Ledgers, address: string, accountIndex: number): AccountHistory {
   const key = accountKeyOf(address, accountIndex);
   let lists = ledgers.get(key);
   if (lists === undefined) {
-    lists = { funding: [], interest: [], transfers: [] };
+    lists = { funding: newRing(), interest: newRing(), transfers: newRing() };
     ledgers.set(key, lists);
   }
   return lists;
-}
-
-function append<T>(list: T[], entry: T, limit: number): void {
-  list.push(entry);
-  if (list.length > limit) list.shift();
 }
 
 /** Files a funding, interest or transfer event in its account's ledger; other events are ignored. */
 export function recordLedger(ledgers: Ledgers, e: EngineEvent, limit = DEFAULT_HISTORY_LIMIT): void {
   switch (e.type) {
     case 'funding':
-      append(listsOf(ledgers, e.address, e.accountIndex).funding, e, limit);
+      ringPush(listsOf(ledgers, e.address, e.accountIndex).funding, e, limit);
       break;
     case 'interest':
-      append(listsOf(ledgers, e.address, e.accountIndex).interest, e, limit);
+      ringPush(listsOf(ledgers, e.address, e.accountIndex).interest, e, limit);
       break;
     case 'transfer':
-      append(listsOf(ledgers, e.address, e.accountIndex).transfers, e, limit);
+      ringPush(listsOf(ledgers, e.address, e.accountIndex).transfers, e, limit);
       break;
     default:
       break;

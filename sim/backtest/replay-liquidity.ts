@@ -18,6 +18,7 @@ import { REF } from '../../engine/event-records.ts';
 import { TERMINAL_ORDER_STATUSES } from '../../engine/spec.ts';
 import type { Exchange, Submission } from '../../gateway/read-models/exchange.ts';
 import { accountKeyOf } from '../../gateway/shared/account-key.ts';
+import { ringAt, ringClear, ringLength } from '../../gateway/shared/ring.ts';
 import { DEFAULT_GTT_US } from './client.ts';
 import type { OwnOrder } from './queue-model.ts';
 import type { ReplayBook } from './replay-book.ts';
@@ -471,9 +472,9 @@ export class ReplayLiquidity {
     if (exchange.history.kind !== 'memory') return;
     for (const key of REPLAY_KEYS) {
       const closed = exchange.closed.get(key);
-      if (closed === undefined || closed.length === 0) continue;
-      for (const id of closed) exchange.orders.delete(id);
-      closed.length = 0;
+      if (closed === undefined) continue;
+      for (let i = 0, n = ringLength(closed); i < n; i++) exchange.orders.delete(ringAt(closed, i));
+      ringClear(closed);
     }
   }
 
