@@ -23,7 +23,8 @@ export function parseTradeId(text: unknown): number | null {
 
 export function findTrade(exchange: Exchange, marketIds: readonly number[], tradeId: number): TradeRecord | undefined {
   for (const id of marketIds) {
-    for (const e of exchange.history.trades(id)) {
+    // Newest first, without copying the held list: a looked-up trade is most often a recent one.
+    for (const e of exchange.history.newestTrades(id)) {
       for (const entry of e.entries) if (entry.tradeId === tradeId) return tradeRecord(exchange, e, entry);
     }
   }
