@@ -1,8 +1,8 @@
 /**
  * A capped list as a ring: the newest `cap` entries of a key's history, oldest dropped first,
  * without moving the others. `Array#shift` on a full list is O(1) only while V8 may trim the
- * array's start; while a major GC marks it may not, and moves every element (~0.5 µs an order
- * with the trade lists at their 5,000 cap). Plain data: `items` holds the entries, `start` the
+ * array's start; while a major GC marks it may not, and moves every element (~1.3 µs an order
+ * under perf with every list at its cap; docs/decisions.md). Plain data: `items` holds the entries, `start` the
  * index of the oldest once the ring has wrapped (0 before). Readers go through the functions
  * below, never `items` directly; images hold `ringToArray`'s oldest-first arrays (the layout of
  * the plain lists the ring replaced) and come back through `ringOf`.
