@@ -201,6 +201,16 @@ describe('adjustIsolatedMargin (interface: "amount is a decimal string of dollar
     expect(quoteOf(h, alice.address)).toBe(1000n * USD);
   });
 
+  it('an amount sent as a JSON number keeps its value: 1e-7 moves 100 quantums, 1.5e-9 (below a quantum) is 400', async () => {
+    const h = await isolatedAlice();
+    const small = await scheme2(h, alice, 'adjustIsolatedMargin', { address: alice.address, accountIndex: 0, marketId: 1, amount: 1.5e-9 });
+    expect(small.statusCode).toBe(400);
+    expect(small.json()).toEqual({ error: 'amount must be a decimal number of dollars with at most 9 decimals' });
+    const res = await scheme2(h, alice, 'adjustIsolatedMargin', { address: alice.address, accountIndex: 0, marketId: 1, amount: 1e-7 });
+    expect(res.statusCode).toBe(200);
+    expect(btcAccountMarket(h, alice.address)?.isolatedMargin).toBe(100n);
+  });
+
   it('a market not in isolated mode is 400', async () => {
     const h = await isolatedAlice();
     const res = await scheme2(h, alice, 'adjustIsolatedMargin', { address: alice.address, accountIndex: 0, marketId: 2, amount: '10' });
