@@ -10,6 +10,9 @@
  * compared, and each engine's own time (ops per second of the engine alone, not of the harness).
  * DIFF_REUSE=1 runs the live engine in record mode with reused results and every command blanked
  * after `apply` (the in-process callers' way, test/support/differential.ts `reuse`).
+ * DIFF_PRICE_SCALE and DIFF_SIZE_SCALE (1) shape the stream: prices × the first (10 puts them on the
+ * 0.1 and 0.5 USD tick tiers, 100 on the 0.5 and 1 USD tiers), sizes and dollar amounts × the
+ * second (10,000: most orders worth more than 2^53 quote quantums); test/support/differential-stream.ts.
  */
 import { loadavg } from 'node:os';
 import { envInt } from './env.ts';
@@ -20,9 +23,11 @@ if (!Number.isInteger(total) || total <= 0) throw new Error(`the command count m
 const PER_SEED = Math.min(total, envInt('DIFF_PER_SEED', 1_000_000));
 const FIRST_SEED = envInt('DIFF_SEED', 1);
 const REUSE = process.env.DIFF_REUSE === '1';
+const SHAPE = { priceScale: envInt('DIFF_PRICE_SCALE', 1), sizeScale: envInt('DIFF_SIZE_SCALE', 1) };
+const SHAPED = SHAPE.priceScale !== 1 || SHAPE.sizeScale !== 1;
 
 const load = loadavg()[0]!;
-console.log(`differential bench: ${total.toLocaleString('en-US')} commands, ${PER_SEED.toLocaleString('en-US')} per seed from seed ${FIRST_SEED}${REUSE ? ', reused results and commands, record mode' : ''}, load average ${load.toFixed(2)} at start`);
+console.log(`differential bench: ${total.toLocaleString('en-US')} commands, ${PER_SEED.toLocaleString('en-US')} per seed from seed ${FIRST_SEED}${REUSE ? ', reused results and commands, record mode' : ''}${SHAPED ? `, prices × ${SHAPE.priceScale}, sizes × ${SHAPE.sizeScale}` : ''}, load average ${load.toFixed(2)} at start`);
 const started = performance.now();
 const commands: Record<string, number> = {};
 const events: Record<string, number> = {};
@@ -44,6 +49,7 @@ try {
       progressEvery: 250_000,
       eventRecords: REUSE,
       reuse: REUSE,
+      shape: SHAPE,
       onProgress: (k) => process.stderr.write(`  ${(base + k).toLocaleString('en-US')} commands, ${((performance.now() - started) / 1000).toFixed(0)} s\n`),
     });
     mergeCounts(commands, r.commandCounts);
@@ -85,6 +91,8 @@ console.log(
     liveOverReference: Number((referenceSeconds / liveSeconds).toFixed(3)),
     wallSeconds: Number(wall.toFixed(1)),
     loadAverage: Number(load.toFixed(2)),
+    priceScale: SHAPE.priceScale,
+    sizeScale: SHAPE.sizeScale,
   }),
 );
 if (missing.length > 0 && coverageRequired) process.exit(1);

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_KINDS, EVENT_KINDS } from './support/differential-stream.ts';
+import { COMMAND_KINDS, createCommandStream, EVENT_KINDS, type StreamShape } from './support/differential-stream.ts';
 import { insertOrder, levelOrders, levelsBestFirst, removeOrder, type Book } from '../engine/book.ts';
 import type { Order } from '../engine/order.ts';
 import { DivergenceError, mergeCounts, runDifferential, uncovered, type DifferentialReport } from './support/differential.ts';
@@ -36,6 +36,37 @@ describe('the live engine behaves exactly as the reference engine', () => {
       expect(report.commands).toBe(PER_SEED);
       // Every record layout is exercised, and so is an event that rides as an object.
       for (const kind of ['order', 'fill', 'position', 'book', 'bbo', 'trades', 'liquidation', 'transfer']) expect(report.eventCounts[kind], kind).toBeGreaterThan(0);
+    });
+  }
+
+  // The default stream keeps prices on the first tick tier and notionals small; these shapes put
+  // them across the tier boundaries (1000 USD: tick 0.1 → 0.5; 10,000 USD: 0.5 → 1) and past
+  // 2^53 quote quantums per order.
+  const SHAPES: readonly [number, StreamShape, string][] = [
+    [6, { priceScale: 10, sizeScale: 10_000 }, 'prices on the 0.1 and 0.5 USD tick tiers'],
+    [7, { priceScale: 100, sizeScale: 10_000 }, 'prices on the 0.5 and 1 USD tick tiers'],
+  ];
+  for (const [seed, shape, what] of SHAPES) {
+    it(`seed ${seed} with ${what} and notionals past 2^53 quantums: equal results, events and state hashes`, () => {
+      const report = runDifferential({ seed, commands: PER_SEED, digestEvery: 5_000, shape });
+      expect(report.commands).toBe(PER_SEED);
+      for (const kind of ['fill', 'liquidation', 'adl']) expect(report.eventCounts[kind], kind).toBeGreaterThan(0);
+      // The shape is what the name says: orders on both tiers, most of them worth more than 2^53 quantums.
+      const stream = createCommandStream(seed, shape);
+      const tiers = [0, 0, 0];
+      let orders = 0;
+      let past53 = 0;
+      for (let i = 0; i < PER_SEED; i++) {
+        const c = stream.next();
+        for (const o of c.type === 'placeOrder' ? [c] : c.type === 'batchPlace' ? c.orders : []) {
+          orders++;
+          tiers[o.price <= 10_000 ? 0 : o.price <= 100_000 ? 1 : 2]!++;
+          if (BigInt(o.size) * BigInt(o.price) * 100_000n > 2n ** 53n) past53++;
+        }
+      }
+      const used = tiers.filter((n) => n > orders / 4).length;
+      expect(used, JSON.stringify(tiers)).toBe(2);
+      expect(past53).toBeGreaterThan(orders / 2);
     });
   }
 

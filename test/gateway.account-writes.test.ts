@@ -1,9 +1,12 @@
+import Big from 'big.js';
+import fc from 'fast-check';
 import { quoteOf as balanceOf } from '../engine/account.ts';
 import { describe, expect, it } from 'vitest';
 import { marketOf, positionOf } from '../engine/account.ts';
 import { findAccount, type EngineEvent, type LeverageEvent, type PositionEvent, type TransferEvent } from '../engine/index.ts';
 import { registerKey } from '../gateway/auth/keys.ts';
 import { setNetwork } from '../gateway/auth/network.ts';
+import { parseUsdQuantums } from '../gateway/operations/support/account-writes-common.ts';
 import { DAY_US, gateway, placeOrderRequest, scheme2Headers, T0_US, USD, wallet, type GatewayHarness, type Wallet } from './support/gateway-fixture.ts';
 import {
   DEV_KEYS,
@@ -198,10 +201,33 @@ describe('adjustIsolatedMargin (interface: "amount is a decimal string of dollar
     expect(quoteOf(h, alice.address)).toBe(1000n * USD);
   });
 
+  it('an amount sent as a JSON number keeps its value: 1e-7 moves 100 quantums, 1.5e-9 (below a quantum) is 400', async () => {
+    const h = await isolatedAlice();
+    const small = await scheme2(h, alice, 'adjustIsolatedMargin', { address: alice.address, accountIndex: 0, marketId: 1, amount: 1.5e-9 });
+    expect(small.statusCode).toBe(400);
+    expect(small.json()).toEqual({ error: 'amount must be a decimal number of dollars with at most 9 decimals' });
+    const res = await scheme2(h, alice, 'adjustIsolatedMargin', { address: alice.address, accountIndex: 0, marketId: 1, amount: 1e-7 });
+    expect(res.statusCode).toBe(200);
+    expect(btcAccountMarket(h, alice.address)?.isolatedMargin).toBe(100n);
+  });
+
   it('a market not in isolated mode is 400', async () => {
     const h = await isolatedAlice();
     const res = await scheme2(h, alice, 'adjustIsolatedMargin', { address: alice.address, accountIndex: 0, marketId: 2, amount: '10' });
     expect(res.statusCode).toBe(400);
+  });
+});
+
+describe('parseUsdQuantums: a dollar amount as a JSON number', () => {
+  it('is the exact quantums of the decimal the number denotes (its shortest form), or null past 9 decimals or from 1e21 on', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -1e6, max: 1e6 }).chain((k) => fc.constantFrom(k * 1e-9, k * 1e-10, k / 3))), (x) => {
+        const quantums = new Big(x).times(1_000_000_000);
+        const exact = Math.abs(x) < 1e21 && quantums.eq(quantums.round(0, Big.roundDown));
+        expect(parseUsdQuantums(x)).toBe(exact ? BigInt(quantums.toFixed(0)) : null);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
 

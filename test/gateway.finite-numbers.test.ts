@@ -3,7 +3,10 @@
  * number for a numeric field; "Infinity", "-Infinity" and "1e400" must not become ±Infinity and
  * slip past the field's bounds (`accountIndex` above 9 is 400, interface.md Errors).
  */
+import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { createSchemaValidator } from '../gateway/contract/validator.ts';
+import { QUANTUMS } from '../gateway/operations/support/account-writes-common.ts';
 import { gateway, placeOrderRequest, wallet } from './support/gateway-fixture.ts';
 import { simHarness } from './support/sim-harness.ts';
 import { connectClient } from './support/ws-client.ts';
@@ -56,5 +59,21 @@ describe('the WebSocket validates with the same rule', () => {
     const c = await connectClient(server.url, sim.sockets);
     c.send({ type: 'get', id: 5, request: { type: 'openOrders', payload: { address: alice.address, accountIndex: 'Infinity' } } });
     expect(await c.next((f) => f.id === 5)).toMatchObject({ id: 5, method: 'openOrders', status: 400 });
+  });
+});
+
+describe('a field that is a string or a number: a string is read only as a string', () => {
+  it('"0x10", " 12", "1e3" are refused where the string form has a pattern, not coerced by the number form; a JSON number stays a number', () => {
+    const validate = createSchemaValidator().compile(Type.Object({ amount: QUANTUMS, validUntil: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]{1,16}$' })])) }));
+    for (const amount of ['0x10', ' 12', '1e3', '0b11', '']) expect({ amount, valid: validate({ amount }) }).toEqual({ amount, valid: false });
+    for (const validUntil of ['0x10', ' 12', '1e3']) expect({ validUntil, valid: validate({ amount: '1', validUntil }) }).toEqual({ validUntil, valid: false });
+    for (const [amount, read] of [['16', '16'], [16, 16]] as const) {
+      const body = { amount };
+      expect(validate(body)).toBe(true);
+      expect(body.amount).toBe(read);
+    }
+    const body = { amount: '1', validUntil: '1700000000000' };
+    expect(validate(body)).toBe(true);
+    expect(body.validUntil).toBe('1700000000000');
   });
 });

@@ -72,6 +72,23 @@ describe('POST /sim/deposit: the amount is a positive number of dollars up to th
   });
 });
 
+describe('POST /sim/deposit and /sim/oracle: a string amount or price is a plain decimal, a JSON number a number', () => {
+  it('refuses "0x10", "0b11", "0o17", " 12", "1e3" (not read as the number JavaScript makes of them) and credits nothing; JSON numbers still count', async () => {
+    const server = await sim.start();
+    const texts = ['"0x10"', '"0b11"', '"0o17"', '" 12"', '"\\t7"', '"1e3"', '"5e-1"'];
+    await expectRefused(server.url, '/sim/deposit', texts.map((t) => `{"address":"${ADDRESS}","amount":${t}}`));
+    expect(server.exchange.engine.accounts.get(`${ADDRESS}/0`)).toBeUndefined();
+    const before = server.exchange.engine.markets.get(1)!.oraclePrice;
+    await expectRefused(server.url, '/sim/oracle', texts.map((t) => `{"market":"BTC-USD","price":${t}}`));
+    expect(server.exchange.engine.markets.get(1)!.oraclePrice).toBe(before);
+    for (const [amount, credited] of [[1e-7, '0.0000001'], [16, '16.0'], ['16', '16.0']] as const) {
+      const ok = await sim.call('POST', '/sim/deposit', { address: ADDRESS, amount });
+      expect(ok.status).toBe(200);
+      expect(ok.body.amount).toBe(credited);
+    }
+  });
+});
+
 describe('POST /sim/oracle and /sim/funding: prices and rates are bounded', () => {
   it('refuses infinite, negative, zero, over-range prices and over-long rates', async () => {
     const server = await sim.start();

@@ -10,6 +10,13 @@
  * and refuses ±Infinity and NaN ("must be a finite number"). The schemas as declared (OpenAPI,
  * serialization) are untouched: the keyword is added to the copy ajv compiles.
  *
+ * A field that is a string or a number (`anyOf` of both): ajv tries the branches in order and
+ * coerces in each, so a string that failed the string branch's pattern ("0x10", " 12", "1e3")
+ * became the number JavaScript makes of it in the numeric branch (a deposit of "0x10" credited
+ * 16 USD), and a JSON number became its shortest string in a string branch first ("1e-7"). The
+ * copy ajv compiles tries the numeric branches first and lets only JSON numbers into them
+ * (`jsonNumber`, checked before the branch's own coercion); strings go to the string branches.
+ *
  * Both compilers keep what they compiled by schema object: fastify's route compile and the
  * WebSocket's lookup of the same operation's schema get the same function, compiled once.
  * `createReplySerializer` compiles reply schemas with fast-json-stringify (fastify's own
@@ -71,12 +78,18 @@ export function createSchemaValidator(): SchemaValidator {
     return false;
   };
   ajv.addKeyword({ keyword: 'finite', schemaType: 'boolean', errors: true, validate: finite });
+  const jsonNumber: SchemaValidateFunction = (_schema: boolean, data: unknown): boolean => {
+    if (typeof data === 'number') return true;
+    jsonNumber.errors = [{ keyword: 'jsonNumber', message: 'must be a JSON number', params: {} }];
+    return false;
+  };
+  ajv.addKeyword({ keyword: 'jsonNumber', schemaType: 'boolean', errors: true, validate: jsonNumber });
   const compiled = new WeakMap<object, ValidateFunction>();
   return {
     compile: (schema) => {
       let validate = compiled.get(schema as object);
       if (validate === undefined) {
-        validate = ajv.compile(withFiniteNumbers(schema) as object);
+        validate = ajv.compile(forValidation(schema) as object);
         compiled.set(schema as object, validate);
       }
       return validate;
@@ -98,11 +111,23 @@ function withoutRequired(schema: unknown): unknown {
   });
 }
 
-/** A copy of `schema` with `finite: true` beside every `type` that admits a number. */
-function withFiniteNumbers(schema: unknown): unknown {
+const admits = (schema: unknown, test: (type: string) => boolean): boolean => {
+  const type = (schema as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? test(type) : Array.isArray(type) && type.some((t) => test(t as string));
+};
+
+/**
+ * The copy of `schema` that ajv compiles: `finite: true` beside every `type` that admits a number,
+ * and in an `anyOf` of string and numeric branches the numeric ones first, each behind `jsonNumber`.
+ */
+function forValidation(schema: unknown): unknown {
   return rewriteSchema(schema, (copy) => {
-    const type = copy.type;
-    if (typeof type === 'string' ? NUMERIC.has(type) : Array.isArray(type) && type.some((t) => NUMERIC.has(t as string))) copy.finite = true;
+    if (admits(copy, (t) => NUMERIC.has(t))) copy.finite = true;
+    const branches = copy.anyOf;
+    if (!Array.isArray(branches) || !branches.some((b) => admits(b, (t) => t === 'string'))) return;
+    const numeric = branches.filter((b) => admits(b, (t) => NUMERIC.has(t)));
+    if (numeric.length === 0) return;
+    copy.anyOf = [...numeric.map((b) => ({ allOf: [{ jsonNumber: true }, b] })), ...branches.filter((b) => !numeric.includes(b))];
   });
 }
 

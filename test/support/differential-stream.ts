@@ -18,7 +18,7 @@ import type { TpslType } from '../../engine/spec.ts';
 import { createPrng, type Prng } from '../../sim/prng.ts';
 import { testMarket } from './engine-fixture.ts';
 
-const USD = 1_000_000_000n;
+const UNIT_USD = 1_000_000_000n;
 const DAY_US = 86_400_000_000;
 const HOUR_US = 3_600_000_000;
 export const STREAM_T0 = 1_700_000_000_000_000;
@@ -49,7 +49,7 @@ function market(id: number): MarketDef {
 
 /** The configuration both engines start from: two markets, a small insurance fund (so ADL runs). */
 export function differentialConfig(): EngineConfig {
-  return { markets: [market(1), market(2)], risk: { insuranceFund: 100n * USD } };
+  return { markets: [market(1), market(2)], risk: { insuranceFund: 100n * UNIT_USD } };
 }
 
 interface Acct {
@@ -74,13 +74,39 @@ export interface CommandStream {
   observe(command: Command, result: unknown): void;
 }
 
-/** Prices stay on the first tick tier (1 tick = 0.1 USD up to 1000 USD) and above 30 USD. */
+/**
+ * Where prices and sizes sit. The default keeps prices on the first tick tier (1 tick = 0.1 USD up
+ * to 1000 USD) and above 30 USD, sizes of a few hundred to a few thousand USD. `priceScale`
+ * multiplies the start prices and the upper bound, so the walk crosses into the 0.5 and 1 USD
+ * tiers (testMarket's tickTiers; 9 of 10 prices then snap to their tier's tick, the rest are
+ * refused); `sizeScale` multiplies every size (capped at maxOrderSize) and every dollar amount,
+ * so that notionals and balances run past 2^53 quantums. Both 1: the stream of every test.
+ */
+export interface StreamShape {
+  priceScale: number;
+  sizeScale: number;
+}
+
 const MIN_PRICE = 300;
 const MAX_PRICE = 9_000;
-const clampPrice = (p: number): number => Math.min(MAX_PRICE, Math.max(MIN_PRICE, Math.round(p)));
+/** testMarket's maxOrderSize (100,000 units) in quantums. */
+const MAX_SIZE = 100_000_000;
 
-export function createCommandStream(seed: number): CommandStream {
+export function createCommandStream(seed: number, shape: StreamShape = { priceScale: 1, sizeScale: 1 }): CommandStream {
   const rng: Prng = createPrng(seed);
+  const { priceScale, sizeScale } = shape;
+  const scaled = priceScale !== 1;
+  // A second generator for the tier snapping, so that the default stream draws exactly as before.
+  const tierRng: Prng = createPrng(seed ^ 0x71e5);
+  const maxPrice = MAX_PRICE * priceScale;
+  const tierTick = (p: number): number => (p <= 10_000 ? 1 : p <= 100_000 ? 5 : 10);
+  const clampPrice = (p: number): number => {
+    const c = Math.min(maxPrice, Math.max(MIN_PRICE, Math.round(p)));
+    if (!scaled || tierRng.next() < 0.1) return c;
+    const t = tierTick(c);
+    return Math.max(t, Math.round(c / t) * t);
+  };
+  const USD = UNIT_USD * BigInt(sizeScale);
   const accounts: Acct[] = [];
   for (let i = 0; i < 4; i++) accounts.push({ address: hex(i, 'a'), accountIndex: 0, maker: true });
   for (let i = 0; i < 6; i++) {
@@ -90,7 +116,7 @@ export function createCommandStream(seed: number): CommandStream {
   const makers = accounts.filter((a) => a.maker);
   const punters = accounts.filter((a) => !a.maker);
   const marketIds: number[] = [1, 2];
-  const oracle = new Map<number, number>([[1, 1000], [2, 2500]]);
+  const oracle = new Map<number, number>([[1, 1000 * priceScale], [2, 2500 * priceScale]]);
   const known = new Map<number, Known>();
   const offline = new Set<number>();
   const recent: number[][] = accounts.map(() => []);
@@ -112,7 +138,7 @@ export function createCommandStream(seed: number): CommandStream {
     return ids.length === 0 ? undefined : ids[ids.length - 1 - rng.int(Math.min(ids.length, rng.next() < 0.7 ? 6 : 60))];
   };
   /** A size (quantums) worth `usd` dollars at `price` ticks (1000 quantums = 1 unit, 10 ticks = 1 USD). */
-  const sizeFor = (usd: number, price: number): number => Math.max(1, Math.round((usd * 10_000) / price));
+  const sizeFor = (usd: number, price: number): number => Math.min(MAX_SIZE, Math.max(1, Math.round((usd * 10_000 * sizeScale) / price)));
 
   const order = (a: Acct, marketId: number, side: SideCode, o: Partial<PlaceOrderCommand>): PlaceOrderCommand => ({
     type: 'placeOrder',
@@ -265,7 +291,7 @@ export function createCommandStream(seed: number): CommandStream {
     const p = px(marketId);
     const jump = rng.next() < 0.04;
     // Jumps lean back towards the start so that the walk stays in range.
-    const home = marketId === 2 ? 2500 : 1000;
+    const home = (marketId === 2 ? 2500 : 1000) * priceScale;
     const sign = rng.next() < (p > home ? 0.6 : 0.4) ? -1 : 1;
     const move = jump ? (sign * (10 + rng.int(20))) / 100 : 0;
     const next = jump ? clampPrice(p * (1 + move)) : clampPrice(p + rng.int(11) - 5);
@@ -330,7 +356,7 @@ export function createCommandStream(seed: number): CommandStream {
       if (marketIds.length < 4 && rng.next() < 0.8) {
         const id = marketIds.length + 1;
         marketIds.push(id);
-        oracle.set(id, 500 + rng.int(3_000));
+        oracle.set(id, (500 + rng.int(3_000)) * priceScale);
         queue.push({ type: 'setOraclePrice', time: time + 1, marketId: id, price: oracle.get(id)! });
         return { type: 'addMarket', time, market: market(id) };
       }

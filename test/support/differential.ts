@@ -20,7 +20,7 @@ import { LIVE_LAYOUT } from './live-layout.ts';
 import { AccountMarket } from '../../engine/position.ts';
 import { AW, findRow, QUOTE_F, QUOTE_PENDING_B, SUM_CHANGES, SUM_EPOCH, SUM_EQ, SUM_IM, SUM_MM } from '../../engine/risk-table.ts';
 import { quoteOf } from '../../engine/account.ts';
-import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind } from './differential-stream.ts';
+import { COMMAND_KINDS, createCommandStream, differentialConfig, EVENT_KINDS, type EventKind, type StreamShape } from './differential-stream.ts';
 
 type Slots = Record<string, unknown>;
 
@@ -185,6 +185,8 @@ export interface DifferentialOptions {
    * would overwrite them: an engine that kept a command (or a caller that kept a result) diverges.
    */
   reuse?: boolean;
+  /** Prices on the upper tick tiers, larger sizes and amounts (differential-stream.ts); the default stream without. */
+  shape?: StreamShape;
 }
 
 /** Runs one seeded stream through both engines; throws DivergenceError at the first difference. */
@@ -202,7 +204,7 @@ export function runDifferential(options: DifferentialOptions): DifferentialRepor
   }
   if (options.reuse === true) live.reuseResults(liveEngine);
   const refEngine = reference.createEngine(differentialConfig() as reference.EngineConfig, (e) => refEvents.push(e));
-  const stream = createCommandStream(seed);
+  const stream = createCommandStream(seed, options.shape);
   const commandCounts: Record<string, number> = Object.fromEntries(COMMAND_KINDS.map((k) => [k, 0]));
   const eventCounts: Record<string, number> = Object.fromEntries(EVENT_KINDS.map((k) => [k, 0]));
   const orderStatusCounts: Record<string, number> = {};

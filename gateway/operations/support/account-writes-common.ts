@@ -71,7 +71,12 @@ export function parseUsdQuantums(value: unknown): bigint | null {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return null;
     text = String(value);
-    if (/e/i.test(text)) text = value.toFixed(9);
+    // The shortest form of a small number has an exponent ("1.5e-9"): written out at 9 decimals it
+    // must still be that number, or it had more than 9 decimals (toFixed would round it).
+    if (/e/i.test(text)) {
+      text = value.toFixed(9);
+      if (Number(text) !== value) return null;
+    }
   } else if (typeof value === 'string') {
     text = value;
   } else {
