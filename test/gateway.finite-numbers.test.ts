@@ -77,3 +77,31 @@ describe('a field that is a string or a number: a string is read only as a strin
     expect(body.validUntil).toBe('1700000000000');
   });
 });
+
+describe('a numeric field given as text takes decimal digits only', () => {
+  it('"0x10", " 12", "1e3", "12.0" are 400 for an integer query field, as a strict venue parser refuses them; "16" and "+16" are 16', async () => {
+    const h = await gateway();
+    const url = (limit: string) => `/v1/openOrders?address=${alice.address}&accountIndex=0&limit=${encodeURIComponent(limit)}`;
+    for (const limit of ['0x10', ' 12', '12 ', '1e3', '12.0', '0b11', '0o17', '']) {
+      const res = await h.app.inject({ method: 'GET', url: url(limit) });
+      expect({ limit, status: res.statusCode }).toEqual({ limit, status: 400 });
+      if (limit !== '') expect(res.json().error).toMatch(/limit must be integer/);
+    }
+    for (const limit of ['16', '+16', '016']) expect({ limit, status: (await h.app.inject({ method: 'GET', url: url(limit) })).statusCode }).toEqual({ limit, status: 200 });
+  });
+
+  it('a number field takes decimal text with an exponent, an integer field does not; JSON numbers and defaults are as before', () => {
+    const validate = createSchemaValidator().compile(
+      Type.Object({ n: Type.Optional(Type.Number()), i: Type.Optional(Type.Integer({ default: 7 })) }),
+    );
+    for (const n of ['1.5', '-.5', '2e3', '+1']) expect({ n, valid: validate({ n }) }).toEqual({ n, valid: true });
+    for (const n of ['0x10', ' 1', '1.5.1', 'e3', '.']) expect({ n, valid: validate({ n }) }).toEqual({ n, valid: false });
+    for (const i of ['2e3', '1.0', '0x1']) expect({ i, valid: validate({ i }) }).toEqual({ i, valid: false });
+    const coerced: Record<string, unknown> = { n: '2.5', i: '3' };
+    expect(validate(coerced)).toBe(true);
+    expect(coerced).toEqual({ n: 2.5, i: 3 });
+    const defaulted: Record<string, unknown> = { n: 1.25 };
+    expect(validate(defaulted)).toBe(true);
+    expect(defaulted).toEqual({ n: 1.25, i: 7 });
+  });
+});

@@ -17,6 +17,9 @@
  * copy ajv compiles tries the numeric branches first and lets only JSON numbers into them
  * (`jsonNumber`, checked before the branch's own coercion); strings go to the string branches.
  *
+ * A numeric field given as text (a query parameter) takes decimal digits only (`decimalText`,
+ * before the coercion that read "0x10" as 16).
+ *
  * Both compilers keep what they compiled by schema object: fastify's route compile and the
  * WebSocket's lookup of the same operation's schema get the same function, compiled once.
  * `createReplySerializer` compiles reply schemas with fast-json-stringify (fastify's own
@@ -63,6 +66,9 @@ export interface SchemaValidator {
 }
 
 const NUMERIC = new Set(['integer', 'number']);
+/** The strings a numeric field takes (a query parameter, a header): decimal digits, no hex, blanks or "Infinity". */
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 /** Keywords whose values are data, not schemas: never rewritten. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 /** Keywords whose values map names to schemas (a property may be called `type` or `default`). */
@@ -84,6 +90,12 @@ export function createSchemaValidator(): SchemaValidator {
     return false;
   };
   ajv.addKeyword({ keyword: 'jsonNumber', schemaType: 'boolean', errors: true, validate: jsonNumber });
+  const decimalText: SchemaValidateFunction = (type: string, data: unknown): boolean => {
+    if (typeof data !== 'string' || (type === 'integer' ? INTEGER_TEXT : NUMBER_TEXT).test(data)) return true;
+    decimalText.errors = [{ keyword: 'decimalText', message: `must be ${type}`, params: { type } }];
+    return false;
+  };
+  ajv.addKeyword({ keyword: 'decimalText', schemaType: 'string', errors: true, validate: decimalText });
   const compiled = new WeakMap<object, ValidateFunction>();
   return {
     compile: (schema) => {
@@ -121,7 +133,7 @@ const admits = (schema: unknown, test: (type: string) => boolean): boolean => {
  * and in an `anyOf` of string and numeric branches the numeric ones first, each behind `jsonNumber`.
  */
 function forValidation(schema: unknown): unknown {
-  return rewriteSchema(schema, (copy) => {
+  const checked = rewriteSchema(schema, (copy) => {
     if (admits(copy, (t) => NUMERIC.has(t))) copy.finite = true;
     const branches = copy.anyOf;
     if (!Array.isArray(branches) || !branches.some((b) => admits(b, (t) => t === 'string'))) return;
@@ -129,10 +141,31 @@ function forValidation(schema: unknown): unknown {
     if (numeric.length === 0) return;
     copy.anyOf = [...numeric.map((b) => ({ allOf: [{ jsonNumber: true }, b] })), ...branches.filter((b) => !numeric.includes(b))];
   });
+  // A second pass, so the first one's `anyOf` still sees each branch's own `type`.
+  return rewriteSchema(checked, withDecimalText);
 }
 
-/** A deep copy of `schema` in which `edit` sees every schema object once its children are copied; data keywords are kept as they are. */
-function rewriteSchema(schema: unknown, edit: (copy: Record<string, unknown>) => void): unknown {
+/**
+ * A numeric-only field's schema behind `decimalText`, which sees a string before ajv coerces it
+ * (its test, `s == +s`, reads "0x10", " 12", "1e3" and "12.0" as numbers: `limit=0x10` was 16).
+ * The field's `default` moves to the wrapper, where ajv's `useDefaults` reads it.
+ */
+function withDecimalText(copy: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (!admits(copy, (t) => NUMERIC.has(t)) || admits(copy, (t) => t === 'string')) return undefined;
+  const type = admits(copy, (t) => t === 'number') ? 'number' : 'integer';
+  const wrapper: Record<string, unknown> = { allOf: [{ decimalText: type }, copy] };
+  if ('default' in copy) {
+    wrapper.default = copy.default;
+    delete copy.default;
+  }
+  return wrapper;
+}
+
+/**
+ * A deep copy of `schema` in which `edit` sees every schema object once its children are copied
+ * and may return a schema to stand in its place; data keywords are kept as they are.
+ */
+function rewriteSchema(schema: unknown, edit: (copy: Record<string, unknown>) => Record<string, unknown> | undefined | void): unknown {
   if (Array.isArray(schema)) return schema.map((item) => rewriteSchema(item, edit));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
@@ -142,6 +175,5 @@ function rewriteSchema(schema: unknown, edit: (copy: Record<string, unknown>) =>
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, rewriteSchema(sub, edit)]));
     } else out[key] = rewriteSchema(value, edit);
   }
-  edit(out);
-  return out;
+  return edit(out) ?? out;
 }
