@@ -5,6 +5,11 @@
  * running server's state) with the listener's stores made new, then `extra` on top; the portfolio
  * never samples. Older checkouts without `followGateway` get read models then services.
  */
+import { benchWallets, signOrders } from './gateway-orders.ts';
+import { acceptAllSignatures, runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
+import { startServer } from '../sim/server.ts';
+import { OPERATIONS } from '../gateway/operations/index.ts';
+
 export type Listener = (events: readonly unknown[]) => void;
 export type MakeListener = (base: object, extra?: Record<string, unknown>) => Listener;
 
@@ -30,4 +35,20 @@ export async function listenerFactory(tree: string): Promise<MakeListener> {
       sv(events);
     };
   };
+}
+
+/**
+ * The events `n` signed placeOrders make on a running server of this checkout (every signature
+ * accepted), one array per command, for the harnesses to replay; `close` stops the server.
+ */
+export async function captureOrderEvents(n: number): Promise<{ state: { exchange: object } & Record<string, unknown>; batches: unknown[][]; close: () => Promise<void> }> {
+  const wallets = benchWallets();
+  const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
+  const server = await startOrderServer(startServer, wallets, plan);
+  const close = acceptAllSignatures(server);
+  const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle as unknown as Handle;
+  const batches: unknown[][] = [];
+  server.state.exchange.listeners.add((events) => void batches.push(events as unknown[]));
+  await runOrders(handle, server.state, signOrders(wallets, { first: 0, count: n, ...plan }));
+  return { state: server.state as unknown as { exchange: object } & Record<string, unknown>, batches, close };
 }

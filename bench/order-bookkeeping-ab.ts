@@ -16,13 +16,9 @@
  * off) on the same fresh state after the bookkeeping, as `applyStamped` does. A checkout is
  * driven through its `recordEvents` when it has one, else `recordEvent` per event.
  */
-import { benchWallets, signOrders } from './gateway-orders.ts';
-import { acceptAllSignatures, runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
 import { envInt } from './env.ts';
-import { startServer } from '../sim/server.ts';
-import { OPERATIONS } from '../gateway/operations/index.ts';
 import { defaultMarkets } from '../sim/markets.ts';
-import { listenerFactory } from './listener-state.ts';
+import { captureOrderEvents, listenerFactory } from './listener-state.ts';
 
 const N = envInt('N', 60_000);
 const ROUNDS = envInt('ROUNDS', 12);
@@ -35,14 +31,7 @@ function processCpuUs(): number {
   return u.user + u.system;
 }
 
-const wallets = benchWallets();
-const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
-const server = await startOrderServer(startServer, wallets, plan);
-const close = acceptAllSignatures(server);
-const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle as unknown as Handle;
-const batches: unknown[][] = [];
-server.state.exchange.listeners.add((events) => void batches.push(events as unknown[]));
-await runOrders(handle, server.state, signOrders(wallets, { first: 0, count: N, ...plan }));
+const { state: serverState, batches, close } = await captureOrderEvents(N);
 console.log(`${N} orders: ${batches.length} commands, ${batches.reduce((a, b) => a + b.length, 0)} events`);
 
 type Events = readonly unknown[];
@@ -66,7 +55,7 @@ for (const [k, tree] of trees.entries()) {
               exchange.history.record(events);
             };
       if (!LISTENER) return book;
-      const listener = makeListener(server.state, { exchange: Object.assign(Object.create(null), server.state.exchange, { accountKeys: exchange.accountKeys }) });
+      const listener = makeListener(serverState, { exchange: Object.assign(Object.create(null), serverState.exchange, { accountKeys: exchange.accountKeys }) });
       return (events) => {
         book(events);
         listener(events);

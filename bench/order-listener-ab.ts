@@ -7,30 +7,20 @@
  * first two warm-up) each, timed by this thread's CPU: median µs an order of each. A checkout
  * without `followGateway` is run as its two listeners, read models then services.
  */
-import { benchWallets, signOrders } from './gateway-orders.ts';
-import { acceptAllSignatures, runOrders, startOrderServer, type Handle, type PlanClock } from './order-path-server.ts';
 import { threadCpuUs } from './thread-cpu.ts';
-import { startServer } from '../sim/server.ts';
-import { OPERATIONS } from '../gateway/operations/index.ts';
 import { envInt } from './env.ts';
-import { listenerFactory, type Listener } from './listener-state.ts';
-const wallets = benchWallets();
-const plan: PlanClock = { baseNs: 0n, goodTilTimeUs: 0 };
-const server = await startOrderServer(startServer, wallets, plan);
-const close = acceptAllSignatures(server);
-const handle = OPERATIONS.find((op) => op.name === 'placeOrder')!.handle as unknown as Handle;
-const batches: unknown[][] = [];
-server.state.exchange.listeners.add((events) => void batches.push(events as unknown[]));
+import { captureOrderEvents, listenerFactory, type Listener } from './listener-state.ts';
+
 const N = envInt('N', 40_000);
 const ROUNDS = envInt('ROUNDS', 12);
-await runOrders(handle, server.state, signOrders(wallets, { first: 0, count: N, ...plan }));
+const { state: serverState, batches, close } = await captureOrderEvents(N);
 console.log(`${N} orders: ${batches.length} commands, ${batches.reduce((a, b) => a + b.length, 0)} events`);
 const here = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const trees = [process.env.A ?? here, process.env.B ?? here];
 const mods: { name: string; t: string; make: () => Listener }[] = [];
 for (const [k, t] of trees.entries()) {
   const make = await listenerFactory(t);
-  mods.push({ name: k === 0 ? 'A' : 'B', t, make: () => make(server.state) });
+  mods.push({ name: k === 0 ? 'A' : 'B', t, make: () => make(serverState) });
 }
 const res: Record<string, number[]> = {};
 for (let round = 0; round < ROUNDS; round++) {
